@@ -1,0 +1,243 @@
+//! The test history: runs and their executions, behind [`HistoryStore`] so that the
+//! embedded SQLite store and a shared PostgreSQL store answer the same questions.
+//!
+//! Nothing here parses result files or judges tests; callers hand in executions and read
+//! back rows.
+
+pub mod sqlite;
+
+use std::fmt;
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::results::Execution;
+
+pub use sqlite::SqliteStore;
+
+/// Where a run came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// A CI job's own run of the suite.
+    Ci,
+    /// A developer's (or agent's) run on their machine.
+    Local,
+    /// `candor rerun`.
+    Rerun,
+    /// `candor compare`.
+    Compare,
+    /// `candor gate` replays.
+    Gate,
+}
+
+impl Source {
+    /// Every source, in storage order.
+    pub const ALL: [Source; 5] = [Source::Ci, Source::Local, Source::Rerun, Source::Compare, Source::Gate];
+
+    /// The stable spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Ci => "ci",
+            Source::Local => "local",
+            Source::Rerun => "rerun",
+            Source::Compare => "compare",
+            Source::Gate => "gate",
+        }
+    }
+
+    /// Parses the stable spelling.
+    pub fn from_str_opt(text: &str) -> Option<Source> {
+        Source::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The conditions a run happened under; fingerprints match on them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conditions {
+    /// Whether it ran under CI.
+    pub ci: bool,
+    /// The runner (`pytest`, `cargo`, `nextest`, `go`, or the producing tool of a file).
+    pub runner: Option<String>,
+    /// Operating system (`linux`, `macos`, `windows`).
+    pub os: Option<String>,
+}
+
+/// Everything known about a run before its executions are stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewRun {
+    /// Commit the run tested.
+    pub commit: Option<String>,
+    /// Branch name.
+    pub branch: Option<String>,
+    /// Merge base with the default branch, when known.
+    pub merge_base: Option<String>,
+    /// When the run started (the file's timestamp when it has one, else ingest time).
+    pub started_at: Timestamp,
+    /// Where the run came from.
+    pub source: Source,
+    /// CI provider (`github-actions`, `gitlab-ci`, …).
+    pub ci_provider: Option<String>,
+    /// CI job name.
+    pub job: Option<String>,
+    /// Worker (parallelism) count.
+    pub workers: Option<u32>,
+    /// The seed the run used, as the runner spells it.
+    pub seed: Option<String>,
+    /// CI or not, runner, OS.
+    pub conditions: Conditions,
+    /// Format that was read (`junit`, `libtest-json`, `go-test-json`).
+    pub format: Option<String>,
+    /// Producing tool, when known.
+    pub producer: Option<String>,
+    /// The file the results came from, as given on the command line.
+    pub source_path: Option<String>,
+}
+
+/// A stored run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Store-assigned id.
+    pub id: i64,
+    /// What was known when it was ingested.
+    #[serde(flatten)]
+    pub run: NewRun,
+    /// sha256 of the ingested content together with the run's identity; what makes ingest
+    /// idempotent.
+    pub content_key: String,
+    /// How many distinct tests it holds.
+    pub executions: u64,
+}
+
+/// One stored execution with the run it belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredExecution {
+    /// The run.
+    pub run_id: i64,
+    /// When the run started.
+    pub started_at: Timestamp,
+    /// Commit of the run.
+    pub commit: Option<String>,
+    /// Branch of the run.
+    pub branch: Option<String>,
+    /// Source of the run.
+    pub source: Source,
+    /// The execution as ingested (retries merged).
+    pub execution: Execution,
+    /// The failure's signature, as stored at ingest.
+    pub signature: Option<String>,
+}
+
+/// One line of `candor tests`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestSummary {
+    /// Canonical test id.
+    pub test_id: String,
+    /// Executions that ran (skips excluded).
+    pub runs: u64,
+    /// Runs that failed at least once (fail, error or flaky-pass).
+    pub failures: u64,
+    /// Runs skipped.
+    pub skips: u64,
+    /// When it last failed.
+    pub last_failure: Option<Timestamp>,
+    /// When it last appeared in any run.
+    pub last_seen: Timestamp,
+}
+
+impl TestSummary {
+    /// Passing share of the runs, `None` when it never ran.
+    pub fn pass_rate(&self) -> Option<f64> {
+        (self.runs > 0).then(|| (self.runs - self.failures) as f64 / self.runs as f64)
+    }
+}
+
+/// What one ingest did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IngestReport {
+    /// The run's id (the existing run's when nothing was added).
+    pub run_id: i64,
+    /// False when the same content for the same run was already stored: nothing added.
+    pub added: bool,
+    /// Distinct tests stored (after merging retries).
+    pub tests: u64,
+    /// Of those, how many ended red.
+    pub red: u64,
+}
+
+/// Failures of the store. Messages are lowercase fragments; the CLI adds hints.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// The file is not a database candor can use.
+    #[error("{path} is not a SQLite database")]
+    NotADatabase {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// A newer candor wrote this database.
+    #[error("{path} has schema version {found}, newer than the {supported} this candor knows")]
+    TooNew {
+        /// The database file.
+        path: PathBuf,
+        /// Version found.
+        found: i64,
+        /// Newest version this build knows.
+        supported: i64,
+    },
+    /// Another process held the database past the busy timeout.
+    #[error("{path} stayed locked by another process for more than {seconds} s")]
+    Locked {
+        /// The database file.
+        path: PathBuf,
+        /// The busy timeout that ran out.
+        seconds: u64,
+    },
+    /// Any other database error.
+    #[error("database error in {path}")]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// The driver's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// Creating the database's folder failed.
+    #[error("could not create {path}")]
+    Io {
+        /// What could not be created.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A transaction that receives one file's executions. Dropping it without
+/// [`IngestSession::commit`] stores nothing.
+pub trait IngestSession {
+    /// Adds one execution; a repeated test id in the same run is merged as a retry.
+    fn add(&mut self, execution: Execution) -> Result<(), HistoryError>;
+    /// Commits unless a run with the same `content_key` exists already, in which case the
+    /// transaction is rolled back and the report says nothing was added.
+    fn commit(self: Box<Self>, content_key: &str) -> Result<IngestReport, HistoryError>;
+}
+
+/// The questions candor asks of a history, whatever stores it.
+pub trait HistoryStore {
+    /// Starts storing a run; see [`IngestSession`].
+    fn begin_ingest<'a>(&'a mut self, run: &NewRun) -> Result<Box<dyn IngestSession + 'a>, HistoryError>;
+    /// One summary per test, sorted by id; with `failing_only`, tests whose latest run
+    /// was red.
+    fn tests(&self, failing_only: bool) -> Result<Vec<TestSummary>, HistoryError>;
+    /// A test's executions, newest first, at most `limit`.
+    fn executions(&self, test_id: &str, limit: usize) -> Result<Vec<StoredExecution>, HistoryError>;
+    /// Runs, newest first, at most `limit`.
+    fn runs(&self, limit: usize) -> Result<Vec<RunRecord>, HistoryError>;
+}

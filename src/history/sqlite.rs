@@ -1,0 +1,4 @@
+//! TODO(store): the embedded SQLite history store.
+
+/// The embedded SQLite history.
+pub struct SqliteStore;

@@ -1,0 +1,14 @@
+//! candor makes red and green mean something again: it keeps every test's history, tells a
+//! real regression from a known flake by the failure's exact shape, makes every rerun leave
+//! a receipt, and gates agent-authored diffs in a lane with zero flake budget.
+//!
+//! Where things live: `results` reads runners' files into the model, `history` stores it,
+//! `cli` resolves arguments and prints. See `docs/architecture.md`.
+
+pub mod cli;
+pub mod exit_codes;
+pub mod history;
+pub mod results;
+
+#[cfg(test)]
+pub(crate) mod test_support;
