@@ -34,7 +34,13 @@ pub enum Source {
 
 impl Source {
     /// Every source, in storage order.
-    pub const ALL: [Source; 5] = [Source::Ci, Source::Local, Source::Rerun, Source::Compare, Source::Gate];
+    pub const ALL: [Source; 5] = [
+        Source::Ci,
+        Source::Local,
+        Source::Rerun,
+        Source::Compare,
+        Source::Gate,
+    ];
 
     /// The stable spelling.
     pub fn as_str(self) -> &'static str {
@@ -232,12 +238,16 @@ pub trait IngestSession {
 /// The questions candor asks of a history, whatever stores it.
 pub trait HistoryStore {
     /// Starts storing a run; see [`IngestSession`].
-    fn begin_ingest<'a>(&'a mut self, run: &NewRun) -> Result<Box<dyn IngestSession + 'a>, HistoryError>;
+    fn begin_ingest<'a>(
+        &'a mut self,
+        run: &NewRun,
+    ) -> Result<Box<dyn IngestSession + 'a>, HistoryError>;
     /// One summary per test, sorted by id; with `failing_only`, tests whose latest run
     /// was red.
     fn tests(&self, failing_only: bool) -> Result<Vec<TestSummary>, HistoryError>;
     /// A test's executions, newest first, at most `limit`.
-    fn executions(&self, test_id: &str, limit: usize) -> Result<Vec<StoredExecution>, HistoryError>;
+    fn executions(&self, test_id: &str, limit: usize)
+    -> Result<Vec<StoredExecution>, HistoryError>;
     /// Runs, newest first, at most `limit`.
     fn runs(&self, limit: usize) -> Result<Vec<RunRecord>, HistoryError>;
 }

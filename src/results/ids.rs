@@ -99,7 +99,10 @@ mod tests {
             pytest("tests.x.test_y.TestC", "test_z[p]", None),
             "tests/x/test_y.py::TestC::test_z[p]"
         );
-        assert_eq!(pytest("python.test_sample", "test_a", None), "python/test_sample.py::test_a");
+        assert_eq!(
+            pytest("python.test_sample", "test_a", None),
+            "python/test_sample.py::test_a"
+        );
     }
 
     #[test]
@@ -112,9 +115,18 @@ mod tests {
 
     #[test]
     fn cargo_ids_agree_between_libtest_json_and_junit() {
-        assert_eq!(cargo(None, "fixture-project::basic$test_cwd"), "fixture-project::basic::test_cwd");
-        assert_eq!(junit_generic(Some("fixture-project::basic"), "test_cwd"), "fixture-project::basic::test_cwd");
-        assert_eq!(cargo(Some("mycrate"), "tests::fails"), "mycrate::tests::fails");
+        assert_eq!(
+            cargo(None, "fixture-project::basic$test_cwd"),
+            "fixture-project::basic::test_cwd"
+        );
+        assert_eq!(
+            junit_generic(Some("fixture-project::basic"), "test_cwd"),
+            "fixture-project::basic::test_cwd"
+        );
+        assert_eq!(
+            cargo(Some("mycrate"), "tests::fails"),
+            "mycrate::tests::fails"
+        );
     }
 
     #[test]

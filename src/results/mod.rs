@@ -235,8 +235,13 @@ pub fn detect(head: &[u8]) -> Result<Format, ParseError> {
                 }
                 if value.get("$report_type").is_some() {
                     return Err(ParseError::NotResults {
-                        position: Position::LineColumn { line: number as u64 + 1, column: 1 },
-                        message: "this is a pytest-reportlog stream, which candor does not read yet".into(),
+                        position: Position::LineColumn {
+                            line: number as u64 + 1,
+                            column: 1,
+                        },
+                        message:
+                            "this is a pytest-reportlog stream, which candor does not read yet"
+                                .into(),
                     });
                 }
             } else if number == 0 && (line == b"{" || line.len() > 1) {
@@ -253,16 +258,23 @@ pub fn detect(head: &[u8]) -> Result<Format, ParseError> {
     } else {
         "neither XML nor a stream of libtest or `go test -json` events"
     };
-    Err(ParseError::NotResults { position: at_start, message: message.into() })
+    Err(ParseError::NotResults {
+        position: at_start,
+        message: message.into(),
+    })
 }
 
 fn json_event_format(value: &serde_json::Value) -> Option<Format> {
     let object = value.as_object()?;
-    if object.contains_key("Action") && (object.contains_key("Package") || object.contains_key("Time")) {
+    if object.contains_key("Action")
+        && (object.contains_key("Package") || object.contains_key("Time"))
+    {
         return Some(Format::GoTestJson);
     }
     match object.get("type").and_then(serde_json::Value::as_str) {
-        Some("suite" | "test" | "bench" | "report") if object.contains_key("event") || object.contains_key("total_time") => {
+        Some("suite" | "test" | "bench" | "report")
+            if object.contains_key("event") || object.contains_key("total_time") =>
+        {
             Some(Format::LibtestJson)
         }
         _ => None,
@@ -290,5 +302,8 @@ pub fn locate<R: Read>(reader: R, offset: u64) -> std::io::Result<Position> {
         seen += take as u64;
         reader.consume(take);
     }
-    Ok(Position::LineColumn { line, column: offset.saturating_sub(line_start) + 1 })
+    Ok(Position::LineColumn {
+        line,
+        column: offset.saturating_sub(line_start) + 1,
+    })
 }

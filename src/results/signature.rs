@@ -105,7 +105,10 @@ mod tests {
     fn a_digit_token_meeting_hex_text_is_normalized_to_a_fixed_point() {
         // Found by the idempotence property: one pass turned `1xa` into the hex `0xa`.
         assert_eq!(normalize("1xa"), "0x0");
-        assert_eq!(normalize("a123456789bcdef0-dead-beef-dead-beefdeadbeef"), normalize(&normalize("a123456789bcdef0-dead-beef-dead-beefdeadbeef")));
+        assert_eq!(
+            normalize("a123456789bcdef0-dead-beef-dead-beefdeadbeef"),
+            normalize(&normalize("a123456789bcdef0-dead-beef-dead-beefdeadbeef"))
+        );
     }
 
     #[test]
