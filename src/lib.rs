@@ -8,7 +8,10 @@
 pub mod cli;
 pub mod exit_codes;
 pub mod history;
+pub mod policy;
+pub mod reliability;
 pub mod results;
+pub mod stats;
 
 #[cfg(test)]
 pub(crate) mod test_support;
