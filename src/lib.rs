@@ -11,6 +11,7 @@ pub mod history;
 pub mod policy;
 pub mod reliability;
 pub mod results;
+pub mod runner;
 pub mod stats;
 
 #[cfg(test)]
