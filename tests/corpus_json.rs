@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use candor::results::{Execution, Format, Outcome, ParseError, ParseOptions, parse_all};
+use candor::results::{Execution, Format, Outcome, ParseError, ParseOptions, detect, parse_all};
 use regex::Regex;
 
 /// `CANDOR_CORPUS`, else `<crate>/../shared/corpus/results` (what CI sees), else the
@@ -327,4 +327,35 @@ fn unescape_xml(text: &str) -> String {
         .replace("&quot;", "\"")
         .replace("&apos;", "'")
         .replace("&amp;", "&")
+}
+
+#[test]
+fn detection_reads_past_leading_noise() {
+    let cases: &[(&str, Option<Format>)] = &[
+        (
+            "running 2 tests\n{\"timestamp\":\"x\",\"level\":\"INFO\"}\n{ \"type\": \"suite\", \"event\": \"started\", \"test_count\": 2 }\n",
+            Some(Format::LibtestJson),
+        ),
+        (
+            "# example.com/m [example.com/m.test]\n./m.go:3:1: syntax error\n{\"Action\":\"start\",\"Package\":\"example.com/m\"}\n",
+            Some(Format::GoTestJson),
+        ),
+        (
+            "{\"ImportPath\":\"example.com/m [example.com/m.test]\",\"Action\":\"build-output\",\"Output\":\"x\\n\"}\n",
+            Some(Format::GoTestJson),
+        ),
+        (
+            "{\"type\":\"bench\",\"name\":\"b\",\"median\":10,\"deviation\":1}\n",
+            Some(Format::LibtestJson),
+        ),
+        ("# Release notes\nsome words\n", None),
+        ("{\"a\": 1}\n", None),
+    ];
+    for (input, expected) in cases {
+        match (detect(input.as_bytes()), expected) {
+            (Ok(format), Some(expected)) => assert_eq!(format, *expected, "{input}"),
+            (Err(ParseError::NotResults { .. }), None) => {}
+            (other, _) => panic!("{input}: unexpected {other:?}"),
+        }
+    }
 }

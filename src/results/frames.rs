@@ -165,13 +165,25 @@ pub fn build_failure(
 ) -> Failure {
     let text = cap_text(text);
     let clean = strip_ansi(&text);
-    let language = match language {
+    let mut language = match language {
         Language::Unknown => guess_language(&clean),
         known => known,
     };
+    let mut raw_frames = parse_frames(&clean, language);
+    if raw_frames.is_empty() {
+        // The caller's language can be wrong (a JUnit file from an unexpected runner, a
+        // Python test failing on a subprocess's Java trace): trust the text instead.
+        let guessed = guess_language(&clean);
+        if guessed != language && guessed != Language::Unknown {
+            raw_frames = parse_frames(&clean, guessed);
+            if !raw_frames.is_empty() {
+                language = guessed;
+            }
+        }
+    }
     let root = options.repo_root.as_deref().map(clean_root);
     let mut failing_frame = None;
-    let frames: Vec<Frame> = parse_frames(&clean, language)
+    let frames: Vec<Frame> = raw_frames
         .into_iter()
         .map(|frame| {
             let printed_relative = !is_absolute(&frame.file);
@@ -341,6 +353,10 @@ fn python_exception(text: &str) -> TextReading {
         }
         if let Some(caps) = PYTEST_E_LINE.captures(line) {
             let content = caps.get(1).map_or("", |m| m.as_str());
+            // `E = 5` is source code that happens to start with `E`, not pytest's marker.
+            if content.starts_with('=') {
+                continue;
+            }
             if first_e_line.is_none() && !content.is_empty() {
                 first_e_line = Some(content);
             }
@@ -680,13 +696,15 @@ const GO_STD_ROOTS: &[&str] = &[
 
 fn clean_path(path: &str) -> String {
     let path = path.trim();
-    let path = match path.strip_prefix("file://") {
+    let mut cleaned = match path.strip_prefix("file://") {
         // `file:///C:/x` names a Windows drive; `file:///home/x` an absolute Unix path.
-        Some(rest) if rest.as_bytes().get(2) == Some(&b':') => rest.get(1..).unwrap_or(rest),
-        Some(rest) => rest,
-        None => path,
-    };
-    let mut cleaned = path.replace('\\', "/").replace("%20", " ");
+        Some(rest) if rest.as_bytes().get(2) == Some(&b':') => {
+            rest.get(1..).unwrap_or(rest).replace("%20", " ")
+        }
+        Some(rest) => rest.replace("%20", " "),
+        None => path.to_owned(),
+    }
+    .replace('\\', "/");
     while let Some(rest) = cleaned.strip_prefix("./") {
         cleaned = rest.to_owned();
     }
@@ -1176,6 +1194,14 @@ mod tests {
             failure.exception.as_deref(),
             Some("java.lang.IllegalStateException")
         );
+        assert_eq!(failing(&failure).as_deref(), Some("Foo.java:42"));
+    }
+
+    #[test]
+    fn a_wrong_language_falls_back_to_the_guessed_one() {
+        let text = "java.lang.IllegalStateException: nope\n\tat com.acme.Foo.bar(Foo.java:42)\n";
+        let failure = build_failure(None, None, text.into(), Language::Python, &options(None));
+        assert_eq!(failure.frames.len(), 1);
         assert_eq!(failing(&failure).as_deref(), Some("Foo.java:42"));
     }
 

@@ -585,6 +585,7 @@ impl Stream<'_> {
 mod tests {
     use super::*;
     use crate::results::Frame;
+    use proptest::strategy::Strategy;
 
     fn run(input: &str) -> Result<(Vec<Execution>, ParseSummary), ParseError> {
         let mut executions = Vec::new();
@@ -700,6 +701,40 @@ mod tests {
     fn text_without_events_is_not_go_test_output() {
         let error = run("# Title\nsome words\n").unwrap_err();
         assert!(matches!(error, ParseError::NotResults { .. }));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::test_support::proptest_config(128))]
+
+        #[test]
+        fn any_mix_of_lines_parses_without_panicking(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    ("(run|output|pass|fail|skip|bench|pause|cont|start|attr|bogus)", proptest::option::of("Test[A-Z/]{0,6}"), "\\PC{0,20}")
+                        .prop_map(|(action, test, out)| event(&action, test.as_deref(), Some(&out))),
+                    "(pass|fail|skip)".prop_map(|action| event(&action, None, None)),
+                    "\\PC{0,40}",
+                    "# [a-z/]{1,10}( \\[[a-z.]{1,8}\\])?",
+                    "FAIL\t[a-z/]{0,10} \\[(build|setup) failed\\]",
+                    "\\{\"Action\"[ -~]{0,30}",
+                ],
+                0..30,
+            )
+        ) {
+            let input = lines.join("\n");
+            let mut count = 0u64;
+            let result = parse(input.as_bytes(), &ParseOptions::default(), &mut |_| {
+                count += 1;
+                Ok(())
+            });
+            match result {
+                Ok(summary) => proptest::prop_assert_eq!(summary.executions, count),
+                Err(error) => {
+                    let not_results = matches!(error, ParseError::NotResults { .. });
+                    proptest::prop_assert!(not_results, "unexpected error {:?}", error);
+                }
+            }
+        }
     }
 
     #[test]

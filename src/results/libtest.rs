@@ -8,9 +8,13 @@
 //!   no string `type`) are skipped; several suites follow each other in one stream.
 //! - Test ids are `ids::cargo(None, name)`: nextest's `binary-id$test` becomes
 //!   `binary-id::test`. Plain `cargo test` does not name the test binary, so one test path
-//!   present in two binaries gets one id.
+//!   present in two binaries gets one id. nextest's retry suffix (`…$test#3`, the number
+//!   of attempts) and stress marker (`binary-id@stress-4$test`) are not part of the id:
+//!   the attempts are counted, and an `ok` after retries is a flaky pass (without a
+//!   failure: libtest-json carries no output for the failed attempts).
 //! - `ok` is a pass, `failed` a fail (its `stdout`/`stderr` is the failure text, read as a
-//!   Rust panic; a `message` field is the message), `ignored` a skip (its `message` is the
+//!   Rust panic; a `message` field is the message) or, with a `reason` (`time limit
+//!   exceeded`: libtest's `--ensure-time`, nextest's timeout), an error, `ignored` a skip (its `message` is the
 //!   reason), `allowed_fail` (pre-2021 `#[allow_fail]`) a skip whose reason says the test
 //!   failed but was allowed to. A `bench` event is a pass whose duration is the median
 //!   time per iteration. `exec_time` is a number, a string `"0.003s"` (older libtest) or
@@ -166,13 +170,21 @@ impl Stream<'_> {
                 self.emit(execution, sink)
             }
             ("test", "failed", Some(name)) => {
-                let mut execution = self.execution(name, Outcome::Fail, event);
+                // `reason` is libtest's `--ensure-time` and nextest's timeout: the test
+                // did not get to an assertion in time.
+                let reason = text_field(event, "reason");
+                let outcome = if reason.is_some() {
+                    Outcome::Error
+                } else {
+                    Outcome::Fail
+                };
+                let mut execution = self.execution(name, outcome, event);
                 let text = [text_field(event, "stdout"), text_field(event, "stderr")]
                     .into_iter()
                     .flatten()
                     .collect::<Vec<_>>()
                     .join("\n");
-                let message = text_field(event, "message");
+                let message = text_field(event, "message").or(reason);
                 let text = if text.is_empty() {
                     message.clone().unwrap_or_default()
                 } else {
@@ -200,7 +212,7 @@ impl Stream<'_> {
                 self.emit(execution, sink)
             }
             ("bench", _, Some(name)) => {
-                let mut execution = Execution::new(ids::cargo(None, name), Outcome::Pass);
+                let mut execution = Execution::new(test_id(name), Outcome::Pass);
                 execution.duration = event
                     .get("median")
                     .and_then(Value::as_f64)
@@ -214,8 +226,16 @@ impl Stream<'_> {
     }
 
     fn execution(&mut self, name: &str, outcome: Outcome, event: &Value) -> Execution {
+        let (name, attempts) = split_retries(name);
         self.started.remove(name);
-        let mut execution = Execution::new(ids::cargo(None, name), outcome);
+        let outcome = match outcome {
+            // nextest names a test that needed retries `…$test#N`; passing on the last
+            // of N > 1 attempts is a flaky pass.
+            Outcome::Pass if attempts > 1 => Outcome::FlakyPass,
+            other => other,
+        };
+        let mut execution = Execution::new(test_id(name), outcome);
+        execution.attempts = attempts;
         execution.duration = event
             .get("exec_time")
             .or_else(|| event.get("duration"))
@@ -235,7 +255,7 @@ impl Stream<'_> {
         let mut names: Vec<(String, u64)> = self.started.drain().collect();
         names.sort_by_key(|(_, order)| *order);
         for (name, _) in names {
-            let mut execution = Execution::new(ids::cargo(None, &name), Outcome::Error);
+            let mut execution = Execution::new(test_id(&name), Outcome::Error);
             execution.failure = Some(build_failure(
                 None,
                 Some(why.message().to_owned()),
@@ -271,6 +291,26 @@ impl Stream<'_> {
         }
         Ok(summary)
     }
+}
+
+/// nextest's retry suffix: `crate::bin$test#3` is the third attempt of `crate::bin$test`.
+fn split_retries(name: &str) -> (&str, u32) {
+    if let Some((base, count)) = name.rsplit_once('#')
+        && base.contains('$')
+        && let Ok(attempts) = count.parse::<u32>()
+    {
+        return (base, attempts.max(1));
+    }
+    (name, 1)
+}
+
+/// nextest's stress-run marker: `crate::bin@stress-4$test` is an iteration of
+/// `crate::bin$test`.
+static STRESS_MARKER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"@stress-\d+\$").expect("the stress pattern is valid"));
+
+fn test_id(name: &str) -> String {
+    ids::cargo(None, &STRESS_MARKER.replace(name, "$"))
 }
 
 fn text_field(event: &Value, key: &str) -> Option<String> {
@@ -350,6 +390,7 @@ fn repair_name(line: &str) -> Option<Value> {
 mod tests {
     use super::*;
     use crate::results::Frame;
+    use proptest::strategy::Strategy;
 
     fn run(input: &str) -> (Vec<Execution>, ParseSummary) {
         let mut executions = Vec::new();
@@ -461,6 +502,64 @@ mod tests {
         assert_eq!(executions[1].outcome, Outcome::Pass);
         assert_eq!(executions[1].duration, Some(0.002));
         assert!(summary.warnings.is_empty());
+    }
+
+    #[test]
+    fn nextest_retries_stress_runs_and_timeouts() {
+        let input = concat!(
+            r#"{"type":"suite","event":"started","test_count":3}"#,
+            "\n",
+            r#"{"type":"test","event":"started","name":"app::it$flaky"}"#,
+            "\n",
+            r#"{"type":"test","event":"ok","name":"app::it$flaky#3","exec_time":0.1}"#,
+            "\n",
+            r#"{"type":"test","event":"started","name":"app::it@stress-2$slow"}"#,
+            "\n",
+            r#"{"type":"test","event":"failed","name":"app::it@stress-2$slow","exec_time":60.0,"reason":"time limit exceeded"}"#,
+            "\n",
+            r#"{"type":"suite","event":"failed","passed":1,"failed":1,"ignored":0,"measured":0,"filtered_out":0,"exec_time":60.1}"#,
+            "\n",
+        );
+        let (executions, summary) = run(input);
+        assert!(summary.warnings.is_empty(), "{:?}", summary.warnings);
+        assert_eq!(executions.len(), 2);
+        assert_eq!(executions[0].test_id, "app::it::flaky");
+        assert_eq!(executions[0].outcome, Outcome::FlakyPass);
+        assert_eq!(executions[0].attempts, 3);
+        assert_eq!(executions[1].test_id, "app::it::slow");
+        assert_eq!(executions[1].outcome, Outcome::Error);
+        assert_eq!(
+            executions[1].failure.as_ref().map(|f| f.message.as_str()),
+            Some("time limit exceeded")
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::test_support::proptest_config(128))]
+
+        #[test]
+        fn any_mix_of_lines_parses_without_panicking(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[a-z:$#@\\\\-]{0,12}".prop_map(|n| format!(r#"{{ "type": "test", "event": "started", "name": "{n}" }}"#)),
+                    ("[a-z:$#\\\\]{0,12}", "(ok|failed|ignored|timeout|allowed_fail|bogus)", "\\PC{0,20}")
+                        .prop_map(|(n, e, out)| format!(r#"{{ "type": "test", "name": "{n}", "event": "{e}", "stdout": "{out}", "exec_time": "1s" }}"#)),
+                    "(started|ok|failed)".prop_map(|e| format!(r#"{{ "type": "suite", "event": "{e}" }}"#)),
+                    "\\PC{0,40}",
+                    "\\{[ -~]{0,40}",
+                ],
+                0..30,
+            )
+        ) {
+            let input = lines.join("\n");
+            let mut count = 0u64;
+            let summary = parse(input.as_bytes(), &ParseOptions::default(), &mut |_| {
+                count += 1;
+                Ok(())
+            });
+            let summary = summary.expect("libtest parsing never fails on text");
+            proptest::prop_assert_eq!(summary.executions, count);
+        }
     }
 
     #[test]
