@@ -146,3 +146,40 @@ fn write(path: &Path, content: &[u8]) -> Result<(), ProcessError> {
         source,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripted_runs_are_played_in_order_and_then_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let fake = FakeExecutor::new([
+            FakeRun::exits(1).with_stdout("{\"Action\":\"fail\"}\n"),
+            FakeRun::exits(0).with_report("<testsuites/>"),
+        ]);
+        let first = Invocation::new(vec!["go".into()], dir.path(), dir.path().join("1.log"))
+            .stdout_to(dir.path().join("1.jsonl"));
+        let second = Invocation::new(vec!["pytest".into()], dir.path(), dir.path().join("2.log"))
+            .report_at(dir.path().join("2.xml"));
+
+        let outcome = fake.execute(&first).expect("scripted");
+        assert_eq!(outcome.exit_code(), 1);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("1.jsonl"))
+                .ok()
+                .as_deref(),
+            Some("{\"Action\":\"fail\"}\n")
+        );
+        assert!(fake.execute(&second).expect("scripted").success());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("2.xml"))
+                .ok()
+                .as_deref(),
+            Some("<testsuites/>")
+        );
+        assert_eq!(fake.remaining(), 0);
+        assert!(fake.execute(&first).is_err(), "the script is exhausted");
+        assert_eq!(fake.invocations().len(), 3);
+    }
+}

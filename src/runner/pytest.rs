@@ -136,12 +136,22 @@ impl Adapter for Pytest {
         test_id: &str,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
+        let not_an_id = |reason: &str| RunnerError::NotATestId {
+            id: test_id.to_owned(),
+            kind: RunnerKind::Pytest,
+            reason: reason.to_owned(),
+        };
         if test_id.trim().is_empty() {
-            return Err(RunnerError::NotATestId {
-                id: test_id.to_owned(),
-                kind: RunnerKind::Pytest,
-                reason: "it is empty, which pytest reads as the whole suite".to_owned(),
-            });
+            return Err(not_an_id(
+                "it is empty, which pytest reads as the whole suite",
+            ));
+        }
+        // Node ids are paths. pytest scans every argument for `-p` before it parses the
+        // command line, `--` or not, so `-p evil` would import a module named `evil`.
+        if test_id.starts_with('-') {
+            return Err(not_an_id(
+                "it starts with `-`, which pytest would read as an option even after `--`",
+            ));
         }
         self.run(context, Some(test_id), options)
     }
