@@ -5,6 +5,14 @@
 //! (`results::ids`). Children run through the [`process`] layer behind the
 //! [`Executor`](process::Executor) trait. Reading the reports is `results`' job, deciding
 //! anything about them is not this module's.
+//!
+//! | runner | suite | one test | retries, caches off | seed | workers | listing |
+//! | --- | --- | --- | --- | --- | --- | --- |
+//! | pytest | `--junitxml=PATH -o junit_family=xunit1` | node id after `--` (ids starting with `-` refused) | `-p no:rerunfailures`, `PYTEST_ADDOPTS` removed; `-p no:cacheprovider` | `-p randomly --randomly-seed=N` when `pytest -VV` lists pytest-randomly | xdist `-n` in the prefix, else 1 | `--collect-only -q`, file = node id's path |
+//! | cargo | per test target `cargo test -p P --lib\|--bin N\|--test N -- -Z unstable-options --format json --report-time`, names prefixed with the binary id | that target, `--exact -- NAME` | no retries in libtest; cargo's build cache is not a result cache | `--shuffle-seed N` | `--test-threads`, `RUST_TEST_THREADS`, else CPUs | per target `-- --list --format terse`; integration tests' file from `cargo metadata` |
+//! | nextest | JUnit through a generated tool config (profile `candor`, store in scratch) | `-p P --lib\|… -- --exact NAME` | `--retries 0`, profile `retries = 0` | none: nextest has no shuffle | `-j`, `NEXTEST_TEST_THREADS`, else CPUs | `cargo nextest list --message-format json` |
+//! | go | `go test -json -count=1 ./...`, stdout is the report | `-run '^Test$/^sub$' PKG`, each level escaped | no retries in go; `-count=1` | `-shuffle=N` | `-p`, `GOMAXPROCS`, else CPUs | `go test -json -list . ./...` (top-level tests, no files) |
+//! | command | template without elements naming `{test}` | `{test}` filled in, one pass | the user's business | `{seed}` when the template has it | unknown | not supported |
 
 mod cargo;
 mod command;
