@@ -3,11 +3,13 @@
 //! a receipt, and gates agent-authored diffs in a lane with zero flake budget.
 //!
 //! Where things live: `results` reads runners' files into the model, `history` stores it,
-//! `cli` resolves arguments and prints. See `docs/architecture.md`.
+//! `ingest` carries files from one to the other, `cli` resolves arguments and prints. See
+//! `docs/architecture.md`.
 
 pub mod cli;
 pub mod exit_codes;
 pub mod history;
+pub mod ingest;
 pub mod results;
 
 #[cfg(test)]
