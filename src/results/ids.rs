@@ -31,7 +31,7 @@ pub fn pytest_prefix(classname: &str, file: Option<&str>) -> String {
     let classes = match file.map(str::trim).filter(|f| f.ends_with(".py")) {
         Some(file) => {
             let file = file.trim_start_matches("./");
-            prefix.extend(file.chars().map(|c| if c == '\\' { '/' } else { c }));
+            push_joined(&mut prefix, file.split('\\'), "/");
             // Without the module's dotted path at its start, the classname's rootdir
             // differs from the file's: keep the classes by pytest's naming rule.
             match strip_module(classname, file.trim_end_matches(".py")) {
@@ -42,7 +42,7 @@ pub fn pytest_prefix(classname: &str, file: Option<&str>) -> String {
         None if classname.is_empty() => None,
         None => {
             let (module, classes) = split_classes(classname);
-            prefix.extend(module.chars().map(|c| if c == '.' { '/' } else { c }));
+            push_joined(&mut prefix, module.split('.'), "/");
             prefix.push_str(".py");
             classes
         }
@@ -54,6 +54,15 @@ pub fn pytest_prefix(classname: &str, file: Option<&str>) -> String {
         prefix.push_str(class);
     }
     prefix
+}
+
+fn push_joined<'a>(out: &mut String, parts: impl Iterator<Item = &'a str>, separator: &str) {
+    for (index, part) in parts.enumerate() {
+        if index > 0 {
+            out.push_str(separator);
+        }
+        out.push_str(part);
+    }
 }
 
 /// What follows the module `stem` (`tests/x/test_y`, written dotted) at the start of

@@ -264,7 +264,7 @@ impl Ids {
         suite: &str,
         host: &str,
     ) -> (String, bool) {
-        if name.trim().is_empty() {
+        if is_blank(name) {
             let fallback = [classname, suite]
                 .into_iter()
                 .map(str::trim)
@@ -339,6 +339,12 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
             .iter()
             .zip(right.remainder())
             .all(|(x, y)| x == y)
+}
+
+/// Whether `text` is empty or only whitespace; cheaper than `trim` for the usual text
+/// that starts with a letter.
+pub(super) fn is_blank(text: &str) -> bool {
+    text.chars().all(char::is_whitespace)
 }
 
 /// Any other writer: `classname::name`. Without a classname the innermost suite's name

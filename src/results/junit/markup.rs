@@ -52,7 +52,7 @@ pub(super) fn scan_attributes(
     out: &mut Vec<AttributeSpan>,
 ) -> Result<bool, MarkupError> {
     out.clear();
-    if is_simple_tag(content) && split_simple_tag(content, name_len, out) {
+    if simple_attributes(content, name_len, out) {
         return Ok(false);
     }
     out.clear();
@@ -150,90 +150,129 @@ pub(super) fn simple_attributes(
     out: &mut Vec<AttributeSpan>,
 ) -> bool {
     out.clear();
-    is_simple_tag(content) && split_simple_tag(content, name_len, out)
-}
-
-/// Whether a tag holds none of `<`, `&` and control characters (tab and line ends
-/// included): then every value is plain and spaces are the only separators. One
-/// branch-free pass, which the compiler vectorizes, decides it for most tags.
-fn is_simple_tag(content: &[u8]) -> bool {
-    content.iter().fold(0u8, |special, &byte| {
-        special | u8::from(byte < 0x20) | u8::from(byte == b'<') | u8::from(byte == b'&')
-    }) == 0
-}
-
-/// Lists the attributes of a simple tag (see [`is_simple_tag`]); `false` sends anything
-/// unusual (a missing `=`, a duplicate) to the careful scanner, which says what is wrong.
-fn split_simple_tag(content: &[u8], name_len: usize, out: &mut Vec<AttributeSpan>) -> bool {
+    if !simple_name(content, name_len) {
+        return false;
+    }
     let mut at = name_len;
     loop {
-        let spaces_from = at;
-        while content.get(at) == Some(&b' ') {
-            at += 1;
+        match next_simple_attribute(content, &mut at) {
+            SimpleStep::End => return true,
+            SimpleStep::Unusual => return false,
+            SimpleStep::Attribute { key, value } => {
+                if is_duplicate(content, out, key.clone()) {
+                    return false;
+                }
+                out.push(AttributeSpan {
+                    key,
+                    value,
+                    plain: true,
+                });
+            }
         }
-        if at >= content.len() {
-            return true;
-        }
-        if at == spaces_from {
-            return false;
-        }
-        let key_start = at;
-        let Some(equals) = find_byte(content.get(at..).unwrap_or_default(), b'=') else {
-            return false;
-        };
-        let key = key_start..at + equals;
-        if key.is_empty()
-            || content[key.clone()]
-                .iter()
-                .any(|&b| matches!(b, b' ' | b'"' | b'\''))
-        {
-            return false;
-        }
-        at = key.end + 1;
-        let Some(&quote) = content.get(at).filter(|q| matches!(q, b'"' | b'\'')) else {
-            return false;
-        };
-        let value_start = at + 1;
-        let Some(length) = find_byte(content.get(value_start..).unwrap_or_default(), quote) else {
-            return false;
-        };
-        let value = value_start..value_start + length;
-        at = value.end + 1;
-        let name = &content[key.clone()];
-        if out.iter().any(|seen| {
-            let seen = &content[seen.key.clone()];
-            seen.len() == name.len() && seen.first() == name.first() && seen == name
-        }) {
-            return false;
-        }
-        out.push(AttributeSpan {
-            key,
-            value,
-            plain: true,
-        });
     }
 }
 
-/// The first `byte` in `haystack`, eight bytes at a time: keys and values are short,
-/// and a vector search costs more to set up than this costs to run.
-fn find_byte(haystack: &[u8], byte: u8) -> Option<usize> {
-    let mut words = haystack.chunks_exact(8);
+/// Whether the key at `key` was already listed in `seen`.
+pub(super) fn is_duplicate(content: &[u8], seen: &[AttributeSpan], key: Range<usize>) -> bool {
+    let name = content.get(key).unwrap_or_default();
+    seen.iter().any(|seen| {
+        let seen = content.get(seen.key.clone()).unwrap_or_default();
+        seen.len() == name.len() && seen.first() == name.first() && seen == name
+    })
+}
+
+/// Whether the element name (the first `name_len` bytes) is plain.
+pub(super) fn simple_name(content: &[u8], name_len: usize) -> bool {
+    content
+        .get(..name_len)
+        .is_some_and(|name| name.iter().all(|&b| is_key_byte(b)))
+}
+
+/// One step through the attributes of a simple tag.
+pub(super) enum SimpleStep {
+    Attribute {
+        key: Range<usize>,
+        value: Range<usize>,
+    },
+    End,
+    /// Something the careful scanner must look at: a tab or line end between attributes,
+    /// spaces around `=`, an unquoted value, a byte that needs decoding or refusing.
+    Unusual,
+}
+
+/// Reads the attribute starting at `*at` (spaces first) and moves past it. This is the
+/// hot path of large files, so it reads the tag once: keys byte by byte (they are short),
+/// values eight bytes at a time.
+pub(super) fn next_simple_attribute(content: &[u8], at: &mut usize) -> SimpleStep {
+    let spaces_from = *at;
+    while content.get(*at) == Some(&b' ') {
+        *at += 1;
+    }
+    if *at >= content.len() {
+        return SimpleStep::End;
+    }
+    if *at == spaces_from {
+        return SimpleStep::Unusual;
+    }
+    let key_start = *at;
+    loop {
+        match content.get(*at) {
+            Some(b'=') => break,
+            Some(&byte) if is_key_byte(byte) => *at += 1,
+            _ => return SimpleStep::Unusual,
+        }
+    }
+    let key = key_start..*at;
+    let Some(&quote) = content.get(*at + 1).filter(|q| matches!(q, b'"' | b'\'')) else {
+        return SimpleStep::Unusual;
+    };
+    let value_start = *at + 2;
+    let Some(length) = plain_value_end(content.get(value_start..).unwrap_or_default(), quote)
+    else {
+        return SimpleStep::Unusual;
+    };
+    *at = value_start + length + 1;
+    if key.is_empty() {
+        return SimpleStep::Unusual;
+    }
+    SimpleStep::Attribute {
+        key,
+        value: value_start..value_start + length,
+    }
+}
+
+/// A byte that can be part of a name in a simple tag.
+fn is_key_byte(byte: u8) -> bool {
+    byte > b' ' && !matches!(byte, b'"' | b'\'' | b'<' | b'&' | b'=' | b'/')
+}
+
+/// Where the closing `quote` of a value is, provided nothing before it needs decoding or
+/// refusing (`<`, `&`, a control character); `None` otherwise. Eight bytes at a time:
+/// values are short, and a vector search costs more to set up than this costs to run.
+fn plain_value_end(rest: &[u8], quote: u8) -> Option<usize> {
+    let mut words = rest.chunks_exact(8);
     let mut offset = 0;
     for chunk in words.by_ref() {
-        let found = equal_bytes(
-            u64::from_le_bytes(chunk.try_into().unwrap_or_default()),
-            byte,
-        );
-        if found != 0 {
-            return Some(offset + (found.trailing_zeros() / 8) as usize);
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let stop = equal_bytes(word, quote)
+            | equal_bytes(word, b'<')
+            | equal_bytes(word, b'&')
+            | control_bytes(word);
+        if stop != 0 {
+            let index = (stop.trailing_zeros() / 8) as usize;
+            return (chunk.get(index) == Some(&quote)).then_some(offset + index);
         }
         offset += 8;
     }
-    words
-        .remainder()
-        .iter()
-        .position(|&b| b == byte)
-        .map(|index| offset + index)
+    for (index, &byte) in words.remainder().iter().enumerate() {
+        if byte == quote {
+            return Some(offset + index);
+        }
+        if byte < 0x20 || byte == b'<' || byte == b'&' {
+            return None;
+        }
+    }
+    None
 }
 
 enum ValueEnd {
@@ -551,6 +590,21 @@ const MAX_PLAUSIBLE_SECONDS: f64 = 1e6;
 ///
 /// A comma is a thousands separator when a dot follows it or when there are several,
 /// and a decimal comma when it is the only one: `1,234` is 1.234.
+/// [`parse_seconds`] on raw bytes, without a UTF-8 check for the common plain decimal.
+pub(super) fn parse_seconds_bytes(raw: &[u8]) -> Seconds {
+    if let Some(seconds) = plain_decimal(raw) {
+        return if seconds <= MAX_PLAUSIBLE_SECONDS {
+            Seconds::Known(seconds)
+        } else {
+            Seconds::Unusable
+        };
+    }
+    match std::str::from_utf8(raw) {
+        Ok(text) => parse_seconds(text),
+        Err(_) => Seconds::Unusable,
+    }
+}
+
 pub(super) fn parse_seconds(raw: &str) -> Seconds {
     if let Some(seconds) = plain_decimal(raw.as_bytes()) {
         return if seconds <= MAX_PLAUSIBLE_SECONDS {
@@ -675,26 +729,6 @@ mod tests {
         // Bytes at or above 0x80 (UTF-8) are plain text.
         let mut out = Vec::new();
         assert!(!scan_attributes("a v=\"éèà✓ü\"".as_bytes(), 1, &mut out).unwrap());
-    }
-
-    #[test]
-    fn find_byte_finds_the_first_one_at_any_offset() {
-        for length in 0..30 {
-            let mut haystack = vec![b'x'; length];
-            assert_eq!(find_byte(&haystack, b'"'), None);
-            for at in 0..length {
-                haystack[at] = b'"';
-                assert_eq!(find_byte(&haystack, b'"'), Some(at), "{length} {at}");
-                haystack[at] = 0x01;
-                assert_eq!(
-                    find_byte(&haystack, b'"'),
-                    None,
-                    "a byte one below does not match"
-                );
-                haystack[at] = b'x';
-            }
-        }
-        assert_eq!(find_byte(b"\x00\x22abc\"", b'"'), Some(1));
     }
 
     #[test]

@@ -239,7 +239,7 @@ impl Tolerated {
     fn unusable(&mut self, time: &str) {
         self.unusable_time += 1;
         if self.unusable_time_example.is_none() {
-            self.unusable_time_example = Some(time.to_owned());
+            self.unusable_time_example = Some(time.chars().take(40).collect());
         }
     }
 
@@ -392,6 +392,11 @@ impl<'o> State<'o> {
         element: &BytesStart<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<bool, Refusal> {
+        const NAME: usize = 0;
+        const CLASSNAME: usize = 1;
+        const FILE: usize = 2;
+        const TIME: usize = 3;
+        const LINE: usize = 4;
         let in_suite = matches!(
             self.stack.last(),
             Some(Open {
@@ -407,23 +412,56 @@ impl<'o> State<'o> {
             return Ok(false);
         };
         let content: &[u8] = element;
-        if !markup::simple_attributes(content, name.as_ref().len(), &mut self.attributes) {
+        if !markup::simple_name(content, name.as_ref().len()) {
             return Ok(false);
         }
-        let text = markup::tag_text(content).map_err(|error| markup_error(&error, 1, content))?;
-        let (mut case_name, mut classname, mut file, mut time, mut line) = ("", "", "", None, None);
-        for span in &self.attributes {
-            let value = text.get(span.value.clone()).unwrap_or_default();
-            match content.get(span.key.clone()).unwrap_or_default() {
-                b"name" => case_name = value,
-                b"classname" => classname = value,
-                b"file" => file = value,
-                b"time" => time = Some(value),
-                b"line" => line = parse_line(value),
+        // The attributes read here, by slot; a repeat of one sends the case to the
+        // general path, which refuses it. Other keys are compared with each other.
+        let mut known: [Option<std::ops::Range<usize>>; 5] = Default::default();
+        self.attributes.clear();
+        let mut at = name.as_ref().len();
+        loop {
+            let (key, value) = match markup::next_simple_attribute(content, &mut at) {
+                markup::SimpleStep::End => break,
+                markup::SimpleStep::Unusual => return Ok(false),
+                markup::SimpleStep::Attribute { key, value } => (key, value),
+            };
+            let slot = match content.get(key.clone()).unwrap_or_default() {
+                b"name" => NAME,
+                b"classname" => CLASSNAME,
+                b"file" => FILE,
+                b"time" => TIME,
+                b"line" => LINE,
                 b"status" | b"result" => return Ok(false),
-                _ => {}
+                _ => {
+                    if markup::is_duplicate(content, &self.attributes, key.clone()) {
+                        return Ok(false);
+                    }
+                    self.attributes.push(markup::AttributeSpan {
+                        key,
+                        value,
+                        plain: true,
+                    });
+                    continue;
+                }
+            };
+            if known[slot].replace(value).is_some() {
+                return Ok(false);
             }
         }
+        // One check of the whole tag, as the general path makes.
+        let Ok(tag) = std::str::from_utf8(content) else {
+            return Ok(false);
+        };
+        let text = |slot: usize| {
+            known[slot]
+                .clone()
+                .and_then(|range| tag.get(range))
+                .unwrap_or_default()
+        };
+        let (case_name, classname, file) = (text(NAME), text(CLASSNAME), text(FILE));
+        let time = known[TIME].is_some().then(|| text(TIME).as_bytes());
+        let line = parse_line(text(LINE));
         let (suite, host) = self
             .suites
             .last()
@@ -433,12 +471,14 @@ impl<'o> State<'o> {
             self.tolerated.unnamed += 1;
         }
         let mut execution = Execution::new(id, Outcome::Pass);
-        match time.map_or(Seconds::Missing, markup::parse_seconds) {
+        match time.map_or(Seconds::Missing, markup::parse_seconds_bytes) {
             Seconds::Known(seconds) => execution.duration = Some(seconds),
             Seconds::Missing => {}
-            Seconds::Unusable => self.tolerated.unusable(time.unwrap_or_default()),
+            Seconds::Unusable => self
+                .tolerated
+                .unusable(&String::from_utf8_lossy(time.unwrap_or_default())),
         }
-        if !file.trim().is_empty() {
+        if !dialect::is_blank(file) {
             execution.file = Some(file.to_owned());
         }
         execution.line = line;
@@ -658,7 +698,8 @@ impl<'o> State<'o> {
                         .find(b"message")
                         .map(|value| tag.owned(value))
                         .transpose()?
-                        .flatten();
+                        .flatten()
+                        .map(cap_text);
                 }
                 (capture(Target::Skipped), "skipped")
             }
@@ -1081,7 +1122,8 @@ fn red_info(tag: &Tag<'_>) -> Result<RedInfo, Refusal> {
         match key {
             b"line" => info.line = parse_line(value.raw),
             b"type" => info.exception = tag.owned(value)?.filter(|e| !is_placeholder_type(e)),
-            b"message" => info.message = tag.owned(value)?,
+            // Attribute values are read whole; cut them like every kept text.
+            b"message" => info.message = tag.owned(value)?.map(cap_text),
             b"file" => info.file = tag.owned(value)?,
             _ => {}
         }

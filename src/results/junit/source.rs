@@ -121,7 +121,8 @@ pub(super) struct CountingReader<R> {
     /// Offset where the current event starts, and that place once it has been counted.
     event_start: u64,
     event_mark: Option<Mark>,
-    last_consumed: u8,
+    /// The last byte of the previous buffer, for an event that starts a buffer.
+    last_of_previous: u8,
 }
 
 impl<R: Read> CountingReader<R> {
@@ -135,7 +136,7 @@ impl<R: Read> CountingReader<R> {
             counted_mark: Mark::START,
             event_start: 0,
             event_mark: None,
-            last_consumed: 0,
+            last_of_previous: 0,
         }
     }
 
@@ -154,7 +155,11 @@ impl<R: Read> CountingReader<R> {
     /// Notes that the next event starts here.
     pub(super) fn begin_event(&mut self) {
         let mut offset = self.consumed_offset();
-        if self.last_consumed == b'<' {
+        let last_consumed = match self.start.checked_sub(1) {
+            Some(index) => self.buffer.get(index).copied().unwrap_or_default(),
+            None => self.last_of_previous,
+        };
+        if last_consumed == b'<' {
             // Only a text event ends by consuming `<`: the markup after it starts there.
             offset = offset.saturating_sub(1);
         }
@@ -204,6 +209,9 @@ impl<R: Read> BufRead for CountingReader<R> {
                 self.event_mark();
             }
             self.count_to(self.end);
+            if let Some(&last) = self.end.checked_sub(1).and_then(|i| self.buffer.get(i)) {
+                self.last_of_previous = last;
+            }
             self.end = self.inner.read(&mut self.buffer)?;
             self.start = 0;
             self.counted = 0;
@@ -213,9 +221,6 @@ impl<R: Read> BufRead for CountingReader<R> {
 
     fn consume(&mut self, amount: usize) {
         self.start = self.start.saturating_add(amount).min(self.end);
-        if let Some(&last) = self.start.checked_sub(1).and_then(|i| self.buffer.get(i)) {
-            self.last_consumed = last;
-        }
     }
 }
 
