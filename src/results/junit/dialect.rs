@@ -231,15 +231,28 @@ fn looks_like_go(case: FirstCase<'_>) -> bool {
             .any(|prefix| case.name.starts_with(prefix))
 }
 
-/// Builds canonical ids for one file's test cases, remembering the last pytest prefix
-/// because consecutive test cases nearly always share their class.
+/// How many pytest prefixes are remembered: enough for cases of many classes that
+/// interleave (a parallel run merged into one file), few enough to stay small.
+const PREFIX_SLOTS: usize = 64;
+
+/// A pytest prefix and the `(classname, file)` it was built from.
+#[derive(Debug, Default)]
+struct CachedPrefix {
+    filled: bool,
+    classname: String,
+    file: String,
+    prefix: String,
+}
+
+/// Builds canonical ids for one file's test cases. Building a pytest prefix (the module
+/// path and classes) costs far more than looking one up, and test cases share them, so
+/// the last [`PREFIX_SLOTS`] are kept, by a hash of their classname and file.
 #[derive(Debug)]
 pub(super) struct Ids {
     producer: Producer,
     repo_root: Option<String>,
-    cached_classname: String,
-    cached_file: String,
-    cached_prefix: Option<String>,
+    prefixes: Vec<CachedPrefix>,
+    last_slot: usize,
 }
 
 impl Ids {
@@ -247,9 +260,8 @@ impl Ids {
         Ids {
             producer,
             repo_root,
-            cached_classname: String::new(),
-            cached_file: String::new(),
-            cached_prefix: None,
+            prefixes: Vec::new(),
+            last_slot: 0,
         }
     }
 
@@ -298,18 +310,36 @@ impl Ids {
     }
 
     fn pytest(&mut self, classname: &str, name: &str, file: &str) -> String {
-        let hit = self.cached_prefix.is_some()
-            && same_bytes(self.cached_classname.as_bytes(), classname.as_bytes())
-            && same_bytes(self.cached_file.as_bytes(), file.as_bytes());
-        if !hit {
-            let relative = relative_file(file, self.repo_root.as_deref());
-            self.cached_prefix = Some(ids::pytest_prefix(classname, relative));
-            self.cached_classname.clear();
-            self.cached_classname.push_str(classname);
-            self.cached_file.clear();
-            self.cached_file.push_str(file);
+        if self.prefixes.is_empty() {
+            self.prefixes
+                .resize_with(PREFIX_SLOTS, CachedPrefix::default);
         }
-        let prefix = self.cached_prefix.as_deref().unwrap_or("");
+        let holds = |cached: &CachedPrefix| {
+            cached.filled
+                && same_bytes(cached.classname.as_bytes(), classname.as_bytes())
+                && same_bytes(cached.file.as_bytes(), file.as_bytes())
+        };
+        // The previous case's class first: consecutive cases nearly always share it.
+        let mut slot = self.last_slot;
+        if !self.prefixes.get(slot).is_some_and(holds) {
+            slot = slot_of(classname, file);
+            if !self.prefixes.get(slot).is_some_and(holds) {
+                let relative = relative_file(file, self.repo_root.as_deref());
+                if let Some(cached) = self.prefixes.get_mut(slot) {
+                    cached.filled = true;
+                    cached.prefix = ids::pytest_prefix(classname, relative);
+                    cached.classname.clear();
+                    cached.classname.push_str(classname);
+                    cached.file.clear();
+                    cached.file.push_str(file);
+                }
+            }
+        }
+        self.last_slot = slot;
+        let prefix = self
+            .prefixes
+            .get(slot)
+            .map_or("", |cached| cached.prefix.as_str());
         if prefix.is_empty() {
             return name.to_owned();
         }
@@ -319,6 +349,27 @@ impl Ids {
         id.push_str(name);
         id
     }
+}
+
+/// The cache slot of a `(classname, file)`: a multiplicative hash of their bytes, eight
+/// at a time, its top bits picking the slot.
+fn slot_of(classname: &str, file: &str) -> usize {
+    let mut hash: u64 = 0x9E37_79B9_7F4A_7C15;
+    for part in [classname.as_bytes(), file.as_bytes()] {
+        let mut words = part.chunks_exact(8);
+        for chunk in words.by_ref() {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            hash = (hash ^ word).wrapping_mul(0x0100_0000_01B3_0001);
+        }
+        let tail = words
+            .remainder()
+            .iter()
+            .fold(part.len() as u64, |tail, &byte| {
+                (tail << 8) | u64::from(byte)
+            });
+        hash = (hash ^ tail).wrapping_mul(0x0100_0000_01B3_0001);
+    }
+    (hash >> 58) as usize % PREFIX_SLOTS
 }
 
 /// Equality of short byte strings, compared eight bytes at a time in registers: libc's
@@ -487,6 +538,23 @@ mod tests {
             ids.id("python.test_sample", "test_a", "", "pytest", "").0,
             ids::pytest("python.test_sample", "test_a", None)
         );
+    }
+
+    #[test]
+    fn pytest_prefixes_are_cached_across_interleaved_classes() {
+        let mut ids = Ids::new(Producer::Pytest, None);
+        for round in 0..3 {
+            for class in 0..100 {
+                let classname = format!("tests.test_m{class}.TestC");
+                assert_eq!(
+                    ids.id(&classname, &format!("test_{round}"), "", "pytest", "")
+                        .0,
+                    format!("tests/test_m{class}.py::TestC::test_{round}")
+                );
+            }
+        }
+        assert_eq!(ids.id("", "test_bare", "", "pytest", "").0, "test_bare");
+        assert_eq!(ids.id("", "test_bare", "", "pytest", "").0, "test_bare");
     }
 
     #[test]
