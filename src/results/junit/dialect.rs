@@ -231,9 +231,10 @@ fn looks_like_go(case: FirstCase<'_>) -> bool {
             .any(|prefix| case.name.starts_with(prefix))
 }
 
-/// How many pytest prefixes are remembered: enough for cases of many classes that
-/// interleave (a parallel run merged into one file), few enough to stay small.
-const PREFIX_SLOTS: usize = 64;
+/// How many pytest prefixes are remembered: enough for the cases of many classes that
+/// interleave (a parallel run merged into one file) to rarely share a slot, few enough
+/// to stay small.
+const PREFIX_SLOTS: usize = 256;
 
 /// A pytest prefix and the `(classname, file)` it was built from.
 #[derive(Debug, Default)]
@@ -246,7 +247,8 @@ struct CachedPrefix {
 
 /// Builds canonical ids for one file's test cases. Building a pytest prefix (the module
 /// path and classes) costs far more than looking one up, and test cases share them, so
-/// the last [`PREFIX_SLOTS`] are kept, by a hash of their classname and file.
+/// up to [`PREFIX_SLOTS`] are kept, each in the slot a hash of its classname and file
+/// picks.
 #[derive(Debug)]
 pub(super) struct Ids {
     producer: Producer,
@@ -369,7 +371,7 @@ fn slot_of(classname: &str, file: &str) -> usize {
             });
         hash = (hash ^ tail).wrapping_mul(0x0100_0000_01B3_0001);
     }
-    (hash >> 58) as usize % PREFIX_SLOTS
+    (hash >> 56) as usize % PREFIX_SLOTS
 }
 
 /// Equality of short byte strings, compared eight bytes at a time in registers: libc's

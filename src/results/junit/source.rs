@@ -145,11 +145,11 @@ impl<R: Read> CountingReader<R> {
     }
 
     fn count_to(&mut self, index: usize) {
-        let from = self.counted.min(index);
-        if let Some(bytes) = self.buffer.get(from..index) {
+        // Events only move forward, so the count never needs to go back.
+        if let Some(bytes) = self.buffer.get(self.counted..index) {
             self.counted_mark.count(bytes);
+            self.counted = index;
         }
-        self.counted = index;
     }
 
     /// Notes that the next event starts here.
