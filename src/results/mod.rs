@@ -417,7 +417,7 @@ mod started_at_tests {
             Some("2026-10-06T09:14:02.118402Z".into())
         );
         assert_eq!(
-            at(r#"<testsuite timestamp='2021-03-07T10:36:56 UTC'>"#),
+            at(r"<testsuite timestamp='2021-03-07T10:36:56 UTC'>"),
             Some("2021-03-07T10:36:56Z".into())
         );
         assert_eq!(
