@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod exit_codes;
 pub mod history;
+pub mod ingest;
 pub mod results;
 
 #[cfg(test)]
