@@ -12,7 +12,10 @@ pub mod exit_codes;
 pub mod git;
 pub mod history;
 pub mod ingest;
+pub mod policy;
+pub mod reliability;
 pub mod results;
+pub mod stats;
 
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -136,6 +136,7 @@ impl ParseError {
     }
 
     /// Replaces a byte-offset position by a line and column.
+    #[must_use]
     pub fn with_position(mut self, resolved: Position) -> ParseError {
         if let ParseError::Syntax { position, .. } | ParseError::NotResults { position, .. } =
             &mut self
