@@ -1,60 +1,76 @@
-//! TODO(ingest): stub so the CLI compiles; the real ingest core replaces this file.
+//! TODO(ingest): stub so the CLI compiles; the real ingest core replaces this file. It
+//! mirrors the real one's interface as far as the CLI uses it.
 
 use std::path::{Path, PathBuf};
 
 use crate::history::{HistoryError, HistoryStore, IngestReport, NewRun};
-use crate::results::{Format, ParseError, ParseOptions};
+use crate::results::{ParseError, ParseOptions, ParseSummary, Position};
 
 /// What ingesting one file did.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileIngest {
-    /// The file.
+    /// The file, as given.
     pub path: PathBuf,
-    /// The format read.
-    pub format: Format,
-    /// The producing tool, when known.
-    pub producer: Option<String>,
     /// What the store did.
     pub report: IngestReport,
-    /// What was tolerated.
-    pub warnings: Vec<String>,
+    /// What the parser saw: format, producer, executions read, warnings.
+    pub summary: ParseSummary,
+    /// The key the run was stored (or found) under.
+    pub content_key: String,
 }
 
-/// Why a file was not ingested.
+/// Why a file could not be ingested.
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
-    /// The file is not results candor reads, or is damaged.
-    #[error("{path}:{source}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong, with a line and column.
-        #[source]
-        source: ParseError,
-    },
-    /// Reading the file failed.
-    #[error("could not read {path}")]
-    Io {
+    /// Opening or reading the file failed.
+    #[error("could not read {}", path.display())]
+    Read {
         /// The file.
         path: PathBuf,
         /// Why.
         #[source]
         source: std::io::Error,
     },
-    /// The store refused.
-    #[error("could not store {path}")]
-    Store {
+    /// The content is damaged or not results candor reads.
+    #[error("{}:{error}", path.display())]
+    Parse {
         /// The file.
         path: PathBuf,
-        /// Why.
-        #[source]
-        source: HistoryError,
+        /// The parser's error.
+        error: ParseError,
     },
-    /// A pattern or path matched no file.
-    #[error("{input}: no such file")]
-    NoMatch {
-        /// The pattern or path as given.
-        input: String,
+    /// The history refused the run.
+    #[error(transparent)]
+    Store(#[from] HistoryError),
+}
+
+impl IngestError {
+    /// What the reader should do next.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            IngestError::Read { .. } => Some("check that the file exists and is readable"),
+            IngestError::Parse { error, .. } => Some(error.hint()),
+            IngestError::Store(_) => None,
+        }
+    }
+
+    /// Where in the file the problem is.
+    pub fn position(&self) -> Option<Position> {
+        match self {
+            IngestError::Parse { error, .. } => error.position(),
+            _ => None,
+        }
+    }
+}
+
+/// Why the command-line inputs could not be turned into files.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// A path that is neither a file, a folder nor a glob pattern.
+    #[error("{path} does not exist")]
+    Missing {
+        /// As given.
+        path: String,
     },
 }
 
@@ -66,13 +82,25 @@ pub fn ingest_file(
     options: &ParseOptions,
 ) -> Result<FileIngest, IngestError> {
     let _ = (store, run, options);
-    Err(IngestError::Io {
+    Err(IngestError::Read {
         path: path.to_owned(),
         source: std::io::Error::other("ingest is not implemented yet"),
     })
 }
 
 /// Expands files, directories and glob patterns into result files.
-pub fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, IngestError> {
-    Ok(inputs.iter().map(PathBuf::from).collect())
+pub fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, InputError> {
+    inputs
+        .iter()
+        .map(|input| {
+            let path = PathBuf::from(input);
+            if path.exists() {
+                Ok(path)
+            } else {
+                Err(InputError::Missing {
+                    path: input.clone(),
+                })
+            }
+        })
+        .collect()
 }
