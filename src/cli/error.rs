@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::history::HistoryError;
-use crate::ingest::IngestError;
+use crate::ingest::InputError;
 
 /// Why a command stopped. Every one of them exits with
 /// [`crate::exit_codes::USAGE_OR_INPUT`].
@@ -32,7 +32,7 @@ pub enum CliError {
     },
     /// `ingest` could not turn its arguments into files.
     #[error(transparent)]
-    Inputs(IngestError),
+    Inputs(InputError),
     /// Writing the output failed for another reason than the reader going away.
     #[error("could not write the output")]
     Output(#[from] std::io::Error),

@@ -11,6 +11,7 @@ use crate::cli::output::Printer;
 use crate::cli::settings::IngestSettings;
 use crate::exit_codes;
 use crate::ingest::{self, FileIngest, IngestError};
+use crate::results::{Format, Position};
 
 /// `{"type":"ingest"}`: see docs/json-output.md.
 #[derive(Serialize)]
@@ -115,24 +116,33 @@ fn report_success(
                 run_id: Some(report.run_id),
                 tests: Some(report.tests),
                 red: Some(report.red),
-                format: Some(done.format.as_str()),
-                producer: done.producer.as_deref(),
-                warnings: &done.warnings,
+                format: done.summary.format.map(Format::as_str),
+                producer: done.summary.producer.as_deref(),
+                warnings: &done.summary.warnings,
                 error: None,
             },
         )?;
         return Ok(());
     }
-    for warning in &done.warnings {
+    for warning in &done.summary.warnings {
         printer.warning(&format!("{}: {warning}", file.display()))?;
     }
     let text = if report.added {
-        let kind = match &done.producer {
-            Some(producer) => format!("{}, {producer}", done.format),
-            None => done.format.to_string(),
+        let kind = [
+            done.summary.format.map(|f| f.as_str().to_owned()),
+            done.summary.producer.clone(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", ");
+        let kind = if kind.is_empty() {
+            String::new()
+        } else {
+            format!(" [{kind}]")
         };
         format!(
-            "stored {} ({} red) from {} [{kind}] as run #{}",
+            "stored {} ({} red) from {}{kind} as run #{}",
             plural(report.tests, "test", "tests"),
             report.red,
             file.display(),
@@ -174,49 +184,26 @@ fn report_failure(printer: &mut Printer, file: &Path, error: &IngestError) -> Re
 
 /// An ingest error as `FILE[:LINE:COL]: what is wrong`, its causes, and a hint.
 fn error_body(error: &IngestError) -> ErrorBody {
+    let (line, column) = match error.position() {
+        Some(Position::LineColumn { line, column }) => (Some(line), Some(column)),
+        _ => (None, None),
+    };
+    let hint = match error {
+        IngestError::Store(store) => history_hint(store),
+        _ => error.hint(),
+    };
     let mut causes = Vec::new();
     let mut source = std::error::Error::source(error);
-    let (message, line, column, hint) = match error {
-        IngestError::Parse { source: parse, .. } => {
-            // The parse error is the message itself, not a cause of it.
-            source = std::error::Error::source(parse);
-            let (line, column) = match parse.position() {
-                Some(crate::results::Position::LineColumn { line, column }) => {
-                    (Some(line), Some(column))
-                }
-                _ => (None, None),
-            };
-            (
-                error.to_string(),
-                line,
-                column,
-                Some(parse.hint().to_owned()),
-            )
-        }
-        IngestError::Io { .. } => (
-            error.to_string(),
-            None,
-            None,
-            Some("check that the file exists and is readable".to_owned()),
-        ),
-        IngestError::Store { source: store, .. } => (
-            error.to_string(),
-            None,
-            None,
-            history_hint(store).map(str::to_owned),
-        ),
-        IngestError::NoMatch { .. } => (error.to_string(), None, None, None),
-    };
     while let Some(cause) = source {
         causes.push(cause.to_string());
         source = cause.source();
     }
     ErrorBody {
-        message,
+        message: error.to_string(),
         line,
         column,
         causes,
-        hint,
+        hint: hint.map(str::to_owned),
     }
 }
 
