@@ -102,7 +102,7 @@ impl Sandbox {
             ),
         ]);
         let filters: Vec<(&str, &str)> = filters.iter().map(|(a, b)| (a.as_str(), *b)).collect();
-        insta::with_settings!({ filters => filters, prepend_module_to_snapshot => false }, {
+        insta::with_settings!({ filters => filters }, {
             insta::assert_snapshot!(name, ran.render());
         });
     }
