@@ -2,6 +2,7 @@
 //! its own history and an environment cleared of the host's (so CI=true on the host changes
 //! nothing), and snapshots exit code, stdout and stderr with paths, shas and times redacted.
 
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -183,7 +184,8 @@ fn git(dir: &Path, args: &[&str]) -> String {
 fn pytest_junit(failing: &[&str], passing: &[&str]) -> String {
     let mut cases = String::new();
     for name in failing {
-        cases.push_str(&format!(
+        let _ = write!(
+            cases,
             r#"    <testcase classname="tests.test_pay" name="{name}" file="tests/test_pay.py" time="1.250">
       <failure message="TimeoutError: Timed out after 2.0s waiting on port 50412">def {name}():
 &gt;       wait()
@@ -191,12 +193,13 @@ fn pytest_junit(failing: &[&str], passing: &[&str]) -> String {
 tests/test_pay.py:14: TimeoutError</failure>
     </testcase>
 "#
-        ));
+        );
     }
     for name in passing {
-        cases.push_str(&format!(
-            "    <testcase classname=\"tests.test_pay\" name=\"{name}\" file=\"tests/test_pay.py\" time=\"0.010\"/>\n"
-        ));
+        let _ = writeln!(
+            cases,
+            "    <testcase classname=\"tests.test_pay\" name=\"{name}\" file=\"tests/test_pay.py\" time=\"0.010\"/>"
+        );
     }
     format!(
         r#"<?xml version="1.0" encoding="utf-8"?>
