@@ -1,1 +1,3 @@
+//! Parser benchmarks (placeholder until the parsers land).
+
 fn main() {}

@@ -3,7 +3,9 @@
 //! a receipt, and gates agent-authored diffs in a lane with zero flake budget.
 //!
 //! Where things live: `results` reads runners' files into the model, `history` stores it,
-//! `cli` resolves arguments and prints. See `docs/architecture.md`.
+//! `policy` reads `candor.toml` and matches fingerprints, `triage` gives a red test its
+//! verdict, `ledger` keeps the rerun receipts, `cli` resolves arguments and prints. See
+//! `docs/architecture.md`.
 
 pub mod ci_env;
 pub mod cli;
@@ -12,10 +14,12 @@ pub mod exit_codes;
 pub mod git;
 pub mod history;
 pub mod ingest;
+pub mod ledger;
 pub mod policy;
 pub mod reliability;
 pub mod results;
 pub mod stats;
+pub mod triage;
 
 #[cfg(test)]
 pub(crate) mod test_support;
