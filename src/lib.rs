@@ -18,6 +18,7 @@ pub mod ledger;
 pub mod policy;
 pub mod reliability;
 pub mod results;
+pub mod runner;
 pub mod stats;
 pub mod triage;
 
