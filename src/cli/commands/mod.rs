@@ -6,11 +6,12 @@ mod show;
 mod tests;
 
 use std::path::Path;
+use std::time::Duration;
 
 use super::error::CliError;
 use super::output::Printer;
 use super::settings::{Command, Settings};
-use crate::history::{HistoryError, HistoryStore};
+use crate::history::{HistoryStore, SqliteStore};
 
 /// Runs the command the settings name.
 pub fn run(settings: &Settings, printer: &mut Printer) -> Result<u8, CliError> {
@@ -20,6 +21,10 @@ pub fn run(settings: &Settings, printer: &mut Printer) -> Result<u8, CliError> {
         Command::Show(show) => show::run(show, &settings.db, printer),
     }
 }
+
+/// How long a command waits for another candor that holds the history before giving up:
+/// long enough for a concurrent ingest of a large file, short enough to notice a stuck one.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Whether a command may start a new history or needs one that exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,9 +42,5 @@ fn open_store(db: &Path, mode: Open) -> Result<Box<dyn HistoryStore>, CliError> 
             path: db.to_owned(),
         });
     }
-    // TODO(store): SqliteStore::open once the store lands.
-    Err(CliError::History(HistoryError::Database {
-        path: db.to_owned(),
-        source: "the SQLite store is not in this build yet".into(),
-    }))
+    Ok(Box::new(SqliteStore::open(db, BUSY_TIMEOUT)?))
 }
