@@ -278,6 +278,8 @@ pub fn render_table(columns: &[Column], rows: &[Vec<Cell>], color: bool) -> Vec<
                     }
                 }
             }
+            // An empty last cell would leave the separator behind.
+            line.truncate(line.trim_end_matches(' ').len());
             line
         })
         .collect()
@@ -343,10 +345,11 @@ mod tests {
         let rows = vec![
             vec![Cell::plain("12"), Cell::plain("é::a")],
             vec![Cell::plain("3"), Cell::plain("b")],
+            vec![Cell::plain("4"), Cell::plain("")],
         ];
         assert_eq!(
             render_table(&columns, &rows, false),
-            vec![" N  TEST", "12  é::a", " 3  b"]
+            vec![" N  TEST", "12  é::a", " 3  b", " 4"]
         );
     }
 

@@ -168,7 +168,8 @@ fn first_line(text: &str) -> &str {
 /// different case), then those within a few edits of it (a typo).
 fn closest_ids(store: &dyn HistoryStore, wanted: &str) -> Result<Vec<String>, CliError> {
     let wanted = wanted.to_lowercase();
-    let budget = (wanted.chars().count() / 4).clamp(1, 8);
+    // A typo or two, a swapped pair: more would suggest ids that merely share a prefix.
+    let budget = (wanted.chars().count() / 8).clamp(2, 4);
     let mut scored: Vec<((u8, usize), String)> = store
         .tests(false)?
         .into_iter()
