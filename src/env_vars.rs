@@ -90,6 +90,15 @@ impl EnvVars {
     /// The job's name.
     pub const JOB_NAME: &'static str = "JOB_NAME";
 
+    // Runners' own worker-count settings, read to record how many workers a run used.
+
+    /// libtest's thread count when `--test-threads` is not given (cargo test).
+    pub const RUST_TEST_THREADS: &'static str = "RUST_TEST_THREADS";
+    /// nextest's thread count when `-j`/`--test-threads` is not given.
+    pub const NEXTEST_TEST_THREADS: &'static str = "NEXTEST_TEST_THREADS";
+    /// Go's parallelism, which `go test -p` defaults to.
+    pub const GOMAXPROCS: &'static str = "GOMAXPROCS";
+
     // Read by candor's own test suite only, never by the binary.
 
     /// Where candor's tests find the shared corpus of result files.
