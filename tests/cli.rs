@@ -434,7 +434,31 @@ fn commit_and_branch_default_from_git_and_the_history_lives_at_the_repo_root() {
     assert_eq!(lines[0]["commit"], head.as_str());
     assert_eq!(lines[0]["branch"], "feature/pay");
     assert_eq!(lines[0]["source"], "local");
-    assert_ne!(base, head);
+
+    // The checked-out branch is recorded for HEAD (even abbreviated), not for another
+    // commit given explicitly.
+    for commit in [&head[..10], base.as_str()] {
+        let name = format!("r-{commit}.xml");
+        sandbox.write(&name, &pytest_junit(&[], &["test_b"]));
+        let mut command = sandbox.bare_candor(&["ingest", &name, "--commit", commit]);
+        assert_eq!(run(&mut command).exit, 0);
+    }
+    let mut show = sandbox.bare_candor(&["show", "tests/test_pay.py::test_b", "--format", "json"]);
+    let lines = json_lines(&run(&mut show).stdout);
+    let recorded: Vec<(&str, &str)> = lines
+        .iter()
+        .map(|l| {
+            (
+                l["commit"].as_str().unwrap_or(""),
+                l["branch"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert!(
+        recorded.contains(&(&head[..10], "feature/pay")),
+        "{recorded:?}"
+    );
+    assert!(recorded.contains(&(base.as_str(), "")), "{recorded:?}");
 }
 
 #[test]

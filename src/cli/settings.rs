@@ -172,14 +172,21 @@ fn resolve_ingest(
     warnings: &mut Vec<String>,
 ) -> IngestSettings {
     let ci = CiEnv::detect(|name| context.var(name));
-    let commit = raw
-        .commit
-        .or(ci.commit)
-        .or_else(|| repo.ask(warnings, "the commit", Git::head_sha));
-    let branch = raw
-        .branch
-        .or(ci.branch)
-        .or_else(|| repo.ask(warnings, "the branch", Git::branch));
+    let head = OnceCell::new();
+    let head_sha = |warnings: &mut Vec<String>| {
+        head.get_or_init(|| repo.ask(warnings, "the commit", Git::head_sha))
+            .clone()
+    };
+    let commit = raw.commit.or(ci.commit).or_else(|| head_sha(warnings));
+    // The checked-out branch says nothing about a commit given explicitly that is not HEAD.
+    let commit_is_head = commit
+        .as_deref()
+        .is_none_or(|commit| head_sha(warnings).is_some_and(|head| head.starts_with(commit)));
+    let branch = raw.branch.or(ci.branch).or_else(|| {
+        commit_is_head
+            .then(|| repo.ask(warnings, "the branch", Git::branch))
+            .flatten()
+    });
     let merge_base = commit.as_deref().and_then(|commit| {
         let default_branch = repo.ask(warnings, "the default branch", Git::default_branch)?;
         repo.ask(warnings, "the merge base", |git| {
