@@ -556,30 +556,39 @@ fn terminal_escapes_in_result_files_are_not_passed_to_people() {
 }
 
 #[test]
-fn corpus_files_ingest() {
+fn corpus_files_ingest_and_list() {
     let corpus = corpus();
     let sandbox = Sandbox::new();
-    let files = [
-        corpus.join("junit/dorny__python-xunit-pytest.xml"),
-        corpus.join("go-test-json/gojunitreport__101-fail.gojson.jsonl"),
-    ];
-    let existing: Vec<String> = files
-        .iter()
-        .filter(|f| f.is_file())
-        .map(|f| f.display().to_string())
-        .collect();
-    assert_eq!(
-        existing.len(),
-        files.len(),
-        "corpus files at {}",
-        corpus.display()
+    let mut names = Vec::new();
+    for relative in [
+        "junit/dorny__python-xunit-pytest.xml",
+        "go-test-json/gojunitreport__101-fail.gojson.jsonl",
+    ] {
+        let source = corpus.join(relative);
+        let text = std::fs::read_to_string(&source)
+            .unwrap_or_else(|e| panic!("corpus file {}: {e}", source.display()));
+        names.push(sandbox.write(relative, &text));
+    }
+    let mut args = vec!["ingest", "--commit", COMMIT_1];
+    args.extend(names.iter().map(String::as_str));
+    sandbox.snapshot("corpus_ingest", &sandbox.run(&args));
+    sandbox.snapshot(
+        "corpus_tests_failing",
+        &sandbox.run(&["tests", "--failing"]),
     );
-    let mut args = vec!["--format", "json", "ingest"];
-    args.extend(existing.iter().map(String::as_str));
+    sandbox.snapshot(
+        "corpus_show",
+        &sandbox.run(&["show", "tests/test_lib.py::test_always_fail"]),
+    );
+
+    // Again as JSON for another commit: every file stored anew, none empty.
+    args[2] = COMMIT_2;
+    args.insert(0, "--format=json");
     let ran = sandbox.run(&args);
     assert_eq!(ran.exit, 0, "{ran:?}");
     let lines = json_lines(&ran.stdout);
-    for line in &lines[..lines.len() - 1] {
+    assert_eq!(lines.len(), names.len() + 1);
+    for line in &lines[..names.len()] {
         assert_eq!(line["status"], "stored", "{line}");
         assert!(line["tests"].as_u64().is_some_and(|n| n > 0), "{line}");
     }

@@ -128,18 +128,17 @@ fn report_success(
         printer.warning(&format!("{}: {warning}", file.display()))?;
     }
     let text = if report.added {
-        let kind = [
-            done.summary.format.map(|f| f.as_str().to_owned()),
-            done.summary.producer.clone(),
-        ]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join(", ");
-        let kind = if kind.is_empty() {
-            String::new()
-        } else {
-            format!(" [{kind}]")
+        let format = done.summary.format.map(Format::as_str);
+        // A generic JUnit file names no tool but `junit`; say it once.
+        let producer = done
+            .summary
+            .producer
+            .as_deref()
+            .filter(|producer| Some(*producer) != format);
+        let kind = match (format, producer) {
+            (Some(format), Some(producer)) => format!(" [{format}, {producer}]"),
+            (Some(only), None) | (None, Some(only)) => format!(" [{only}]"),
+            (None, None) => String::new(),
         };
         format!(
             "stored {} ({} red) from {}{kind} as run #{}",
