@@ -636,3 +636,152 @@ proptest! {
         }
     }
 }
+
+/// A pytest JUnit report with one passing and one failing test, stamped at `hour`.
+fn two_test_report(hour: u32, second_fails: bool) -> String {
+    let failure = if second_fails {
+        r#"<failure message="AssertionError: boom">tests/test_a.py:3: AssertionError</failure>"#
+    } else {
+        ""
+    };
+    format!(
+        r#"<testsuites><testsuite name="pytest" timestamp="2026-10-01T{hour:02}:00:00">
+<testcase classname="tests.test_a" name="test_steady" time="0.1"/>
+<testcase classname="tests.test_a" name="test_shaky" time="0.1">{failure}</testcase>
+</testsuite></testsuites>"#
+    )
+}
+
+#[test]
+fn reliability_writes_tiers_and_tests_filters_by_them() {
+    let sandbox = Sandbox::new();
+    for hour in 0..22 {
+        let name = sandbox.write(
+            &format!("r{hour}.xml"),
+            &two_test_report(hour, hour % 3 == 0),
+        );
+        assert_eq!(sandbox.run(&["ingest", &name]).exit, 0);
+    }
+    // First evaluation: everyone enters at the default tier; nothing written without --write.
+    let dry = sandbox.run(&["reliability"]);
+    sandbox.snapshot("reliability_dry_run", &dry);
+    assert!(!sandbox.path().join(".ci/test-reliability.yaml").exists());
+
+    assert_eq!(sandbox.run(&["reliability", "--write"]).exit, 0);
+    // Second evaluation: the shaky test has 22 runs, a third of them red: quarantined.
+    let second = sandbox.run(&["--format", "json", "reliability", "--write"]);
+    assert_eq!(second.exit, 0, "{}", second.stderr);
+    assert!(second.stdout.contains(r#""test":"tests/test_a.py::test_shaky","tier":"quarantined","previous_tier":"probation","change":"dropped""#), "{}", second.stdout);
+    let file = std::fs::read_to_string(sandbox.path().join(".ci/test-reliability.yaml")).unwrap();
+    sandbox.snapshot(
+        "reliability_file",
+        &Ran {
+            exit: 0,
+            stdout: file.clone(),
+            stderr: String::new(),
+        },
+    );
+
+    let quarantined = sandbox.run(&["tests", "--tier", "quarantined"]);
+    assert_eq!(quarantined.exit, 0);
+    assert!(
+        quarantined.stdout.contains("test_shaky") && !quarantined.stdout.contains("test_steady"),
+        "{}",
+        quarantined.stdout
+    );
+    let unlisted = sandbox.run(&["tests", "--tier", "unlisted"]);
+    assert!(
+        unlisted.stdout.contains("no test in the history matches"),
+        "{}",
+        unlisted.stdout
+    );
+
+    // A human edits the owner; the next write keeps it and the bytes are otherwise stable.
+    let edited = file.replace(
+        "  - id: tests/test_a.py::test_shaky\n    tier: quarantined\n",
+        "  - id: tests/test_a.py::test_shaky\n    tier: quarantined\n    owner: '@platform'\n",
+    );
+    std::fs::write(sandbox.path().join(".ci/test-reliability.yaml"), &edited).unwrap();
+    assert_eq!(sandbox.run(&["reliability", "--write"]).exit, 0);
+    let again = std::fs::read_to_string(sandbox.path().join(".ci/test-reliability.yaml")).unwrap();
+    assert!(again.contains("    owner: '@platform'\n"), "{again}");
+    assert_eq!(sandbox.run(&["reliability", "--write"]).exit, 0);
+    assert_eq!(
+        std::fs::read_to_string(sandbox.path().join(".ci/test-reliability.yaml")).unwrap(),
+        again
+    );
+}
+
+#[test]
+fn broken_policy_or_reliability_files_exit_2_and_stay_untouched() {
+    let sandbox = Sandbox::new();
+    let name = sandbox.write("r.xml", &two_test_report(1, false));
+    assert_eq!(sandbox.run(&["ingest", &name]).exit, 0);
+
+    let broken = "tests:\n  - id: tests/test_a.py::test_steady\n    tier: gold\n";
+    sandbox.write(".ci/test-reliability.yaml", broken);
+    let ran = sandbox.run(&["reliability", "--write"]);
+    sandbox.snapshot("reliability_unknown_tier", &ran);
+    assert_eq!(ran.exit, 2);
+    assert_eq!(
+        std::fs::read_to_string(sandbox.path().join(".ci/test-reliability.yaml")).unwrap(),
+        broken
+    );
+
+    let negative =
+        "tests:\n  - id: tests/test_a.py::test_steady\n    tier: trusted\n    runs: -4\n";
+    sandbox.write(".ci/test-reliability.yaml", negative);
+    let ran = sandbox.run(&["reliability", "--write"]);
+    assert_eq!(ran.exit, 2);
+    assert!(
+        ran.stderr.contains("test-reliability.yaml:4:"),
+        "{}",
+        ran.stderr
+    );
+
+    std::fs::remove_file(sandbox.path().join(".ci/test-reliability.yaml")).unwrap();
+    sandbox.write(
+        "candor.toml",
+        "[reliability]\nwindow_runs = 100\nflake_budget = 1.5\n",
+    );
+    let ran = sandbox.run(&["reliability", "--write"]);
+    sandbox.snapshot("reliability_budget_out_of_range", &ran);
+    assert_eq!(ran.exit, 2);
+    assert!(!sandbox.path().join(".ci/test-reliability.yaml").exists());
+
+    sandbox.write(
+        "candor.toml",
+        "[reliability]\nwindow_runs = 100\n\n[reliabilty]\n",
+    );
+    let ran = sandbox.run(&["tests"]);
+    assert_eq!(ran.exit, 2);
+    assert!(
+        ran.stderr.contains("candor.toml:4:") && ran.stderr.contains("reliabilty"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn init_writes_the_default_once() {
+    let sandbox = Sandbox::new();
+    let ran = sandbox.run(&["init"]);
+    assert_eq!(ran.exit, 0, "{}", ran.stderr);
+    let written = std::fs::read_to_string(sandbox.path().join("candor.toml")).unwrap();
+    assert_eq!(written, candor::policy::config::DEFAULT_CONFIG);
+    let printed = sandbox.run(&["init", "--print"]);
+    assert_eq!(printed.stdout, written);
+    std::fs::write(sandbox.path().join("candor.toml"), "# mine\n").unwrap();
+    let again = sandbox.run(&["init"]);
+    sandbox.snapshot("init_refuses_to_overwrite", &again);
+    assert_eq!(again.exit, 2);
+    assert_eq!(
+        std::fs::read_to_string(sandbox.path().join("candor.toml")).unwrap(),
+        "# mine\n"
+    );
+    assert_eq!(sandbox.run(&["init", "--force"]).exit, 0);
+    assert_eq!(
+        std::fs::read_to_string(sandbox.path().join("candor.toml")).unwrap(),
+        written
+    );
+}

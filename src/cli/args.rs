@@ -68,6 +68,45 @@ pub enum RawCommand {
     Tests(RawTests),
     /// Show one test's executions, newest first.
     Show(RawShow),
+    /// Give every test a reliability tier from its rolling window; `--write` writes them to
+    /// the reliability file.
+    Reliability(RawReliability),
+    /// Write a commented starter candor.toml at the repository root.
+    Init(RawInit),
+}
+
+/// `candor reliability`.
+#[derive(Debug, Args)]
+pub struct RawReliability {
+    /// Write the reliability file: to PATH, or where candor.toml's `[reliability] file`
+    /// says (default .ci/test-reliability.yaml). Without it nothing is written.
+    #[arg(long, value_name = "PATH", num_args = 0..=1)]
+    // Absent, `--write`, and `--write PATH` are three different requests.
+    pub write: Option<Option<PathBuf>>,
+}
+
+/// `candor init`.
+#[derive(Debug, Args)]
+pub struct RawInit {
+    /// Print the starter file instead of writing it.
+    #[arg(long)]
+    pub print: bool,
+    /// Replace an existing candor.toml.
+    #[arg(long, conflicts_with = "print")]
+    pub force: bool,
+}
+
+/// `--tier`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RawTier {
+    /// Failures are evidence.
+    Trusted,
+    /// Failures must be measured first.
+    Probation,
+    /// Failures are not evidence (new failure shapes still are).
+    Quarantined,
+    /// Not in the reliability file yet (treated as probation).
+    Unlisted,
 }
 
 /// `candor ingest`.
@@ -111,7 +150,9 @@ pub struct RawTests {
     /// Only tests whose latest run was red.
     #[arg(long)]
     pub failing: bool,
-    // `--tier` joins here with reliability tiers.
+    /// Only tests with this tier in the reliability file.
+    #[arg(long, value_enum)]
+    pub tier: Option<RawTier>,
 }
 
 /// `candor show`.

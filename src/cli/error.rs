@@ -33,6 +33,27 @@ pub enum CliError {
     /// `ingest` could not turn its arguments into files.
     #[error(transparent)]
     Inputs(InputError),
+    /// candor.toml is broken.
+    #[error(transparent)]
+    Config(#[from] crate::policy::ConfigError),
+    /// The reliability file is broken.
+    #[error(transparent)]
+    ReliabilityFile(#[from] crate::reliability::FileError),
+    /// A file candor writes could not be written; the old one, if any, is untouched.
+    #[error("could not write {}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `init` found a candor.toml already.
+    #[error("{} exists already", path.display())]
+    ConfigExists {
+        /// The file.
+        path: PathBuf,
+    },
     /// Writing the output failed for another reason than the reader going away.
     #[error("could not write the output")]
     Output(#[from] std::io::Error),
@@ -58,6 +79,15 @@ impl CliError {
             CliError::Inputs(_) => {
                 Some("give result files, directories that hold them, or glob patterns".into())
             }
+            CliError::Config(error) => Some(error.hint()),
+            CliError::ReliabilityFile(error) => Some(error.hint().to_owned()),
+            CliError::Write { .. } => {
+                Some("check that the folder exists and can be written; nothing was changed".into())
+            }
+            CliError::ConfigExists { .. } => Some(
+                "edit it by hand, compare with `candor init --print`, or replace it with `candor init --force`"
+                    .into(),
+            ),
             CliError::Output(_) => None,
         }
     }

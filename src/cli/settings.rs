@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
-use super::args::{RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawSource};
+use super::args::{RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawSource, RawTier};
 use crate::ci_env::CiEnv;
 use crate::env_vars::EnvVars;
 use crate::git::{Git, GitError};
@@ -25,6 +25,9 @@ pub struct Settings {
     pub output: OutputSettings,
     /// The history database.
     pub db: PathBuf,
+    /// The repository root (the current directory outside a repository): where
+    /// candor.toml, the reliability file and the ledger are.
+    pub repo_root: PathBuf,
     /// The command and its own settings.
     pub command: Command,
     /// Things resolution could not find out and the user may want to know (git failed).
@@ -62,6 +65,35 @@ pub enum Command {
     Tests(TestsSettings),
     /// `candor show`.
     Show(ShowSettings),
+    /// `candor reliability`.
+    Reliability(ReliabilitySettings),
+    /// `candor init`.
+    Init(InitSettings),
+}
+
+/// `candor reliability`, decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReliabilitySettings {
+    /// Whether to write the file, and where: `Some(None)` means candor.toml's path.
+    pub write: Option<Option<PathBuf>>,
+}
+
+/// `candor init`, decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitSettings {
+    /// Print instead of writing.
+    pub print: bool,
+    /// Replace an existing file.
+    pub force: bool,
+}
+
+/// A `--tier` filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TierFilter {
+    /// Listed with this tier.
+    Listed(crate::stats::tiers::Tier),
+    /// Not in the reliability file.
+    Unlisted,
 }
 
 /// `candor ingest`, decided.
@@ -81,7 +113,8 @@ pub struct IngestSettings {
 pub struct TestsSettings {
     /// Only tests whose latest run was red.
     pub failing_only: bool,
-    // The tier filter joins here with reliability tiers.
+    /// Only tests with this tier.
+    pub tier: Option<TierFilter>,
 }
 
 /// `candor show`, decided.
@@ -150,15 +183,37 @@ impl Settings {
             }
             RawCommand::Tests(raw) => Command::Tests(TestsSettings {
                 failing_only: raw.failing,
+                tier: raw.tier.map(|tier| {
+                    use crate::stats::tiers::Tier;
+                    match tier {
+                        RawTier::Trusted => TierFilter::Listed(Tier::Trusted),
+                        RawTier::Probation => TierFilter::Listed(Tier::Probation),
+                        RawTier::Quarantined => TierFilter::Listed(Tier::Quarantined),
+                        RawTier::Unlisted => TierFilter::Unlisted,
+                    }
+                }),
+            }),
+            RawCommand::Reliability(raw) => Command::Reliability(ReliabilitySettings {
+                write: raw
+                    .write
+                    .map(|path| path.map(|path| context.cwd.join(path))),
+            }),
+            RawCommand::Init(raw) => Command::Init(InitSettings {
+                print: raw.print,
+                force: raw.force,
             }),
             RawCommand::Show(raw) => Command::Show(ShowSettings {
                 test_id: raw.test,
                 limit: raw.limit as usize,
             }),
         };
+        let repo_root = repo
+            .root(&mut warnings)
+            .unwrap_or_else(|| context.cwd.clone());
         Settings {
             output,
             db,
+            repo_root,
             command,
             warnings,
         }

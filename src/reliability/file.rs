@@ -185,11 +185,17 @@ impl ReliabilityFile {
     pub fn parse(text: &str, path: &Path) -> Result<ReliabilityFile, FileError> {
         let located = |error: serde_yaml_ng::Error| {
             let (line, column) = error.location().map_or((1, 1), |l| (l.line(), l.column()));
+            // The location is ours to print, in `path:line:column:` form.
+            let message = error.to_string();
+            let message = match message.rfind(" at line ") {
+                Some(at) if error.location().is_some() => message[..at].to_owned(),
+                _ => message,
+            };
             FileError {
                 path: path.to_owned(),
                 line,
                 column,
-                message: error.to_string(),
+                message,
             }
         };
         if text.trim().is_empty() {

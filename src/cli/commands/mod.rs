@@ -2,6 +2,8 @@
 //! code, or a [`CliError`] that ends it.
 
 mod ingest;
+mod init;
+mod reliability;
 mod show;
 mod tests;
 
@@ -17,7 +19,11 @@ use crate::history::{HistoryStore, SqliteStore};
 pub fn run(settings: &Settings, printer: &mut Printer) -> Result<u8, CliError> {
     match &settings.command {
         Command::Ingest(ingest) => ingest::run(ingest, &settings.db, printer),
-        Command::Tests(tests) => tests::run(tests, &settings.db, printer),
+        Command::Tests(tests) => tests::run(tests, &settings.db, &settings.repo_root, printer),
+        Command::Reliability(reliability) => {
+            reliability::run(reliability, &settings.db, &settings.repo_root, printer)
+        }
+        Command::Init(init) => init::run(init, &settings.repo_root, printer),
         Command::Show(show) => show::run(show, &settings.db, printer),
     }
 }
