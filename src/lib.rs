@@ -3,12 +3,19 @@
 //! a receipt, and gates agent-authored diffs in a lane with zero flake budget.
 //!
 //! Where things live: `results` reads runners' files into the model, `history` stores it,
-//! `cli` resolves arguments and prints. See `docs/architecture.md`.
+//! `policy` reads `candor.toml` and matches fingerprints, `triage` gives a red test its
+//! verdict, `ledger` keeps the rerun receipts, `cli` resolves arguments and prints. See
+//! `docs/architecture.md`.
 
 pub mod cli;
 pub mod exit_codes;
 pub mod history;
+pub mod ledger;
+pub mod policy;
+pub mod reliability;
 pub mod results;
+pub mod stats;
+pub mod triage;
 
 #[cfg(test)]
 pub(crate) mod test_support;

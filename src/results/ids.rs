@@ -1,6 +1,8 @@
 //! Canonical test ids: the one string per test that its runner accepts to select it, built
 //! the same way from every format that runner can write (see `docs/formats.md#test-ids`).
 
+use std::path::Path;
+
 /// pytest node id `tests/x/test_y.py::TestC::test_z[p]` from a JUnit `classname`, `name`
 /// and optional `file` attribute.
 ///
@@ -16,29 +18,31 @@ pub fn pytest(classname: &str, name: &str, file: Option<&str>) -> String {
     } else {
         classname.split('.').collect()
     };
-    let module_path = match file.map(str::trim).filter(|f| f.ends_with(".py")) {
-        Some(file) => {
-            let file = file.trim_start_matches("./");
-            let dotted = file.trim_end_matches(".py").replace(['/', '\\'], ".");
-            let module_len = dotted.split('.').count();
-            if segments.len() >= module_len && segments[..module_len].join(".") == dotted {
-                segments.drain(..module_len);
-            } else {
-                // The file does not prefix the classname (rootdir differs): keep the
-                // classes by pytest's naming rule.
-                let classes = trailing_classes(&segments);
-                segments.drain(..segments.len() - classes);
-            }
-            file.replace('\\', "/")
-        }
-        None => {
+    let python_file = file.map(str::trim).filter(|f| {
+        Path::new(f)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("py"))
+    });
+    let module_path = if let Some(file) = python_file {
+        let file = file.trim_start_matches("./");
+        let dotted = file[..file.len() - 3].replace(['/', '\\'], ".");
+        let module_len = dotted.split('.').count();
+        if segments.len() >= module_len && segments[..module_len].join(".") == dotted {
+            segments.drain(..module_len);
+        } else {
+            // The file does not prefix the classname (rootdir differs): keep the classes
+            // by pytest's naming rule.
             let classes = trailing_classes(&segments);
-            let module: Vec<&str> = segments.drain(..segments.len() - classes).collect();
-            if module.is_empty() {
-                String::new()
-            } else {
-                format!("{}.py", module.join("/"))
-            }
+            segments.drain(..segments.len() - classes);
+        }
+        file.replace('\\', "/")
+    } else {
+        let classes = trailing_classes(&segments);
+        let module: Vec<&str> = segments.drain(..segments.len() - classes).collect();
+        if module.is_empty() {
+            String::new()
+        } else {
+            format!("{}.py", module.join("/"))
         }
     };
     let mut id = module_path;

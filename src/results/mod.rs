@@ -136,6 +136,7 @@ impl ParseError {
     }
 
     /// Replaces a byte-offset position by a line and column.
+    #[must_use]
     pub fn with_position(mut self, resolved: Position) -> ParseError {
         if let ParseError::Syntax { position, .. } | ParseError::NotResults { position, .. } =
             &mut self
@@ -209,6 +210,13 @@ pub fn sniff<R: BufRead>(reader: &mut R) -> Result<Format, ParseError> {
 }
 
 /// The content rules behind [`sniff`], on a prefix of the input.
+///
+/// XML (or a UTF-16 byte-order mark) is JUnit; the first line that is a libtest or
+/// `go test -json` event decides between those two, wherever it is in the prefix, since
+/// both streams may start with plain output; a `go test` build-failure line (`# pkg`,
+/// `FAIL\tpkg [build failed]`) before any event means `go test`. Anything else is not
+/// results, and the error names the JSON report it recognises (mocha, RSpec, Playwright,
+/// Cucumber, Dart/Flutter, Bazel BEP, pytest-reportlog, Jest) where it can tell.
 pub fn detect(head: &[u8]) -> Result<Format, ParseError> {
     let at_start = Position::LineColumn { line: 1, column: 1 };
     // UTF-16 byte-order marks: only XML is written that way in practice.
@@ -225,7 +233,6 @@ pub fn detect(head: &[u8]) -> Result<Format, ParseError> {
     if text[first] == b'<' {
         return Ok(Format::Junit);
     }
-    let mut saw_json_document = false;
     for (number, line) in text.split(|b| *b == b'\n').enumerate() {
         let line = line.trim_ascii();
         if line.starts_with(b"{") {
@@ -239,41 +246,91 @@ pub fn detect(head: &[u8]) -> Result<Format, ParseError> {
                             line: number as u64 + 1,
                             column: 1,
                         },
-                        message:
-                            "this is a pytest-reportlog stream, which candor does not read yet"
-                                .into(),
+                        message: not_read_yet(PYTEST_REPORTLOG),
                     });
                 }
-            } else if number == 0 && (line == b"{" || line.len() > 1) {
-                saw_json_document = true;
             }
-        } else if line.starts_with(b"[") && number == 0 {
-            saw_json_document = true;
         } else if gotest::is_build_failure_line(line) {
             return Ok(Format::GoTestJson);
         }
     }
-    let message = if saw_json_document {
-        "a JSON document, not a stream of libtest or `go test -json` events (mocha, rspec, Playwright, Dart and Cucumber JSON reports are not read yet)"
-    } else {
-        "neither XML nor a stream of libtest or `go test -json` events"
+    let message = match describe_json_report(&text[first..]) {
+        Some(what) => not_read_yet(what),
+        None if matches!(text[first], b'{' | b'[') => {
+            "a JSON document, not a stream of libtest or `go test -json` events".into()
+        }
+        None => "neither XML nor a stream of libtest or `go test -json` events".into(),
     };
     Err(ParseError::NotResults {
         position: at_start,
-        message: message.into(),
+        message,
     })
 }
 
+const PYTEST_REPORTLOG: &str = "a pytest-reportlog stream (`pytest --report-log`)";
+
+fn not_read_yet(what: &str) -> String {
+    format!("{what}, which candor does not read yet")
+}
+
+/// Object keys as they appear in JSON text: `"key":`.
+static JSON_KEY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r#""([^"\\]{1,64})"\s*:"#).expect("the JSON key pattern is valid")
+});
+
+/// Names the JSON report a prefix belongs to, judged by the keys each tool writes early.
+/// Works on a prefix, so a document cut short by [`SNIFF_BYTES`] is still recognised.
+fn describe_json_report(head: &[u8]) -> Option<&'static str> {
+    let text = String::from_utf8_lossy(head);
+    let keys: std::collections::HashSet<&str> = JSON_KEY
+        .captures_iter(&text)
+        .filter_map(|caps| caps.get(1).map(|m| m.as_str()))
+        .collect();
+    let has = |key: &str| keys.contains(key);
+    let starts_array = text.trim_start().starts_with('[');
+    if has("$report_type") {
+        Some(PYTEST_REPORTLOG)
+    } else if has("protocolVersion") || (has("testID") && has("suiteID")) {
+        Some("a Dart/Flutter test JSON event stream (`dart test --reporter json`)")
+    } else if has("numTotalTests") && has("testResults") {
+        Some("a Jest/Vitest JSON report (`--json`)")
+    } else if has("config") && (has("configFile") || has("rootDir")) {
+        Some("a Playwright JSON report (`--reporter=json`)")
+    } else if has("stats") && has("passes") && has("pending") {
+        Some("a mocha JSON report (`--reporter json`)")
+    } else if has("examples") && (has("summary_line") || has("full_description")) {
+        Some("an RSpec JSON report (`--format json`)")
+    } else if starts_array && has("keyword") && has("elements") {
+        Some("a Cucumber JSON report (`--format json`)")
+    } else if has("id") && (has("buildMetadata") || has("children") || has("testResult")) {
+        Some("a Bazel Build Event Protocol JSON stream (`--build_event_json_file`)")
+    } else if has("collectors") && has("exitcode") {
+        Some("a pytest-json-report report (`--json-report`)")
+    } else {
+        None
+    }
+}
+
+/// The format a single JSON line is an event of, if any: `go test -json` events carry an
+/// `Action` (with `Package`, `Time` or, for go ≥ 1.24 build output, `ImportPath`);
+/// libtest events a `type` of suite/test/bench/report with an `event`, a report's
+/// `total_time` or a bench's `median`.
 fn json_event_format(value: &serde_json::Value) -> Option<Format> {
     let object = value.as_object()?;
-    if object.contains_key("Action")
-        && (object.contains_key("Package") || object.contains_key("Time"))
+    if object
+        .get("Action")
+        .is_some_and(serde_json::Value::is_string)
+        && (object.contains_key("Package")
+            || object.contains_key("Time")
+            || object.contains_key("ImportPath"))
     {
         return Some(Format::GoTestJson);
     }
     match object.get("type").and_then(serde_json::Value::as_str) {
         Some("suite" | "test" | "bench" | "report")
-            if object.contains_key("event") || object.contains_key("total_time") =>
+            if object.contains_key("event")
+                || object.contains_key("total_time")
+                || object.contains_key("median") =>
         {
             Some(Format::LibtestJson)
         }

@@ -4,6 +4,7 @@
 //! build these values, `history` stores them, `stats` and `policy` judge them.
 
 use std::fmt;
+use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
@@ -233,7 +234,7 @@ pub fn cap_text(mut text: String) -> String {
     }
     let dropped = text.len() - cut;
     text.truncate(cut);
-    text.push_str(&format!("\n[candor: {dropped} more bytes not kept]"));
+    let _ = write!(text, "\n[candor: {dropped} more bytes not kept]");
     text
 }
 

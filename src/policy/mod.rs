@@ -1,0 +1,12 @@
+//! Policy: `candor.toml` (humans own it) read, validated and resolved into settings the
+//! rest of candor uses, and the flake fingerprints it declares, matched exactly. Errors
+//! name the file, line and key.
+
+pub mod config;
+pub mod fingerprint;
+
+pub use config::{Config, ConfigError, ReliabilityConfig, RerunConfig, TriageConfig};
+pub use fingerprint::{
+    ConditionMismatch, Fingerprint, FingerprintConditions, FingerprintMatch, MessagePattern,
+    Mismatch, RunConditions, find_match,
+};

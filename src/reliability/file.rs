@@ -1,0 +1,466 @@
+//! `.ci/test-reliability.yaml`: reading the previous file (strictly, with line numbers) and
+//! rendering the next one byte for byte the same from the same input.
+//!
+//! Computed fields are candor's and are overwritten; `tier` is both (the machine moves it,
+//! a human may set it by PR); `owner`, `ticket`, `note` and any field candor does not
+//! know are the humans' and are carried over untouched.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use jiff::civil::Date;
+use serde::Deserialize;
+use serde_yaml_ng::Value;
+
+use crate::stats::tiers::{Tier, TierPolicy};
+use crate::stats::wilson::Interval;
+
+/// The first line of every generated file.
+pub const HEADER: &str = "# Generated from CI history by `candor reliability --write`. Edit tier/owner/ticket/note by PR; never hand-edit stats.";
+
+/// Fields candor computes (overwritten on every write) or owns (`id`, `tier`).
+const MACHINE_FIELDS: [&str; 11] = [
+    "id",
+    "tier",
+    "runs",
+    "failures",
+    "pass_rate",
+    "wilson_95",
+    "flips",
+    "first_flaky",
+    "last_run",
+    "tier_since",
+    "stale",
+];
+
+/// Fields humans own that have a fixed place in the layout.
+const HUMAN_FIELDS: [&str; 3] = ["owner", "ticket", "note"];
+
+/// One test's entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestEntry {
+    /// Canonical test id.
+    pub id: String,
+    /// Its tier.
+    pub tier: Tier,
+    /// Runs in the window.
+    pub runs: u64,
+    /// Runs in the window that failed at least once.
+    pub failures: u64,
+    /// Passing share of the window.
+    pub pass_rate: Option<f64>,
+    /// Wilson 95% interval of the pass rate.
+    pub wilson_95: Option<Interval>,
+    /// Pass↔fail changes in run order.
+    pub flips: u64,
+    /// When flakiness was first confirmed (kept across writes: the earliest wins).
+    pub first_flaky: Option<Date>,
+    /// Date of the newest run in the window.
+    pub last_run: Option<Date>,
+    /// The newest run the last tier change was based on.
+    pub tier_since: Option<Timestamp>,
+    /// No run in the window: listed rather than silently dropped.
+    pub stale: bool,
+    /// Human fields in layout order (`owner`, `ticket`, `note`), then unknown ones sorted.
+    pub human: BTreeMap<String, Value>,
+}
+
+impl TestEntry {
+    /// A fresh entry with nothing computed yet.
+    pub fn new(id: impl Into<String>, tier: Tier) -> TestEntry {
+        TestEntry {
+            id: id.into(),
+            tier,
+            runs: 0,
+            failures: 0,
+            pass_rate: None,
+            wilson_95: None,
+            flips: 0,
+            first_flaky: None,
+            last_run: None,
+            tier_since: None,
+            stale: false,
+            human: BTreeMap::new(),
+        }
+    }
+}
+
+/// The file's content.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ReliabilityFile {
+    /// Entries sorted by id.
+    pub tests: Vec<TestEntry>,
+}
+
+/// A reliability file that cannot be used, located in the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{}:{line}:{column}: {message}", path.display())]
+pub struct FileError {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl FileError {
+    /// What to do about it.
+    pub fn hint(&self) -> &'static str {
+        "fix the line by hand (only tier, owner, ticket and note are meant to be edited) or delete the file to regenerate it from history; it was left untouched"
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    policy: Option<RawPolicy>,
+    #[serde(default)]
+    tests: Option<Vec<RawEntry>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[expect(
+    dead_code,
+    reason = "read only to validate: candor.toml is the policy's source"
+)]
+struct RawPolicy {
+    window_runs: Option<u64>,
+    flake_budget: Option<f64>,
+    promote_after_window: Option<bool>,
+    default_tier: Option<Tier>,
+    min_runs: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawEntry {
+    id: String,
+    tier: Tier,
+    // Computed fields are overwritten, but a broken one still means a broken file.
+    #[serde(default)]
+    #[expect(dead_code, reason = "validated, then recomputed")]
+    runs: Option<u64>,
+    #[serde(default)]
+    #[expect(dead_code, reason = "validated, then recomputed")]
+    failures: Option<u64>,
+    #[serde(default)]
+    #[expect(dead_code, reason = "validated, then recomputed")]
+    pass_rate: Option<f64>,
+    #[serde(default)]
+    first_flaky: Option<Date>,
+    #[serde(default)]
+    tier_since: Option<Timestamp>,
+}
+
+impl ReliabilityFile {
+    /// Reads the file at `path`; an empty file when it does not exist.
+    pub fn load(path: &Path) -> Result<ReliabilityFile, FileError> {
+        match fs_err::read_to_string(path) {
+            Ok(text) => ReliabilityFile::parse(&text, path),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                Ok(ReliabilityFile::default())
+            }
+            Err(error) => Err(FileError {
+                path: path.to_owned(),
+                line: 1,
+                column: 1,
+                message: format!("cannot read the file: {error}"),
+            }),
+        }
+    }
+
+    /// Parses `text` (read from `path`, for error messages).
+    pub fn parse(text: &str, path: &Path) -> Result<ReliabilityFile, FileError> {
+        let located = |error: serde_yaml_ng::Error| {
+            let (line, column) = error.location().map_or((1, 1), |l| (l.line(), l.column()));
+            FileError {
+                path: path.to_owned(),
+                line,
+                column,
+                message: error.to_string(),
+            }
+        };
+        if text.trim().is_empty() {
+            return Ok(ReliabilityFile::default());
+        }
+        // Typed first, for errors with a line; then as plain values, to keep the fields
+        // candor does not know.
+        let raw: RawFile = serde_yaml_ng::from_str(text).map_err(located)?;
+        let values: Value = serde_yaml_ng::from_str(text).map_err(located)?;
+        if let Some(budget) = raw.policy.as_ref().and_then(|p| p.flake_budget)
+            && !(0.0..1.0).contains(&budget)
+        {
+            let offset = text.find("flake_budget:").unwrap_or(0);
+            let (line, column) = crate::policy::config::line_column(text, offset);
+            return Err(FileError {
+                path: path.to_owned(),
+                line,
+                column,
+                message: format!("policy.flake_budget {budget} is outside 0..1 (0.02 means 2%)"),
+            });
+        }
+        let raw_tests = raw.tests.unwrap_or_default();
+        let value_tests = values
+            .get("tests")
+            .and_then(Value::as_sequence)
+            .cloned()
+            .unwrap_or_default();
+
+        let mut tests: Vec<TestEntry> = Vec::with_capacity(raw_tests.len());
+        for (raw, value) in raw_tests.into_iter().zip(value_tests) {
+            let mut entry = TestEntry::new(raw.id, raw.tier);
+            entry.first_flaky = raw.first_flaky;
+            entry.tier_since = raw.tier_since;
+            if let Some(mapping) = value.as_mapping() {
+                for (key, value) in mapping {
+                    if let Some(key) = key.as_str()
+                        && !MACHINE_FIELDS.contains(&key)
+                    {
+                        entry.human.insert(key.to_owned(), value.clone());
+                    }
+                }
+            }
+            tests.push(entry);
+        }
+        tests.sort_by(|a, b| a.id.cmp(&b.id));
+        if let Some(pair) = tests.windows(2).find(|pair| pair[0].id == pair[1].id) {
+            let id = &pair[0].id;
+            let offset = text
+                .match_indices(id.as_str())
+                .nth(1)
+                .map_or(0, |(at, _)| at);
+            let (line, column) = crate::policy::config::line_column(text, offset);
+            return Err(FileError {
+                path: path.to_owned(),
+                line,
+                column,
+                message: format!("test {id:?} is listed twice; keep one entry"),
+            });
+        }
+        Ok(ReliabilityFile { tests })
+    }
+
+    /// Renders the file: header, policy block, tests sorted by id. The same content gives
+    /// the same bytes.
+    pub fn render(&self, policy: &TierPolicy) -> String {
+        let mut out = String::with_capacity(256 + self.tests.len() * 256);
+        out.push_str(HEADER);
+        out.push('\n');
+        out.push_str("policy:\n");
+        let _ = writeln!(out, "  window_runs: {}", policy.window_runs);
+        let _ = writeln!(
+            out,
+            "  flake_budget: {}        # >{}% failures in the window => drop one tier",
+            number(policy.flake_budget),
+            number(policy.flake_budget * 100.0)
+        );
+        let _ = writeln!(
+            out,
+            "  promote_after_window: {} # a full window inside the budget => up one tier",
+            policy.promote_after_window
+        );
+        let _ = writeln!(out, "  default_tier: {}", policy.default_tier);
+        let _ = writeln!(out, "  min_runs: {}", policy.min_runs);
+        if self.tests.is_empty() {
+            out.push_str("tests: []\n");
+            return out;
+        }
+        out.push_str("tests:\n");
+        for entry in &self.tests {
+            render_entry(&mut out, entry);
+        }
+        out
+    }
+}
+
+fn render_entry(out: &mut String, entry: &TestEntry) {
+    let _ = writeln!(out, "  - id: {}", scalar(&entry.id));
+    let _ = writeln!(out, "    tier: {}", entry.tier);
+    let _ = writeln!(out, "    runs: {}", entry.runs);
+    let _ = writeln!(out, "    failures: {}", entry.failures);
+    if let Some(rate) = entry.pass_rate {
+        let _ = writeln!(out, "    pass_rate: {rate:.3}");
+    }
+    if let Some(interval) = entry.wilson_95 {
+        let _ = writeln!(
+            out,
+            "    wilson_95: [{:.4}, {:.4}]",
+            interval.low, interval.high
+        );
+    }
+    let _ = writeln!(out, "    flips: {}", entry.flips);
+    if let Some(date) = entry.first_flaky {
+        let _ = writeln!(out, "    first_flaky: {date}");
+    }
+    if let Some(date) = entry.last_run {
+        let _ = writeln!(out, "    last_run: {date}");
+    }
+    if let Some(since) = entry.tier_since {
+        let _ = writeln!(out, "    tier_since: {since}");
+    }
+    if entry.stale {
+        out.push_str("    stale: true\n");
+    }
+    let known = HUMAN_FIELDS
+        .iter()
+        .filter_map(|k| entry.human.get_key_value(*k));
+    let unknown = entry
+        .human
+        .iter()
+        .filter(|(k, _)| !HUMAN_FIELDS.contains(&k.as_str()));
+    for (key, value) in known.chain(unknown) {
+        render_field(out, key, value);
+    }
+}
+
+fn render_field(out: &mut String, key: &str, value: &Value) {
+    let key = scalar(key);
+    match value {
+        Value::String(text) => {
+            let _ = writeln!(out, "    {key}: {}", scalar(text));
+        }
+        Value::Mapping(m) if !m.is_empty() => block(out, &key, value),
+        Value::Sequence(s) if !s.is_empty() => block(out, &key, value),
+        other => {
+            let rendered = serde_yaml_ng::to_string(other).unwrap_or_default();
+            let _ = writeln!(out, "    {key}: {}", rendered.trim_end());
+        }
+    }
+}
+
+fn block(out: &mut String, key: &str, value: &Value) {
+    let _ = writeln!(out, "    {key}:");
+    for line in serde_yaml_ng::to_string(value).unwrap_or_default().lines() {
+        let _ = writeln!(out, "      {line}");
+    }
+}
+
+/// A string as a one-line YAML scalar: plain when YAML would read it back unchanged,
+/// otherwise double-quoted (JSON's string syntax is valid YAML).
+fn scalar(text: &str) -> String {
+    let plain = serde_yaml_ng::to_string(text).unwrap_or_default();
+    let plain = plain.strip_suffix('\n').unwrap_or(&plain);
+    if !plain.contains('\n') && !plain.starts_with(['|', '>']) {
+        plain.to_owned()
+    } else {
+        serde_json::to_string(text).unwrap_or_default()
+    }
+}
+
+/// A float without trailing zeros, the same on every platform.
+fn number(value: f64) -> String {
+    let text = format!("{value:.6}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text.is_empty() {
+        "0".into()
+    } else {
+        text.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED_LAYOUT: &str = "# Generated from CI history by `candor reliability --write`. Edit tier/owner/ticket/note by PR; never hand-edit stats.
+policy:
+  window_runs: 200
+  flake_budget: 0.02        # >2% failures in the window => drop one tier
+  promote_after_window: true # a full window inside the budget => up one tier
+  default_tier: probation
+tests:
+  - id: services/pool/integration::TestPoolCheckoutUnderLoad
+    tier: quarantined
+    runs: 200
+    failures: 29
+    pass_rate: 0.855
+    first_flaky: 2026-05-14
+    owner: platform
+    ticket: PLAT-1182
+    note: Checkout deadline too tight for shared runners. Not a known pool defect.
+    escalation: {channel: '#platform', after_days: 3}
+";
+
+    fn parse(text: &str) -> Result<ReliabilityFile, FileError> {
+        ReliabilityFile::parse(text, Path::new(".ci/test-reliability.yaml"))
+    }
+
+    #[test]
+    fn reads_the_design_layout_keeping_human_and_unknown_fields() {
+        let file = parse(SEED_LAYOUT).unwrap();
+        let entry = &file.tests[0];
+        assert_eq!(entry.tier, Tier::Quarantined);
+        assert_eq!(entry.first_flaky, Some(Date::constant(2026, 5, 14)));
+        assert_eq!(entry.human["ticket"], Value::String("PLAT-1182".into()));
+        assert!(entry.human.contains_key("escalation"));
+        assert!(!entry.human.contains_key("runs"));
+    }
+
+    #[test]
+    fn render_then_parse_keeps_every_human_field_and_is_stable() {
+        let file = parse(SEED_LAYOUT).unwrap();
+        let policy = TierPolicy::default();
+        let once = file.render(&policy);
+        let twice = parse(&once).unwrap().render(&policy);
+        assert_eq!(once, twice);
+        assert!(once.contains(
+            "    note: Checkout deadline too tight for shared runners. Not a known pool defect.\n"
+        ));
+        assert!(
+            once.contains("    escalation:\n      channel: '#platform'\n      after_days: 3\n"),
+            "{once}"
+        );
+    }
+
+    #[test]
+    fn odd_ids_round_trip() {
+        let mut file = ReliabilityFile::default();
+        for id in [
+            "tests/a.py::test[a: b]",
+            "- dash",
+            "pkg::Test/with \"quotes\"",
+            "multi\nline",
+            "#hash",
+            "yes",
+        ] {
+            file.tests.push(TestEntry::new(id, Tier::Probation));
+        }
+        file.tests.sort_by(|a, b| a.id.cmp(&b.id));
+        let text = file.render(&TierPolicy::default());
+        let back = parse(&text).unwrap();
+        let ids: Vec<_> = back.tests.iter().map(|t| t.id.clone()).collect();
+        let expected: Vec<_> = file.tests.iter().map(|t| t.id.clone()).collect();
+        assert_eq!(ids, expected, "{text}");
+    }
+
+    #[test]
+    fn broken_files_name_the_line() {
+        let unknown_tier = SEED_LAYOUT.replace("tier: quarantined", "tier: gold");
+        let error = parse(&unknown_tier).unwrap_err();
+        assert_eq!(error.line, 9, "{error}");
+        assert!(error.message.contains("gold"), "{error}");
+
+        let negative = SEED_LAYOUT.replace("runs: 200\n    failures", "runs: -3\n    failures");
+        assert_eq!(parse(&negative).unwrap_err().line, 10);
+
+        let budget = SEED_LAYOUT.replace("flake_budget: 0.02", "flake_budget: 1.5");
+        let error = parse(&budget).unwrap_err();
+        assert_eq!(error.line, 4, "{error}");
+
+        let bad_yaml = "policy:\n  window_runs: [1,\n";
+        assert!(parse(bad_yaml).is_err());
+
+        let twice = format!(
+            "{SEED_LAYOUT}  - id: services/pool/integration::TestPoolCheckoutUnderLoad\n    tier: trusted\n"
+        );
+        let error = parse(&twice).unwrap_err();
+        assert!(error.message.contains("listed twice"), "{error}");
+        assert_eq!(error.line, 18);
+    }
+}
