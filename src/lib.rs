@@ -3,17 +3,21 @@
 //! a receipt, and gates agent-authored diffs in a lane with zero flake budget.
 //!
 //! Where things live: `results` reads runners' files into the model, `history` stores it,
-//! `policy` reads `candor.toml` and matches fingerprints, `triage` gives a red test its
-//! verdict, `ledger` keeps the rerun receipts, `cli` resolves arguments and prints. See
+//! `ingest` carries files from one to the other, `stats` and `reliability` give tests their
+//! tiers, `policy` reads `candor.toml` and matches fingerprints, `triage` gives a red test
+//! its verdict, `ledger` keeps the rerun receipts, `runner` drives the test runners, `cli`
+//! resolves arguments and prints. See
 //! `docs/architecture.md`.
 
 pub mod cli;
 pub mod exit_codes;
 pub mod history;
+pub mod ingest;
 pub mod ledger;
 pub mod policy;
 pub mod reliability;
 pub mod results;
+pub mod runner;
 pub mod stats;
 pub mod triage;
 

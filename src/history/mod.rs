@@ -8,11 +8,12 @@ pub mod sqlite;
 
 use std::fmt;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::results::Execution;
+use crate::results::{Execution, Outcome};
 
 pub use sqlite::SqliteStore;
 
@@ -86,6 +87,8 @@ pub struct NewRun {
     /// Merge base with the default branch, when known.
     pub merge_base: Option<String>,
     /// When the run started (the file's timestamp when it has one, else ingest time).
+    /// Stores keep microseconds (PostgreSQL's `timestamptz` precision); finer digits are
+    /// dropped. It orders the history, so it is fixed when the ingest begins.
     pub started_at: Timestamp,
     /// Where the run came from.
     pub source: Source,
@@ -120,6 +123,8 @@ pub struct RunRecord {
     pub content_key: String,
     /// How many distinct tests it holds.
     pub executions: u64,
+    /// Of those, how many ended red (fail or error).
+    pub red: u64,
 }
 
 /// One stored execution with the run it belongs to.
@@ -165,6 +170,37 @@ impl TestSummary {
     }
 }
 
+/// One execution as a reliability window sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowEntry {
+    /// The run it belongs to.
+    pub run_id: i64,
+    /// When that run started.
+    pub started_at: Timestamp,
+    /// The outcome after the run's own retries (never a skip: skips are not runs).
+    pub outcome: Outcome,
+}
+
+/// A test's most recent executions that ran, newest first in run order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestWindow {
+    /// Canonical test id.
+    pub test_id: String,
+    /// Newest first, ordered by the run's `started_at`, then by run id.
+    pub entries: Vec<WindowEntry>,
+}
+
+/// What is learned about a run only by reading its file; recorded when the ingest commits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunContent {
+    /// What makes the ingest idempotent; see [`crate::ingest::content_key`] for the recipe.
+    pub content_key: String,
+    /// Format that was read.
+    pub format: Option<String>,
+    /// Producing tool, when the content said.
+    pub producer: Option<String>,
+}
+
 /// What one ingest did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IngestReport {
@@ -172,7 +208,8 @@ pub struct IngestReport {
     pub run_id: i64,
     /// False when the same content for the same run was already stored: nothing added.
     pub added: bool,
-    /// Distinct tests stored (after merging retries).
+    /// Distinct tests stored (after merging retries); when nothing was added, what the
+    /// existing run holds.
     pub tests: u64,
     /// Of those, how many ended red.
     pub red: u64,
@@ -198,12 +235,12 @@ pub enum HistoryError {
         supported: i64,
     },
     /// Another process held the database past the busy timeout.
-    #[error("{path} stayed locked by another process for more than {seconds} s")]
+    #[error("{path} stayed locked by another process for more than {timeout:?}")]
     Locked {
         /// The database file.
         path: PathBuf,
         /// The busy timeout that ran out.
-        seconds: u64,
+        timeout: Duration,
     },
     /// Any other database error.
     #[error("database error in {path}")]
@@ -226,13 +263,16 @@ pub enum HistoryError {
 }
 
 /// A transaction that receives one file's executions. Dropping it without
-/// [`IngestSession::commit`] stores nothing.
+/// [`IngestSession::commit`] stores nothing. Its memory does not grow with the number of
+/// executions.
 pub trait IngestSession {
-    /// Adds one execution; a repeated test id in the same run is merged as a retry.
+    /// Adds one execution; a repeated test id in the same run is merged as a retry
+    /// ([`Execution::absorb_retry`]).
     fn add(&mut self, execution: Execution) -> Result<(), HistoryError>;
     /// Commits unless a run with the same `content_key` exists already, in which case the
-    /// transaction is rolled back and the report says nothing was added.
-    fn commit(self: Box<Self>, content_key: &str) -> Result<IngestReport, HistoryError>;
+    /// transaction is rolled back and the report says nothing was added and names the
+    /// existing run.
+    fn commit(self: Box<Self>, content: &RunContent) -> Result<IngestReport, HistoryError>;
 }
 
 /// The questions candor asks of a history, whatever stores it.
@@ -242,12 +282,23 @@ pub trait HistoryStore {
         &'a mut self,
         run: &NewRun,
     ) -> Result<Box<dyn IngestSession + 'a>, HistoryError>;
-    /// One summary per test, sorted by id; with `failing_only`, tests whose latest run
-    /// was red.
+    /// One summary per test, sorted by id; with `failing_only`, tests whose latest
+    /// execution that ran (skips are not runs) was red.
     fn tests(&self, failing_only: bool) -> Result<Vec<TestSummary>, HistoryError>;
-    /// A test's executions, newest first, at most `limit`.
+    /// A test's executions, newest first (by the run's `started_at`, then run id), at most
+    /// `limit`.
     fn executions(&self, test_id: &str, limit: usize)
     -> Result<Vec<StoredExecution>, HistoryError>;
-    /// Runs, newest first, at most `limit`.
+    /// Runs, newest first (by `started_at`, then id), at most `limit`.
     fn runs(&self, limit: usize) -> Result<Vec<RunRecord>, HistoryError>;
+    /// One run, if it exists.
+    fn run(&self, run_id: i64) -> Result<Option<RunRecord>, HistoryError>;
+    /// The executions of one run that failed at least once (fail, error, flaky-pass),
+    /// sorted by test id: what triage looks at after an ingest.
+    fn run_failures(&self, run_id: i64) -> Result<Vec<StoredExecution>, HistoryError>;
+    /// Every test's window: its last `size` executions that ran (skips excluded), newest
+    /// first in run order, handed to `visit` one test at a time in test-id order so that
+    /// memory holds one window, not the history. Tests with no execution that ran are
+    /// not visited.
+    fn windows(&self, size: usize, visit: &mut dyn FnMut(TestWindow)) -> Result<(), HistoryError>;
 }

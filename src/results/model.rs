@@ -200,7 +200,7 @@ impl Execution {
     /// failure kept is the first one seen, because that is the one that made the run
     /// retry.
     pub fn absorb_retry(&mut self, later: Execution) {
-        let attempts = self.attempts + later.attempts;
+        let attempts = self.attempts.saturating_add(later.attempts);
         let failed_before = self.outcome.failed_at_least_once();
         let outcome = match later.outcome {
             Outcome::Pass if failed_before => Outcome::FlakyPass,

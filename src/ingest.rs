@@ -1,0 +1,392 @@
+//! Ingest orchestration: one result file into the history, read once, hashed as it
+//! streams, stored all-or-nothing; and the expansion of command-line inputs into files.
+//! Nothing here prints or knows about the command line.
+
+use std::collections::HashSet;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::history::{HistoryError, HistoryStore, IngestReport, NewRun, RunContent};
+use crate::results::{self, ParseError, ParseOptions, ParseSummary, Position};
+
+/// The version tag at the head of every content key; a new recipe gets a new tag.
+pub const CONTENT_KEY_VERSION: &str = "candor/content-key/1";
+
+/// What ingesting one file did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileIngest {
+    /// The file, as given.
+    pub path: PathBuf,
+    /// What the store did (`added == false`: this content was already stored for this run).
+    pub report: IngestReport,
+    /// What the parser saw: format, producer, executions read, warnings.
+    pub summary: ParseSummary,
+    /// The key the run was stored (or found) under; see [`content_key`].
+    pub content_key: String,
+}
+
+/// Why a file could not be ingested. Whatever the variant, nothing from the file was
+/// stored.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// Opening or reading the file failed.
+    #[error("could not read {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The content is damaged or not results candor reads. Displays as
+    /// `FILE:LINE:COLUMN: message`.
+    #[error("{}:{error}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's error, its position resolved to a line and column when the file
+        /// could be read again.
+        error: ParseError,
+    },
+    /// The history refused the run.
+    #[error(transparent)]
+    Store(#[from] HistoryError),
+}
+
+impl IngestError {
+    /// What the reader should do next, when there is something to say.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            IngestError::Read { .. } => Some("check that the file exists and is readable"),
+            IngestError::Parse { error, .. } => Some(error.hint()),
+            IngestError::Store(_) => None,
+        }
+    }
+
+    /// Where in the file the problem is, when it is in the file.
+    pub fn position(&self) -> Option<Position> {
+        match self {
+            IngestError::Parse { error, .. } => error.position(),
+            _ => None,
+        }
+    }
+}
+
+/// Reads the results file at `path` into `store` as one run described by `run`.
+///
+/// The file is read once: its bytes are hashed as the parser streams them, and the run is
+/// stored under [`content_key`] so that ingesting the same file for the same run again
+/// adds nothing. The run's format and producer come from what the parser saw (the
+/// caller's values are kept when it saw none). On any error the store is left as it was.
+pub fn ingest_file(
+    store: &mut dyn HistoryStore,
+    path: &Path,
+    run: &NewRun,
+    options: &ParseOptions,
+) -> Result<FileIngest, IngestError> {
+    let read_error = |source| IngestError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = fs_err::File::open(path).map_err(read_error)?;
+    let mut reader = HashingReader::new(file);
+    let mut session = store.begin_ingest(run)?;
+    let parsed = results::parse(&mut reader, options, &mut |execution| {
+        session
+            .add(execution)
+            .map_err(|error| ParseError::Sink(Box::new(error)))
+    });
+    // Dropping the session on the error path rolls the whole file back.
+    let summary = parsed.map_err(|error| parse_failure(path, error))?;
+    // A parser may stop at the end of the document; the key still covers every byte.
+    io::copy(&mut reader, &mut io::sink()).map_err(read_error)?;
+    let content_key = content_key(run, &reader.finish());
+    let content = RunContent {
+        content_key,
+        format: summary
+            .format
+            .map(|format| format.as_str().to_owned())
+            .or_else(|| run.format.clone()),
+        producer: summary.producer.clone().or_else(|| run.producer.clone()),
+    };
+    let report = session.commit(&content)?;
+    Ok(FileIngest {
+        path: path.to_path_buf(),
+        report,
+        summary,
+        content_key: content.content_key,
+    })
+}
+
+/// The key that makes ingest idempotent: lowercase hex of
+///
+/// ```text
+/// sha256( JSON ["candor/content-key/1", commit, job, source, hex(sha256(file bytes))] )
+/// ```
+///
+/// where the JSON is serde_json's compact form, `commit` and `job` are strings or `null`
+/// and `source` is its stable spelling (`ci`, `local`, …). So the same file for the same
+/// commit, job and source is one run however often it is ingested, while the same bytes
+/// for another commit, job or source are another run. Branch, times, paths and conditions
+/// are deliberately left out: moving or re-downloading a file does not make it new.
+pub fn content_key(run: &NewRun, file_sha256: &[u8; 32]) -> String {
+    let identity = serde_json::json!([
+        CONTENT_KEY_VERSION,
+        run.commit,
+        run.job,
+        run.source.as_str(),
+        hex::encode(file_sha256),
+    ]);
+    hex::encode(Sha256::digest(identity.to_string().as_bytes()))
+}
+
+/// Turns a parser's failure into the error the caller reports: the store's own error
+/// comes back as such, and a byte offset becomes a line and column.
+fn parse_failure(path: &Path, error: ParseError) -> IngestError {
+    match error {
+        ParseError::Sink(cause) => match cause.downcast::<HistoryError>() {
+            Ok(history) => IngestError::Store(*history),
+            Err(other) => IngestError::Parse {
+                path: path.to_path_buf(),
+                error: ParseError::Sink(other),
+            },
+        },
+        ParseError::Io(source) => IngestError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+        error => IngestError::Parse {
+            path: path.to_path_buf(),
+            error: resolve_position(path, error),
+        },
+    }
+}
+
+/// Resolves a [`Position::Offset`] by reading the file again, decoded the way parsers
+/// decode it (a UTF-16 byte-order mark is honoured). The offset stays when the file
+/// cannot be read again: the error is still worth reporting.
+fn resolve_position(path: &Path, error: ParseError) -> ParseError {
+    let Some(Position::Offset(offset)) = error.position() else {
+        return error;
+    };
+    let Ok(file) = fs_err::File::open(path) else {
+        return error;
+    };
+    let decoded = encoding_rs_io::DecodeReaderBytesBuilder::new()
+        .utf8_passthru(true)
+        .build(file);
+    match results::locate(decoded, offset) {
+        Ok(position) => error.with_position(position),
+        Err(_) => error,
+    }
+}
+
+/// A reader that hashes every byte it hands out.
+struct HashingReader<R> {
+    inner: R,
+    hasher: Sha256,
+}
+
+impl<R: Read> HashingReader<R> {
+    fn new(inner: R) -> Self {
+        HashingReader {
+            inner,
+            hasher: Sha256::new(),
+        }
+    }
+
+    fn finish(self) -> [u8; 32] {
+        self.hasher.finalize().into()
+    }
+}
+
+impl<R: Read> Read for HashingReader<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let count = self.inner.read(buffer)?;
+        let read = buffer.get(..count).ok_or_else(|| {
+            io::Error::other("the reader claimed more bytes than the buffer holds")
+        })?;
+        self.hasher.update(read);
+        Ok(count)
+    }
+}
+
+/// Why the command-line inputs could not be turned into files.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// A path that is neither a file, a folder nor a glob pattern.
+    #[error("{path} does not exist")]
+    Missing {
+        /// As given.
+        path: String,
+    },
+    /// A glob pattern that matched nothing.
+    #[error("{pattern} matched no file")]
+    NoMatch {
+        /// As given.
+        pattern: String,
+    },
+    /// A glob pattern that cannot be read.
+    #[error("{pattern} is not a valid glob pattern")]
+    BadPattern {
+        /// As given.
+        pattern: String,
+        /// Where and why.
+        #[source]
+        source: glob::PatternError,
+    },
+    /// A folder or path that could not be read while expanding.
+    #[error("could not read {}", path.display())]
+    Read {
+        /// What could not be read.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Globs skip hidden entries, as a shell's `*` does and as folder walks do. (With this
+/// option the glob crate skips them even when the pattern spells the dot: a hidden file
+/// is ingested only when named.)
+const SHELL_LIKE: glob::MatchOptions = glob::MatchOptions {
+    case_sensitive: true,
+    require_literal_separator: false,
+    require_literal_leading_dot: true,
+};
+
+/// Expands command-line inputs into the files to ingest, in a stable order.
+///
+/// A file is taken as given. A folder is walked recursively, entries in byte order of
+/// their names, taking every regular file (the content decides the format later) and
+/// skipping hidden entries (names starting with `.`, such as `.DS_Store` or `.git`); a
+/// symbolic link to a file is taken, one to a folder is not followed. A path that does not
+/// exist but contains `*`, `?` or `[` is a glob pattern; its matches are taken in the
+/// glob crate's (sorted) order, hidden entries skipped, folders among them walked as
+/// above, and a pattern matching nothing is an error. A file reached twice is listed once, where first reached.
+pub fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, InputError> {
+    let mut files = Vec::new();
+    for input in inputs {
+        let path = Path::new(input);
+        if path.exists() {
+            take(path, &mut files)?;
+        } else if input.contains(['*', '?', '[']) {
+            let matches =
+                glob::glob_with(input, SHELL_LIKE).map_err(|source| InputError::BadPattern {
+                    pattern: input.clone(),
+                    source,
+                })?;
+            let mut found_any = false;
+            for entry in matches {
+                let path = entry.map_err(|error| InputError::Read {
+                    path: error.path().to_path_buf(),
+                    source: error.into(),
+                })?;
+                found_any = true;
+                take(&path, &mut files)?;
+            }
+            if !found_any {
+                return Err(InputError::NoMatch {
+                    pattern: input.clone(),
+                });
+            }
+        } else {
+            return Err(InputError::Missing {
+                path: input.clone(),
+            });
+        }
+    }
+    let mut seen = HashSet::new();
+    files.retain(|file| seen.insert(file.clone()));
+    Ok(files)
+}
+
+/// Takes a file, or walks a folder.
+fn take(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), InputError> {
+    let metadata = fs_err::metadata(path).map_err(|source| InputError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if metadata.is_dir() {
+        walk(path, files)
+    } else {
+        files.push(path.to_path_buf());
+        Ok(())
+    }
+}
+
+fn walk(folder: &Path, files: &mut Vec<PathBuf>) -> Result<(), InputError> {
+    let read_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| InputError::Read { path, source }
+    };
+    let mut entries = fs_err::read_dir(folder)
+        .map_err(read_error(folder))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(read_error(folder))?;
+    entries.sort_by_key(fs_err::DirEntry::file_name);
+    for entry in entries {
+        if entry.file_name().as_encoded_bytes().starts_with(b".") {
+            continue;
+        }
+        let path = entry.path();
+        let kind = entry.file_type().map_err(read_error(&path))?;
+        if kind.is_dir() {
+            walk(&path, files)?;
+        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_resolve_to_line_and_column_in_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.xml");
+        fs_err::write(&path, "<a>\n  <b>\n    oops").unwrap();
+        let error = ParseError::Syntax {
+            position: Position::Offset(14),
+            message: "unexpected end".into(),
+        };
+        let resolved = resolve_position(&path, error);
+        assert_eq!(
+            resolved.position(),
+            Some(Position::LineColumn { line: 3, column: 5 })
+        );
+    }
+
+    #[test]
+    fn offsets_into_utf16_files_count_decoded_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.xml");
+        let mut bytes = vec![0xFF, 0xFE];
+        for unit in "<a>\n<b>".encode_utf16() {
+            bytes.extend_from_slice(&unit.to_le_bytes());
+        }
+        fs_err::write(&path, bytes).unwrap();
+        let error = ParseError::Syntax {
+            position: Position::Offset(5),
+            message: "x".into(),
+        };
+        assert_eq!(
+            resolve_position(&path, error).position(),
+            Some(Position::LineColumn { line: 2, column: 2 })
+        );
+    }
+
+    #[test]
+    fn hashing_reader_hashes_exactly_what_it_reads() {
+        let data = b"hello, candor".repeat(1000);
+        let mut reader = HashingReader::new(&data[..]);
+        io::copy(&mut reader, &mut io::sink()).unwrap();
+        let expected: [u8; 32] = Sha256::digest(&data).into();
+        assert_eq!(reader.finish(), expected);
+    }
+}

@@ -1,0 +1,529 @@
+//! Running a repository's tests: one adapter per runner (pytest, cargo test, cargo-nextest,
+//! go test, a user's command) that runs the suite or exactly one test with retries and
+//! caches off, a recorded seed and a machine-readable report in a scratch directory, and
+//! lists the tests under the same canonical ids the result parsers give
+//! (`results::ids`). Children run through the [`process`] layer behind the
+//! [`Executor`](process::Executor) trait. Reading the reports is `results`' job, deciding
+//! anything about them is not this module's.
+//!
+//! | runner | suite | one test | retries, caches off | seed | workers | listing |
+//! | --- | --- | --- | --- | --- | --- | --- |
+//! | pytest | `--junitxml=PATH -o junit_family=xunit1` | node id after `--` (ids starting with `-` refused) | `-p no:rerunfailures`, `PYTEST_ADDOPTS` removed; `-p no:cacheprovider` | `-p randomly --randomly-seed=N` when `pytest -VV` lists pytest-randomly | xdist `-n` in the prefix, else 1 | `--collect-only -q`, file = node id's path |
+//! | cargo | per test target `cargo test -p P --lib\|--bin N\|--test N -- -Z unstable-options --format json --report-time`, names prefixed with the binary id | that target, `--exact -- NAME` | no retries in libtest; cargo's build cache is not a result cache | `--shuffle-seed N` | `--test-threads`, `RUST_TEST_THREADS`, else CPUs | per target `-- --list --format terse`; integration tests' file from `cargo metadata` |
+//! | nextest | JUnit through a generated tool config (profile `candor`, store in scratch) | `-p P --lib\|… -- --exact NAME` | `--retries 0`, profile `retries = 0` | none: nextest has no shuffle | `-j`, `NEXTEST_TEST_THREADS`, else CPUs | `cargo nextest list --message-format json` |
+//! | go | `go test -json -count=1 ./...`, stdout is the report | `-run '^Test$/^sub$' PKG`, each level escaped | no retries in go; `-count=1` | `-shuffle=N` | `-p`, `GOMAXPROCS`, else CPUs | `go test -json -list . ./...` (top-level tests, no files) |
+//! | command | template without elements naming `{test}` | `{test}` filled in, one pass | the user's business | `{seed}` when the template has it | unknown | not supported |
+
+mod cargo;
+mod command;
+pub mod fake;
+mod go;
+mod nextest;
+pub mod process;
+mod pytest;
+
+use std::collections::hash_map::RandomState;
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::Format;
+use process::{DEFAULT_GRACE, Executor, Invocation, ProcessError, ProcessOutcome};
+
+pub use cargo::CargoTest;
+pub use command::UserCommand;
+pub use go::GoTest;
+pub use nextest::Nextest;
+pub use pytest::Pytest;
+
+/// The runners candor drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunnerKind {
+    /// pytest, reporting JUnit XML.
+    Pytest,
+    /// `cargo test` (libtest), reporting libtest JSON.
+    Cargo,
+    /// cargo-nextest, reporting JUnit XML.
+    Nextest,
+    /// `go test`, reporting `go test -json`.
+    Go,
+    /// Any command, from an argv template with `{test}`, `{report}` and `{seed}`.
+    Command,
+}
+
+impl RunnerKind {
+    /// Every kind, in detection order where detection applies.
+    pub const ALL: [RunnerKind; 5] = [
+        RunnerKind::Pytest,
+        RunnerKind::Cargo,
+        RunnerKind::Nextest,
+        RunnerKind::Go,
+        RunnerKind::Command,
+    ];
+
+    /// The spelling used in `candor.toml` and stored with each run.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunnerKind::Pytest => "pytest",
+            RunnerKind::Cargo => "cargo",
+            RunnerKind::Nextest => "nextest",
+            RunnerKind::Go => "go",
+            RunnerKind::Command => "command",
+        }
+    }
+
+    /// Parses the spelling back.
+    pub fn from_str_opt(text: &str) -> Option<RunnerKind> {
+        RunnerKind::ALL.into_iter().find(|k| k.as_str() == text)
+    }
+}
+
+impl fmt::Display for RunnerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `candor.toml`'s `[runner]`, as the policy module reads it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunnerConfig {
+    /// Which runner; `None` detects it from the repository's files.
+    pub kind: Option<RunnerKind>,
+    /// The command prefix (`["uv", "run", "pytest"]`, `["cargo", "test", "--features",
+    /// "x"]`), or for `command` the whole argv template. `None`: the runner's usual
+    /// command.
+    pub command: Option<Vec<String>>,
+}
+
+/// Where and how runs happen: the repository, a scratch directory for reports and logs,
+/// the executor and the time limit of each child process.
+pub struct Context<'a> {
+    /// The repository root; every child runs there.
+    pub repo_root: PathBuf,
+    /// Where reports, logs and generated configuration go. Created on demand.
+    pub scratch: PathBuf,
+    /// Runs the children.
+    pub executor: &'a dyn Executor,
+    /// Wall-clock limit of each child process (a suite of several processes gets it for
+    /// each); `None`: no limit.
+    pub timeout: Option<Duration>,
+    /// Time between SIGTERM and SIGKILL after the timeout.
+    pub grace: Duration,
+    sequence: AtomicU32,
+}
+
+impl<'a> Context<'a> {
+    /// A context with no timeout and the default grace period.
+    pub fn new(
+        repo_root: impl Into<PathBuf>,
+        scratch: impl Into<PathBuf>,
+        executor: &'a dyn Executor,
+    ) -> Self {
+        Context {
+            repo_root: repo_root.into(),
+            scratch: scratch.into(),
+            executor,
+            timeout: None,
+            grace: DEFAULT_GRACE,
+            sequence: AtomicU32::new(0),
+        }
+    }
+
+    /// The same context with a time limit per child process.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Option<Duration>, grace: Duration) -> Self {
+        self.timeout = timeout;
+        self.grace = grace;
+        self
+    }
+
+    /// A fresh path in the scratch directory, numbered so that nothing is overwritten:
+    /// `003-name`.
+    pub fn scratch_path(&self, name: &str) -> PathBuf {
+        let number = self.sequence.fetch_add(1, Ordering::Relaxed) + 1;
+        self.scratch.join(format!("{number:03}-{name}"))
+    }
+
+    /// An invocation running in the repository root, logging into a fresh scratch file,
+    /// under this context's time limit.
+    pub fn invocation(&self, name: &str, argv: Vec<String>) -> Invocation {
+        Invocation::new(
+            argv,
+            &self.repo_root,
+            self.scratch_path(&format!("{name}.log")),
+        )
+        .timeout(self.timeout, self.grace)
+    }
+
+    /// Runs an invocation and records it.
+    fn run(&self, invocation: Invocation) -> Result<InvocationRecord, RunnerError> {
+        let outcome = self.executor.execute(&invocation)?;
+        Ok(InvocationRecord {
+            argv: invocation.argv,
+            log: invocation.log,
+            outcome,
+        })
+    }
+
+    /// Runs a probe whose answer is its stdout, and returns that answer. A probe that fails
+    /// is an error naming its log, unless its exit code is in `accepted`.
+    fn probe(
+        &self,
+        name: &str,
+        argv: Vec<String>,
+        accepted: &[i32],
+    ) -> Result<String, RunnerError> {
+        let stdout = self.scratch_path(&format!("{name}.stdout"));
+        let record = self.run(self.invocation(name, argv).stdout_to(&stdout))?;
+        let code = record.outcome.exit_code();
+        if code != 0 && !accepted.contains(&code) || record.outcome.timed_out {
+            return Err(RunnerError::Probe {
+                argv: record.argv.join(" "),
+                code,
+                log: record.log,
+            });
+        }
+        read_text(&stdout)
+    }
+}
+
+fn read_text(path: &Path) -> Result<String, RunnerError> {
+    let bytes = fs_err::read(path)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// What one run asks for beyond the test selection.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// The seed to use where the runner has one; `None`: candor picks one (and records it).
+    pub seed: Option<u64>,
+}
+
+impl RunOptions {
+    fn seed(self) -> u64 {
+        self.seed.unwrap_or_else(pick_seed)
+    }
+}
+
+/// A seed below 2^32: pytest-randomly hands it to NumPy, which refuses larger ones, and
+/// every runner accepts it.
+fn pick_seed() -> u64 {
+    RandomState::new().build_hasher().finish() % (1 << 32)
+}
+
+/// The seed a run used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Seed {
+    /// The number.
+    pub value: u64,
+    /// The argument that passed it, as the runner spells it (`--randomly-seed=42`).
+    pub argument: String,
+    /// What the seed fixes and what it does not, in one sentence.
+    pub controls: &'static str,
+}
+
+/// Whether and how a runner takes a seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeedSupport {
+    /// It takes one; the sentence says what it controls.
+    Controls(&'static str),
+    /// It has none; the sentence says why and what order tests run in.
+    None(&'static str),
+}
+
+/// One child process of a run, as it was run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InvocationRecord {
+    /// Exactly the arguments the child received.
+    pub argv: Vec<String>,
+    /// Its log: header, output, how it ended.
+    pub log: PathBuf,
+    /// How it ended.
+    pub outcome: ProcessOutcome,
+}
+
+/// What a run produced and how to reproduce it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunReport {
+    /// The runner.
+    pub runner: RunnerKind,
+    /// The machine-readable results (it may be missing or empty when the runner failed
+    /// before writing it; the logs say why).
+    pub report: PathBuf,
+    /// The report's format, when the runner's is known (`None` for a user's command).
+    pub format: Option<Format>,
+    /// The seed passed to the runner, if it takes one.
+    pub seed: Option<Seed>,
+    /// How many tests may run at once, as the runner will decide it.
+    pub workers: Option<u32>,
+    /// Every child process, in order.
+    pub invocations: Vec<InvocationRecord>,
+}
+
+impl RunReport {
+    /// The first non-zero exit code among the invocations (signals as 128+N), or 0.
+    pub fn exit_code(&self) -> i32 {
+        self.invocations
+            .iter()
+            .map(|i| i.outcome.exit_code())
+            .find(|code| *code != 0)
+            .unwrap_or(0)
+    }
+
+    /// Whether any invocation was stopped by the timeout.
+    pub fn timed_out(&self) -> bool {
+        self.invocations.iter().any(|i| i.outcome.timed_out)
+    }
+}
+
+/// One test a runner can run, under its canonical id.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ListedTest {
+    /// The canonical id (`results::ids`), the one `run_one` accepts.
+    pub id: String,
+    /// The file the test is in, relative to the repository root, when the runner says.
+    pub file: Option<String>,
+}
+
+/// Why a run or a listing could not happen. A test that fails is not an error: that is
+/// the report's business.
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    /// A child could not be started or watched.
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    /// Reading a scratch file failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// Nothing in the repository says which runner it uses.
+    #[error(
+        "no test runner found in {}: none of pyproject.toml, pytest.ini, setup.cfg, tox.ini, Cargo.toml, go.mod; set [runner] kind in candor.toml",
+        root.display()
+    )]
+    NotDetected {
+        /// The repository root.
+        root: PathBuf,
+    },
+    /// The `[runner]` command cannot be used for this kind.
+    #[error("[runner] command for {kind}: {problem}")]
+    BadCommand {
+        /// The runner kind.
+        kind: RunnerKind,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A helper command (listing, metadata, a version check) failed.
+    #[error("`{argv}` failed with exit code {code}; see {}", log.display())]
+    Probe {
+        /// The command, joined with spaces for reading only.
+        argv: String,
+        /// Its exit code (128+N for a signal).
+        code: i32,
+        /// Its log.
+        log: PathBuf,
+    },
+    /// A helper command answered something candor cannot read.
+    #[error("could not read the output of `{what}`: {message}")]
+    Output {
+        /// The command.
+        what: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The id cannot name a test of this runner.
+    #[error("`{id}` is not a {kind} test id: {reason}")]
+    NotATestId {
+        /// The id as given.
+        id: String,
+        /// The runner.
+        kind: RunnerKind,
+        /// Why.
+        reason: String,
+    },
+    /// The runner cannot do what was asked (listing with a user's command, say).
+    #[error("the {kind} runner cannot {what}")]
+    Unsupported {
+        /// The runner.
+        kind: RunnerKind,
+        /// What it cannot do.
+        what: &'static str,
+    },
+}
+
+/// One runner: it runs the suite or one test and lists tests. Every method runs its
+/// children through the context's executor.
+pub trait Adapter {
+    /// Which runner this is.
+    fn kind(&self) -> RunnerKind;
+
+    /// Whether it takes a seed and what the seed controls.
+    fn seed_support(&self) -> SeedSupport;
+
+    /// Runs the whole suite.
+    fn run_suite(
+        &self,
+        context: &Context<'_>,
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError>;
+
+    /// Runs exactly one test, named by its canonical id.
+    fn run_one(
+        &self,
+        context: &Context<'_>,
+        test_id: &str,
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError>;
+
+    /// Lists the tests, under the canonical ids `run_one` accepts.
+    fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError>;
+}
+
+/// Builds the adapter `[runner]` asks for, detecting the kind from the repository when it
+/// does not say. Probes the runner where its options depend on what is installed
+/// (pytest-randomly; whether `cargo nextest` works).
+pub fn adapter(
+    config: &RunnerConfig,
+    context: &Context<'_>,
+) -> Result<Box<dyn Adapter>, RunnerError> {
+    let kind = match config.kind {
+        Some(kind) => kind,
+        None => detect(context)?,
+    };
+    let command = config.command.clone();
+    Ok(match kind {
+        RunnerKind::Pytest => Box::new(Pytest::probe(command, context)?),
+        RunnerKind::Cargo => Box::new(CargoTest::new(command)?),
+        RunnerKind::Nextest => Box::new(Nextest::new(command)?),
+        RunnerKind::Go => Box::new(GoTest::new(command)),
+        RunnerKind::Command => Box::new(UserCommand::new(command)?),
+    })
+}
+
+/// Files that say a repository is tested with pytest.
+pub const PYTEST_MARKERS: [&str; 4] = ["pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini"];
+
+/// The runner a repository uses, from its files, in this order: a pytest configuration
+/// file → pytest; `Cargo.toml` → nextest when `cargo nextest --version` works, else cargo;
+/// `go.mod` → go.
+pub fn detect(context: &Context<'_>) -> Result<RunnerKind, RunnerError> {
+    let root = &context.repo_root;
+    if PYTEST_MARKERS.iter().any(|name| root.join(name).is_file()) {
+        return Ok(RunnerKind::Pytest);
+    }
+    if root.join("Cargo.toml").is_file() {
+        let check = context.invocation(
+            "nextest-version",
+            strings(&["cargo", "nextest", "--version"]),
+        );
+        // Not installed is an answer, not an error.
+        let installed = context
+            .executor
+            .execute(&check)
+            .is_ok_and(|outcome| outcome.success());
+        return Ok(if installed {
+            RunnerKind::Nextest
+        } else {
+            RunnerKind::Cargo
+        });
+    }
+    if root.join("go.mod").is_file() {
+        return Ok(RunnerKind::Go);
+    }
+    Err(RunnerError::NotDetected { root: root.clone() })
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// The machine's parallelism, which is the default worker count of most runners.
+fn available_parallelism() -> Option<u32> {
+    std::thread::available_parallelism()
+        .ok()
+        .and_then(|n| u32::try_from(n.get()).ok())
+}
+
+/// The value of an option in argv before any `--`, spelled `name VALUE`, `name=VALUE` or,
+/// when `attached` (clap and argparse short options), `-nVALUE`. The last occurrence wins,
+/// as in most parsers.
+fn option_value<'a>(argv: &'a [String], names: &[&str], attached: bool) -> Option<&'a str> {
+    let mut found = None;
+    let mut arguments = argv.iter();
+    while let Some(argument) = arguments.next() {
+        if argument == "--" {
+            break;
+        }
+        for name in names {
+            if argument == name {
+                found = arguments.next().map(String::as_str);
+            } else if let Some(value) = argument.strip_prefix(name) {
+                let short = !name.starts_with("--") && name.len() == 2;
+                if let Some(value) = value.strip_prefix('=') {
+                    found = Some(value);
+                } else if attached && short && !value.is_empty() {
+                    found = Some(value);
+                }
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(items: &[&str]) -> Vec<String> {
+        strings(items)
+    }
+
+    #[test]
+    fn option_values_in_every_spelling() {
+        let xdist = ["-n", "--numprocesses"];
+        assert_eq!(
+            option_value(&argv(&["pytest", "-n", "4"]), &xdist, true),
+            Some("4")
+        );
+        assert_eq!(
+            option_value(&argv(&["pytest", "-n4"]), &xdist, true),
+            Some("4")
+        );
+        assert_eq!(
+            option_value(&argv(&["pytest", "--numprocesses=3"]), &xdist, true),
+            Some("3")
+        );
+        assert_eq!(option_value(&argv(&["pytest", "--nx"]), &xdist, true), None);
+        assert_eq!(
+            option_value(&argv(&["pytest", "--", "-n", "2"]), &xdist, true),
+            None
+        );
+        assert_eq!(
+            option_value(&argv(&["go", "test", "-p=2"]), &["-p"], false),
+            Some("2")
+        );
+        assert_eq!(
+            option_value(&argv(&["go", "test", "-parallel", "3"]), &["-p"], false),
+            None
+        );
+    }
+
+    #[test]
+    fn picked_seeds_fit_numpy() {
+        for _ in 0..100 {
+            assert!(pick_seed() < 1 << 32);
+        }
+    }
+
+    #[test]
+    fn kinds_round_trip() {
+        for kind in RunnerKind::ALL {
+            assert_eq!(RunnerKind::from_str_opt(kind.as_str()), Some(kind));
+        }
+    }
+}
