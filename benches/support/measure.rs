@@ -24,7 +24,7 @@ const REPORT_PREFIX: &str = "__measured ";
 pub struct Sample {
     /// From spawn to exit, as seen by the wrapper.
     pub wall: Duration,
-    /// Peak resident set size of the command (Linux reports `ru_maxrss` in KiB).
+    /// Peak resident set size of the command, in KiB.
     pub peak_rss_kib: u64,
     /// What the command printed on stdout.
     pub stdout: String,
@@ -106,11 +106,14 @@ pub fn run_wrapper(args: &[OsString]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    println!(
-        "{REPORT_PREFIX}{} {}",
-        wall.as_nanos(),
-        usage.max_rss().max(0)
-    );
+    // Linux reports ru_maxrss in KiB, macOS in bytes.
+    let peak = u64::try_from(usage.max_rss()).unwrap_or(0);
+    let peak_kib = if cfg!(target_os = "macos") {
+        peak / 1024
+    } else {
+        peak
+    };
+    println!("{REPORT_PREFIX}{} {peak_kib}", wall.as_nanos());
     if status.success() {
         ExitCode::SUCCESS
     } else {
