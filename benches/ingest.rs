@@ -204,7 +204,10 @@ fn run(options: &Options) -> Result<bool, String> {
                         "--db".into(),
                         db.clone().into(),
                     ];
-                    let sample = measure::measure(candor, &args, dir);
+                    let sample = measure::measure(candor, &args, dir).and_then(|mut sample| {
+                        sample.stdout = stored_executions(&db)?;
+                        Ok(sample)
+                    });
                     remove_database(&db);
                     sample?
                 }
@@ -226,8 +229,33 @@ fn run(options: &Options) -> Result<bool, String> {
 
     let (report, all_met) = report(options, &generated, iterations, &results);
     println!("{report}");
-    let counts_agree = check_counts(&generated, &results);
-    Ok(counts_agree && (all_met || !options.check))
+    let mut complete = true;
+    for result in &results {
+        if !counts_agree(&generated, result) {
+            eprintln!(
+                "error: {} reported `{}` but the file holds {} test cases",
+                result.stage.name(),
+                result.seen(),
+                generated.cases
+            );
+            complete = false;
+        }
+    }
+    Ok(complete && (all_met || !options.check))
+}
+
+/// What the ingest left in the database, read back through the store's own interface.
+fn stored_executions(db: &Path) -> Result<String, String> {
+    use candor::history::{HistoryStore, SqliteStore};
+    let store = SqliteStore::open(db, Duration::from_secs(5))
+        .map_err(|error| format!("{}: {error}", db.display()))?;
+    let runs = store
+        .runs(10)
+        .map_err(|error| format!("{}: {error}", db.display()))?;
+    Ok(match runs.as_slice() {
+        [run] => format!("executions {}", run.executions),
+        other => format!("{} runs stored", other.len()),
+    })
 }
 
 fn remove_database(db: &Path) {
@@ -238,22 +266,13 @@ fn remove_database(db: &Path) {
     }
 }
 
-/// candor's parse must hand over exactly the cases the generator wrote; a bench that
-/// measures a parser dropping test cases measures nothing.
-fn check_counts(generated: &Generated, results: &[StageResult]) -> bool {
-    let Some(parse) = results.iter().find(|result| result.stage == Stage::Parse) else {
-        return true;
-    };
-    let expected = format!("executions {}", generated.cases);
-    let seen = parse.seen();
-    if seen == expected {
-        true
-    } else {
-        eprintln!(
-            "error: candor's parse reported `{seen}` but the file holds {} test cases",
-            generated.cases
-        );
-        false
+/// candor's parse must hand over, and the ingest store, exactly the cases the generator
+/// wrote (each has a unique id): a bench of a reader that drops test cases measures
+/// nothing.
+fn counts_agree(generated: &Generated, result: &StageResult) -> bool {
+    match result.stage {
+        Stage::Parse | Stage::Ingest => result.seen() == format!("executions {}", generated.cases),
+        Stage::Scan | Stage::QuickJunit => true,
     }
 }
 
@@ -309,7 +328,7 @@ fn report(
             wall.as_secs_f64() / scan.as_secs_f64()
         };
         let rss_mib = result.median_rss_kib() as f64 / 1024.0;
-        let (target, met) = match result.stage {
+        let (target, mut met) = match result.stage {
             Stage::Scan | Stage::QuickJunit => ("—".to_string(), None),
             Stage::Parse => ("≤ 2.5× scan".to_string(), Some(ratio <= 2.5)),
             Stage::Ingest if big_file => ("peak RSS < 100 MiB".to_string(), Some(rss_mib < 100.0)),
@@ -318,6 +337,9 @@ fn report(
                 Some(ratio <= 5.0 && rss_mib <= 64.0),
             ),
         };
+        if !counts_agree(generated, result) {
+            met = Some(false);
+        }
         if met == Some(false) {
             all_met = false;
         }
@@ -334,7 +356,8 @@ fn report(
             target,
             match met {
                 Some(true) => "yes",
-                Some(false) => "**no**",
+                Some(false) if counts_agree(generated, result) => "**no**",
+                Some(false) => "**no: test cases missing**",
                 None => "",
             },
             result.seen().replace('\n', "; ")
