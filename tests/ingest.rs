@@ -252,7 +252,6 @@ fn a_locked_history_is_reported_as_the_store_s_error() {
 }
 
 #[test]
-#[ignore = "needs the real JUnit parser (results::junit is a stub on this branch)"]
 fn a_junit_file_is_stored_with_its_failure() {
     let mut fixture = Fixture::new();
     let path = fixture.file("results.xml", JUNIT);
@@ -268,7 +267,6 @@ fn a_junit_file_is_stored_with_its_failure() {
 }
 
 #[test]
-#[ignore = "needs the real JUnit parser (results::junit is a stub on this branch)"]
 fn a_file_cut_short_stores_nothing_and_names_the_line() {
     let mut fixture = Fixture::new();
     // Cut inside the third test case, after two were handed to the store.
@@ -299,7 +297,6 @@ fn a_file_cut_short_stores_nothing_and_names_the_line() {
 }
 
 #[test]
-#[ignore = "needs the real JUnit parser (results::junit is a stub on this branch)"]
 fn a_store_refusing_an_execution_midway_stores_nothing() {
     let mut fixture = Fixture::new();
     // A real constraint of the real database refuses the failing test case, the second of

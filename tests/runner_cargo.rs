@@ -227,7 +227,6 @@ fn nextest_runs_the_suite_without_retries_into_junit_in_scratch() {
 }
 
 #[test]
-#[ignore = "needs the JUnit parser (results::junit is a stub on main so far)"]
 fn nextest_report_parses_into_the_same_ids_as_cargo() {
     let fixture = crate_fixture();
     let executor = SystemExecutor;

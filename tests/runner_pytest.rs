@@ -71,7 +71,6 @@ fn the_suite_runs_with_cache_and_retries_off_and_a_recorded_seed() {
 }
 
 #[test]
-#[ignore = "needs the JUnit parser (results::junit is a stub on main so far)"]
 fn the_suite_report_parses_into_node_ids() {
     let fixture = fixture("pytest");
     let executor = SystemExecutor;

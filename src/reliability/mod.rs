@@ -6,11 +6,16 @@
 
 pub mod file;
 
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::Path;
+
 use jiff::Timestamp;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use serde::Serialize;
 
+use crate::history::{HistoryError, HistoryStore};
 use crate::stats::tiers::{Change, Tier, TierPolicy, TierState, next_state};
 use crate::stats::window::{WindowEntry, WindowStats, summarize};
 pub use file::{FileError, ReliabilityFile, TestEntry};
@@ -47,28 +52,99 @@ pub fn utc_date(at: Timestamp) -> Date {
     at.to_zoned(TimeZone::UTC).date()
 }
 
-/// Merges the previous file with every test's window (`windows` sorted by test id, each
-/// window oldest first, skips excluded) into the next file.
-pub fn evaluate<E>(
+/// Merges the previous file with every test's window, one test at a time in id order, so
+/// memory holds one window and the output rows, never the whole history.
+pub struct Evaluator<'p> {
+    previous: std::iter::Peekable<std::slice::Iter<'p, TestEntry>>,
+    policy: &'p TierPolicy,
+    evaluation: Evaluation,
+}
+
+impl<'p> Evaluator<'p> {
+    /// Starts from the previous file (sorted by id, as parsed).
+    pub fn new(previous: &'p ReliabilityFile, policy: &'p TierPolicy) -> Evaluator<'p> {
+        Evaluator {
+            previous: previous.tests.iter().peekable(),
+            policy,
+            evaluation: Evaluation::default(),
+        }
+    }
+
+    /// Evaluates the next test; ids must come in ascending order. `window` is oldest first.
+    pub fn visit(&mut self, id: String, window: &[WindowEntry<'_>]) {
+        // Tests only the file knows, sorted before this one, are stale.
+        while let Some(entry) = self.previous.next_if(|entry| entry.id < id) {
+            self.evaluation.push_stale(entry);
+        }
+        let prior = self.previous.next_if(|entry| entry.id == id);
+        self.evaluation
+            .push_evaluated(id, prior, window, self.policy);
+    }
+
+    /// Lists the remaining stale tests and returns the result.
+    pub fn finish(mut self) -> Evaluation {
+        for entry in self.previous {
+            self.evaluation.push_stale(entry);
+        }
+        self.evaluation
+    }
+}
+
+/// [`Evaluator`] over an iterator of `(test id, window)` sorted by id.
+pub fn evaluate<'w, E>(
     previous: &ReliabilityFile,
-    windows: impl IntoIterator<Item = Result<(String, Vec<WindowEntry>), E>>,
+    windows: impl IntoIterator<Item = Result<(String, Vec<WindowEntry<'w>>), E>>,
     policy: &TierPolicy,
 ) -> Result<Evaluation, E> {
-    let mut evaluation = Evaluation::default();
-    let mut old = previous.tests.iter().peekable();
+    let mut evaluator = Evaluator::new(previous, policy);
     for item in windows {
         let (id, window) = item?;
-        // Tests only the file knows, sorted before this one, are stale.
-        while let Some(entry) = old.next_if(|entry| entry.id < id) {
-            evaluation.push_stale(entry);
-        }
-        let prior = old.next_if(|entry| entry.id == id);
-        evaluation.push_evaluated(id, prior, &window, policy);
+        evaluator.visit(id, &window);
     }
-    for entry in old {
-        evaluation.push_stale(entry);
-    }
-    Ok(evaluation)
+    Ok(evaluator.finish())
+}
+
+/// Evaluates every test in `store` against the previous file.
+pub fn evaluate_history(
+    store: &dyn HistoryStore,
+    previous: &ReliabilityFile,
+    policy: &TierPolicy,
+) -> Result<Evaluation, HistoryError> {
+    // Commits are per run and runs are few next to executions: read them once and let
+    // every window borrow them.
+    let commits: HashMap<i64, Option<String>> = store
+        .runs(usize::MAX)?
+        .into_iter()
+        .map(|run| (run.id, run.run.commit))
+        .collect();
+    let mut evaluator = Evaluator::new(previous, policy);
+    let mut window: Vec<WindowEntry<'_>> = Vec::with_capacity(policy.window_runs);
+    store.windows(policy.window_runs, &mut |test| {
+        window.clear();
+        // The store gives newest first; the machine reads oldest first.
+        window.extend(test.entries.iter().rev().map(|entry| WindowEntry {
+            outcome: entry.outcome,
+            commit: commits.get(&entry.run_id).and_then(Option::as_deref),
+            started_at: entry.started_at,
+        }));
+        evaluator.visit(test.test_id, &window);
+    })?;
+    Ok(evaluator.finish())
+}
+
+/// Writes `text` to `path` atomically: a temporary file in the same folder, flushed, then
+/// renamed over the old one. A failure leaves the old file as it was.
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    fs_err::create_dir_all(folder)?;
+    let mut temporary = tempfile::NamedTempFile::new_in(folder)?;
+    temporary.write_all(text.as_bytes())?;
+    temporary.as_file().sync_all()?;
+    temporary.persist(path).map_err(|error| error.error)?;
+    Ok(())
 }
 
 impl Evaluation {
@@ -143,7 +219,7 @@ mod tests {
     use super::*;
     use crate::results::Outcome;
 
-    fn window(failures: &[bool]) -> Vec<WindowEntry> {
+    fn window(failures: &[bool]) -> Vec<WindowEntry<'static>> {
         failures
             .iter()
             .enumerate()
@@ -153,7 +229,7 @@ mod tests {
                 } else {
                     Outcome::Pass
                 },
-                commit: Some(format!("c{i}")),
+                commit: Some(["c0", "c1", "c2"][i % 3]),
                 started_at: Timestamp::from_second(1_780_000_000 + i as i64 * 3600).unwrap(),
             })
             .collect()

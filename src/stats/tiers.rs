@@ -131,7 +131,7 @@ pub struct TierDecision {
 }
 
 /// Failing share over the budget, on enough runs to say so.
-fn over_budget(evidence: &[&WindowEntry], policy: &TierPolicy) -> bool {
+fn over_budget(evidence: &[&WindowEntry<'_>], policy: &TierPolicy) -> bool {
     let runs = evidence.len();
     if runs == 0 || runs < policy.min_runs {
         return false;
@@ -144,10 +144,10 @@ fn over_budget(evidence: &[&WindowEntry], policy: &TierPolicy) -> bool {
 /// when absent) given its window (oldest first, at most `window_runs` runs, skips excluded).
 pub fn next_state(
     previous: Option<&TierState>,
-    window: &[WindowEntry],
+    window: &[WindowEntry<'_>],
     policy: &TierPolicy,
 ) -> TierDecision {
-    let runs: Vec<&WindowEntry> = window.iter().filter(|e| e.outcome.is_run()).collect();
+    let runs: Vec<&WindowEntry<'_>> = window.iter().filter(|e| e.outcome.is_run()).collect();
     let newest = runs.iter().map(|e| e.started_at).max();
 
     let Some(previous) = previous else {
@@ -165,7 +165,7 @@ pub fn next_state(
 
     // Only runs after the last change are evidence for the next one: a second drop needs
     // failures gathered after the first, and a climb needs a whole window after it.
-    let evidence: Vec<&WindowEntry> = runs
+    let evidence: Vec<&WindowEntry<'_>> = runs
         .iter()
         .copied()
         .filter(|e| previous.since.is_none_or(|since| e.started_at > since))
@@ -207,7 +207,7 @@ mod tests {
     use crate::results::Outcome;
     use proptest::prelude::*;
 
-    fn run(second: i64, failed: bool) -> WindowEntry {
+    fn run(second: i64, failed: bool) -> WindowEntry<'static> {
         WindowEntry {
             outcome: if failed { Outcome::Fail } else { Outcome::Pass },
             commit: None,
@@ -215,7 +215,7 @@ mod tests {
         }
     }
 
-    fn history(outcomes: &[bool]) -> Vec<WindowEntry> {
+    fn history(outcomes: &[bool]) -> Vec<WindowEntry<'static>> {
         outcomes
             .iter()
             .enumerate()

@@ -9,18 +9,19 @@ use serde::Serialize;
 use super::wilson::{Interval, Z_95, wilson};
 use crate::results::Outcome;
 
-/// One run of a test inside the window.
+/// One run of a test inside the window. The commit is borrowed: a window is built for one
+/// test at a time from runs the caller holds once.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WindowEntry {
+pub struct WindowEntry<'a> {
     /// Outcome of the run (never `Skip`: skips are not runs).
     pub outcome: Outcome,
     /// Commit the run tested, when known.
-    pub commit: Option<String>,
+    pub commit: Option<&'a str>,
     /// When the run started; windows are ordered by it.
     pub started_at: Timestamp,
 }
 
-impl WindowEntry {
+impl WindowEntry<'_> {
     /// Whether the run counts against the flake budget: it failed at least once, even if a
     /// retry inside the run passed.
     pub fn failed(&self) -> bool {
@@ -50,8 +51,8 @@ pub struct WindowStats {
 }
 
 /// Summarizes `entries`, oldest first. Skips, if any slipped in, are ignored.
-pub fn summarize(entries: &[WindowEntry]) -> WindowStats {
-    let runs: Vec<&WindowEntry> = entries.iter().filter(|e| e.outcome.is_run()).collect();
+pub fn summarize(entries: &[WindowEntry<'_>]) -> WindowStats {
+    let runs: Vec<&WindowEntry<'_>> = entries.iter().filter(|e| e.outcome.is_run()).collect();
     let failures = runs.iter().filter(|e| e.failed()).count() as u64;
     let total = runs.len() as u64;
     let flips = runs
@@ -63,7 +64,7 @@ pub fn summarize(entries: &[WindowEntry]) -> WindowStats {
     let mut seen_by_commit: HashMap<&str, (bool, bool)> = HashMap::new();
     for entry in &runs {
         let mut confirmed = entry.outcome == Outcome::FlakyPass;
-        if let Some(commit) = entry.commit.as_deref() {
+        if let Some(commit) = entry.commit {
             let seen = seen_by_commit.entry(commit).or_default();
             let was_mixed = seen.0 && seen.1;
             if entry.failed() {
@@ -93,10 +94,10 @@ pub fn summarize(entries: &[WindowEntry]) -> WindowStats {
 mod tests {
     use super::*;
 
-    fn entry(outcome: Outcome, commit: &str, second: i64) -> WindowEntry {
+    fn entry(outcome: Outcome, commit: &str, second: i64) -> WindowEntry<'_> {
         WindowEntry {
             outcome,
-            commit: Some(commit.into()),
+            commit: Some(commit),
             started_at: Timestamp::from_second(1_700_000_000 + second).unwrap(),
         }
     }
