@@ -1,3 +1,0 @@
-//! Parser benchmarks (placeholder until the parsers land).
-
-fn main() {}
