@@ -3,6 +3,7 @@
 //! Nothing here prints or knows about the command line.
 
 use std::collections::HashSet;
+use std::io::BufRead as _;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -91,7 +92,15 @@ pub fn ingest_file(
         source,
     };
     let file = fs_err::File::open(path).map_err(read_error)?;
-    let mut reader = HashingReader::new(file);
+    let mut reader = io::BufReader::with_capacity(results::SNIFF_BYTES, HashingReader::new(file));
+    // A run starts when its file says it did (a suite timestamp, the first go event), so
+    // that backfilled artifacts land where they belong in every test's window.
+    let head = reader.fill_buf().map_err(read_error)?;
+    let mut run = run.clone();
+    if let Some(started_at) = results::started_at_hint(head) {
+        run.started_at = started_at;
+    }
+    let run = &run;
     let mut session = store.begin_ingest(run)?;
     let parsed = results::parse(&mut reader, options, &mut |execution| {
         session
@@ -102,7 +111,7 @@ pub fn ingest_file(
     let summary = parsed.map_err(|error| parse_failure(path, error))?;
     // A parser may stop at the end of the document; the key still covers every byte.
     io::copy(&mut reader, &mut io::sink()).map_err(read_error)?;
-    let content_key = content_key(run, &reader.finish());
+    let content_key = content_key(run, &reader.into_inner().finish());
     let content = RunContent {
         content_key,
         format: summary

@@ -9,8 +9,11 @@
 //! resolves arguments and prints. See
 //! `docs/architecture.md`.
 
+pub mod ci_env;
 pub mod cli;
+pub mod env_vars;
 pub mod exit_codes;
+pub mod git;
 pub mod history;
 pub mod ingest;
 pub mod ledger;

@@ -438,7 +438,9 @@ impl From<&Execution> for Shown {
             exception: failure.and_then(|f| f.exception.clone()),
             message: failure.map(|f| cut(&f.message)),
             failure_text: failure.map(|f| cut(&f.text)),
-            failing_frame: failure.and_then(|f| f.failing_frame.as_ref()).map(ToString::to_string),
+            failing_frame: failure
+                .and_then(|f| f.failing_frame.as_ref())
+                .map(ToString::to_string),
             frames: failure.map(|f| f.frames.iter().take(8).map(ToString::to_string).collect()),
             signature: failure.map(candor::results::Failure::signature),
             skip_message: execution.skip_message.as_deref().map(cut),

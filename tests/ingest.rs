@@ -404,3 +404,21 @@ mod inputs {
         ));
     }
 }
+
+#[test]
+fn a_run_starts_when_its_file_says_it_did() {
+    let mut fixture = Fixture::new();
+    let stamped = JUNIT.replace(
+        r#"<testsuite name="pytest""#,
+        r#"<testsuite timestamp="2026-10-06T09:14:02" name="pytest""#,
+    );
+    let path = fixture.file("stamped.xml", stamped);
+    let ingest = fixture.ingest(&path, &run("abc")).unwrap();
+    let stored = fixture.store.run(ingest.report.run_id).unwrap().unwrap();
+    assert_eq!(stored.run.started_at.to_string(), "2026-10-06T09:14:02Z");
+    // Without a timestamp in the file, the caller's time stands.
+    let path = fixture.file("plain.xml", JUNIT);
+    let ingest = fixture.ingest(&path, &run("def")).unwrap();
+    let stored = fixture.store.run(ingest.report.run_id).unwrap().unwrap();
+    assert_eq!(stored.run.started_at, run("def").started_at);
+}

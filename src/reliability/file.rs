@@ -142,20 +142,26 @@ struct RawPolicy {
 struct RawEntry {
     id: String,
     tier: Tier,
-    // Computed fields are overwritten, but a broken one still means a broken file.
+    // Computed fields are read so the model is faithful to the file (and a broken one is
+    // a broken file); the next evaluation overwrites them.
     #[serde(default)]
-    #[expect(dead_code, reason = "validated, then recomputed")]
     runs: Option<u64>,
     #[serde(default)]
-    #[expect(dead_code, reason = "validated, then recomputed")]
     failures: Option<u64>,
     #[serde(default)]
-    #[expect(dead_code, reason = "validated, then recomputed")]
     pass_rate: Option<f64>,
+    #[serde(default)]
+    wilson_95: Option<[f64; 2]>,
+    #[serde(default)]
+    flips: Option<u64>,
     #[serde(default)]
     first_flaky: Option<Date>,
     #[serde(default)]
+    last_run: Option<Date>,
+    #[serde(default)]
     tier_since: Option<Timestamp>,
+    #[serde(default)]
+    stale: Option<bool>,
 }
 
 impl ReliabilityFile {
@@ -179,11 +185,17 @@ impl ReliabilityFile {
     pub fn parse(text: &str, path: &Path) -> Result<ReliabilityFile, FileError> {
         let located = |error: serde_yaml_ng::Error| {
             let (line, column) = error.location().map_or((1, 1), |l| (l.line(), l.column()));
+            // The location is ours to print, in `path:line:column:` form.
+            let message = error.to_string();
+            let message = match message.rfind(" at line ") {
+                Some(at) if error.location().is_some() => message[..at].to_owned(),
+                _ => message,
+            };
             FileError {
                 path: path.to_owned(),
                 line,
                 column,
-                message: error.to_string(),
+                message,
             }
         };
         if text.trim().is_empty() {
@@ -215,8 +227,15 @@ impl ReliabilityFile {
         let mut tests: Vec<TestEntry> = Vec::with_capacity(raw_tests.len());
         for (raw, value) in raw_tests.into_iter().zip(value_tests) {
             let mut entry = TestEntry::new(raw.id, raw.tier);
+            entry.runs = raw.runs.unwrap_or_default();
+            entry.failures = raw.failures.unwrap_or_default();
+            entry.pass_rate = raw.pass_rate;
+            entry.wilson_95 = raw.wilson_95.map(|[low, high]| Interval { low, high });
+            entry.flips = raw.flips.unwrap_or_default();
             entry.first_flaky = raw.first_flaky;
+            entry.last_run = raw.last_run;
             entry.tier_since = raw.tier_since;
+            entry.stale = raw.stale.unwrap_or_default();
             if let Some(mapping) = value.as_mapping() {
                 for (key, value) in mapping {
                     if let Some(key) = key.as_str()
@@ -367,6 +386,7 @@ fn number(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     const SEED_LAYOUT: &str = "# Generated from CI history by `candor reliability --write`. Edit tier/owner/ticket/note by PR; never hand-edit stats.
 policy:
@@ -389,6 +409,84 @@ tests:
 
     fn parse(text: &str) -> Result<ReliabilityFile, FileError> {
         ReliabilityFile::parse(text, Path::new(".ci/test-reliability.yaml"))
+    }
+
+    fn arbitrary_entry() -> impl Strategy<Value = TestEntry> {
+        let tier = prop_oneof![
+            Just(Tier::Quarantined),
+            Just(Tier::Probation),
+            Just(Tier::Trusted)
+        ];
+        let human = prop::collection::btree_map(
+            "[a-z_]{1,8}".prop_filter("not a machine field", |k| {
+                !MACHINE_FIELDS.contains(&k.as_str())
+            }),
+            prop_oneof![
+                "\\PC{0,30}".prop_map(Value::String),
+                any::<i32>().prop_map(|n| Value::Number(n.into())),
+                any::<bool>().prop_map(Value::Bool),
+                prop::collection::vec("[a-z#: ]{0,6}".prop_map(Value::String), 1..3)
+                    .prop_map(Value::Sequence),
+            ],
+            0..4,
+        );
+        (
+            "\\PC{1,40}",
+            tier,
+            0u64..500,
+            0u64..500,
+            any::<bool>(),
+            human,
+        )
+            .prop_map(|(id, tier, runs, failures, stale, human)| {
+                let mut entry = TestEntry::new(id, tier);
+                entry.runs = runs;
+                entry.pass_rate = (runs > 0).then(|| {
+                    ((runs - failures.min(runs)) as f64 / runs as f64 * 1000.0).round() / 1000.0
+                });
+                entry.wilson_95 = crate::stats::wilson::wilson(
+                    runs - failures.min(runs),
+                    runs,
+                    crate::stats::wilson::Z_95,
+                )
+                .map(|i| Interval {
+                    low: (i.low * 1e4).round() / 1e4,
+                    high: (i.high * 1e4).round() / 1e4,
+                });
+                entry.failures = failures.min(runs);
+                entry.flips = failures.min(runs) / 2;
+                entry.stale = stale;
+                entry.first_flaky = Some(Date::constant(2026, 5, 14));
+                entry.tier_since =
+                    Some(Timestamp::from_second(1_780_000_000 + runs as i64).unwrap());
+                entry.human = human;
+                entry
+            })
+    }
+
+    proptest! {
+        #![proptest_config(crate::test_support::proptest_config(128))]
+
+        /// Render, read back, render again: the same bytes, every human field kept.
+        #[test]
+        fn rendering_is_byte_stable(entries in prop::collection::vec(arbitrary_entry(), 0..6)) {
+            let mut file = ReliabilityFile::default();
+            for entry in entries {
+                if !file.tests.iter().any(|t| t.id == entry.id) {
+                    file.tests.push(entry);
+                }
+            }
+            file.tests.sort_by(|a, b| a.id.cmp(&b.id));
+            let policy = TierPolicy::default();
+            let once = file.render(&policy);
+            let back = parse(&once).map_err(|e| TestCaseError::fail(format!("{e}\n{once}")))?;
+            prop_assert_eq!(back.render(&policy), once.clone());
+            for (before, after) in file.tests.iter().zip(&back.tests) {
+                prop_assert_eq!(&before.id, &after.id);
+                prop_assert_eq!(&before.human, &after.human, "{}", once);
+                prop_assert_eq!(before.tier_since, after.tier_since);
+            }
+        }
     }
 
     #[test]

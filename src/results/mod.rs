@@ -11,6 +11,7 @@ pub mod signature;
 
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
+use std::sync::LazyLock;
 
 use serde::Serialize;
 
@@ -338,6 +339,43 @@ fn json_event_format(value: &serde_json::Value) -> Option<Format> {
     }
 }
 
+/// When the run started, if the head of the file says: the first `timestamp` attribute of
+/// a JUnit file (its outermost suite), or the `Time` of the first `go test -json` event.
+/// libtest JSON carries no time. A time without a zone is read as UTC, which is what
+/// JUnit writers that omit the zone mean in CI (and the hour matters only for ordering).
+pub fn started_at_hint(head: &[u8]) -> Option<jiff::Timestamp> {
+    static JUNIT: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+        regex::bytes::Regex::new(r#"<testsuites?\b[^>]*?\btimestamp\s*=\s*["']([^"']{10,40})["']"#)
+            .expect("the timestamp pattern is valid")
+    });
+    static GO: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+        regex::bytes::Regex::new(r#"(?m)^\{"Time":"([^"]{10,40})""#)
+            .expect("the Time pattern is valid")
+    });
+    let text = JUNIT.captures(head).or_else(|| GO.captures(head))?;
+    let text = std::str::from_utf8(text.get(1)?.as_bytes()).ok()?.trim();
+    parse_time(text)
+}
+
+fn parse_time(text: &str) -> Option<jiff::Timestamp> {
+    if let Ok(at) = text.parse::<jiff::Timestamp>() {
+        return Some(at);
+    }
+    // `2021-03-07T10:36:56 UTC` (TestNG) and `2023-05-15T 08:22:02Z`.
+    let cleaned = text.trim_end_matches(" UTC").replace("T ", "T");
+    if let Ok(at) = cleaned.parse::<jiff::Timestamp>() {
+        return Some(at);
+    }
+    let civil = cleaned
+        .trim_end_matches('Z')
+        .parse::<jiff::civil::DateTime>()
+        .ok()?;
+    civil
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .ok()
+        .map(|zoned| zoned.timestamp())
+}
+
 /// Resolves a byte offset to a 1-based line and column by reading `reader` again.
 pub fn locate<R: Read>(reader: R, offset: u64) -> std::io::Result<Position> {
     let mut line = 1;
@@ -363,4 +401,34 @@ pub fn locate<R: Read>(reader: R, offset: u64) -> std::io::Result<Position> {
         line,
         column: offset.saturating_sub(line_start) + 1,
     })
+}
+
+#[cfg(test)]
+mod started_at_tests {
+    use super::started_at_hint;
+
+    #[test]
+    fn reads_the_first_suite_timestamp_in_its_usual_spellings() {
+        let at = |head: &str| started_at_hint(head.as_bytes()).map(|t| t.to_string());
+        assert_eq!(
+            at(
+                r#"<testsuites><testsuite name="pytest" timestamp="2026-10-06T09:14:02.118402" hostname="x">"#
+            ),
+            Some("2026-10-06T09:14:02.118402Z".into())
+        );
+        assert_eq!(
+            at(r"<testsuite timestamp='2021-03-07T10:36:56 UTC'>"),
+            Some("2021-03-07T10:36:56Z".into())
+        );
+        assert_eq!(
+            at(r#"<testsuite timestamp="2024-01-09T07:50:12.664+09:00">"#),
+            Some("2024-01-08T22:50:12.664Z".into())
+        );
+        assert_eq!(
+            at(r#"{"Time":"2019-10-09T00:00:00.284172551+00:00","Action":"run"}"#),
+            Some("2019-10-09T00:00:00.284172551Z".into())
+        );
+        assert_eq!(at(r#"<testsuite timestamp="<<computed>>">"#), None);
+        assert_eq!(at(r#"{ "type": "suite", "event": "started" }"#), None);
+    }
 }

@@ -314,7 +314,7 @@ impl CargoTest {
     fn workers(&self) -> Option<u32> {
         option_value(&self.prefix.binary_options, &["--test-threads"], false)
             .map(str::to_owned)
-            .or_else(|| std::env::var("RUST_TEST_THREADS").ok())
+            .or_else(|| std::env::var(crate::env_vars::EnvVars::RUST_TEST_THREADS).ok())
             .and_then(|value| value.parse().ok())
             .or_else(available_parallelism)
     }

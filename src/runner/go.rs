@@ -69,7 +69,7 @@ impl GoTest {
     fn workers(&self) -> Option<u32> {
         option_value(&self.prefix, &["-p"], false)
             .map(str::to_owned)
-            .or_else(|| std::env::var("GOMAXPROCS").ok())
+            .or_else(|| std::env::var(crate::env_vars::EnvVars::GOMAXPROCS).ok())
             .and_then(|value| value.parse().ok())
             .or_else(available_parallelism)
     }

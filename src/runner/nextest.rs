@@ -87,7 +87,7 @@ impl Nextest {
     fn workers(&self) -> Option<u32> {
         let spelled = option_value(&self.prefix.cargo_options, &["-j", "--test-threads"], true)
             .map(str::to_owned)
-            .or_else(|| std::env::var("NEXTEST_TEST_THREADS").ok());
+            .or_else(|| std::env::var(crate::env_vars::EnvVars::NEXTEST_TEST_THREADS).ok());
         match spelled {
             Some(value) => value.parse().ok(),
             None => available_parallelism(),

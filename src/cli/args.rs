@@ -1,0 +1,205 @@
+//! The raw command line as clap parses it. Nothing outside this module sees these types:
+//! [`super::settings`] turns them into the settings every command works from.
+
+use std::path::PathBuf;
+
+use clap::builder::NonEmptyStringValueParser;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::ci_env::is_sha;
+use crate::env_vars::EnvVars;
+
+/// Makes red and green mean something again: test history, reliability tiers, exact flake
+/// fingerprints.
+#[derive(Debug, Parser)]
+#[command(name = "candor", version, about, max_term_width = 100)]
+pub struct RawArgs {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// The command.
+    #[command(subcommand)]
+    pub command: RawCommand,
+}
+
+/// Options every command takes, before or after the command's name.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Output for people, or JSON lines for programs (see docs/json-output.md).
+    #[arg(long, value_enum, global = true, default_value_t = RawFormat::Human)]
+    pub format: RawFormat,
+    /// When to color the output; `auto` colors only a terminal and honours NO_COLOR.
+    #[arg(long, value_enum, global = true, default_value_t = RawColor::Auto)]
+    pub color: RawColor,
+    /// The history database [default: <repository root>/.candor/history.db].
+    #[arg(long, global = true, env = EnvVars::CANDOR_DB, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Print only errors and warnings (and the data `tests` and `show` are asked for).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RawFormat {
+    /// Aligned text for people.
+    Human,
+    /// One JSON object per line.
+    Json,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RawColor {
+    /// Color when writing to a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always color.
+    Always,
+    /// Never color.
+    Never,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum RawCommand {
+    /// Store result files (JUnit XML, libtest JSON, `go test -json`) in the history.
+    Ingest(RawIngest),
+    /// List every test in the history with its record.
+    Tests(RawTests),
+    /// Show one test's executions, newest first.
+    Show(RawShow),
+    /// Give every test a reliability tier from its rolling window; `--write` writes them to
+    /// the reliability file.
+    Reliability(RawReliability),
+    /// Write a commented starter candor.toml at the repository root.
+    Init(RawInit),
+}
+
+/// `candor reliability`.
+#[derive(Debug, Args)]
+pub struct RawReliability {
+    /// Write the reliability file: to PATH, or where candor.toml's `[reliability] file`
+    /// says (default .ci/test-reliability.yaml). Without it nothing is written.
+    #[arg(long, value_name = "PATH", num_args = 0..=1)]
+    // Absent, `--write`, and `--write PATH` are three different requests.
+    pub write: Option<Option<PathBuf>>,
+}
+
+/// `candor init`.
+#[derive(Debug, Args)]
+pub struct RawInit {
+    /// Print the starter file instead of writing it.
+    #[arg(long)]
+    pub print: bool,
+    /// Replace an existing candor.toml.
+    #[arg(long, conflicts_with = "print")]
+    pub force: bool,
+}
+
+/// `--tier`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RawTier {
+    /// Failures are evidence.
+    Trusted,
+    /// Failures must be measured first.
+    Probation,
+    /// Failures are not evidence (new failure shapes still are).
+    Quarantined,
+    /// Not in the reliability file yet (treated as probation).
+    Unlisted,
+}
+
+/// `candor ingest`.
+#[derive(Debug, Args)]
+pub struct RawIngest {
+    /// Result files, directories or glob patterns.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<String>,
+    /// The commit the results are for [default: from CI variables, else git HEAD].
+    #[arg(long, value_name = "SHA", value_parser = parse_commit)]
+    pub commit: Option<String>,
+    /// The branch [default: from CI variables, else the checked-out branch].
+    #[arg(long, value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
+    pub branch: Option<String>,
+    /// The CI job's name [default: from CI variables].
+    #[arg(long, value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
+    pub job: Option<String>,
+    /// How many workers the run used.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub workers: Option<u32>,
+    /// The seed the run used, as the runner spells it.
+    #[arg(long, value_name = "S", value_parser = NonEmptyStringValueParser::new())]
+    pub seed: Option<String>,
+    /// Where the run happened [default: ci when a CI service is detected, else local].
+    #[arg(long, value_enum)]
+    pub source: Option<RawSource>,
+}
+
+/// `--source`: the sources a user may claim; candor's own commands set the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RawSource {
+    /// A CI job's own run of the suite.
+    Ci,
+    /// A run on a developer's or agent's machine.
+    Local,
+}
+
+/// `candor tests`.
+#[derive(Debug, Args)]
+pub struct RawTests {
+    /// Only tests whose latest run was red.
+    #[arg(long)]
+    pub failing: bool,
+    /// Only tests with this tier in the reliability file.
+    #[arg(long, value_enum)]
+    pub tier: Option<RawTier>,
+}
+
+/// `candor show`.
+#[derive(Debug, Args)]
+pub struct RawShow {
+    /// The test's id, as `candor tests` lists it.
+    #[arg(value_name = "TEST")]
+    pub test: String,
+    /// Show at most this many executions.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub limit: u32,
+}
+
+/// A commit given on the command line: a (possibly abbreviated) hex sha, stored lowercase.
+fn parse_commit(text: &str) -> Result<String, String> {
+    if is_sha(text) {
+        Ok(text.to_ascii_lowercase())
+    } else {
+        Err("expected a commit sha: 4 to 64 hexadecimal digits".to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        RawArgs::command().debug_assert();
+    }
+
+    #[test]
+    fn global_options_go_before_or_after_the_command() {
+        let before =
+            RawArgs::try_parse_from(["candor", "--format", "json", "tests"]).expect("parses");
+        let after =
+            RawArgs::try_parse_from(["candor", "tests", "--format", "json", "-q"]).expect("parses");
+        assert_eq!(before.global.format, RawFormat::Json);
+        assert_eq!(after.global.format, RawFormat::Json);
+        assert!(after.global.quiet);
+    }
+
+    #[test]
+    fn zero_workers_and_zero_limit_are_refused() {
+        assert!(RawArgs::try_parse_from(["candor", "ingest", "x", "--workers", "0"]).is_err());
+        assert!(RawArgs::try_parse_from(["candor", "show", "t", "--limit", "0"]).is_err());
+    }
+}

@@ -1,0 +1,52 @@
+//! One module per command; each takes its settings and a printer and returns the exit
+//! code, or a [`CliError`] that ends it.
+
+mod ingest;
+mod init;
+mod reliability;
+mod show;
+mod tests;
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::error::CliError;
+use super::output::Printer;
+use super::settings::{Command, Settings};
+use crate::history::{HistoryStore, SqliteStore};
+
+/// Runs the command the settings name.
+pub fn run(settings: &Settings, printer: &mut Printer) -> Result<u8, CliError> {
+    match &settings.command {
+        Command::Ingest(ingest) => ingest::run(ingest, &settings.db, printer),
+        Command::Tests(tests) => tests::run(tests, &settings.db, &settings.repo_root, printer),
+        Command::Reliability(reliability) => {
+            reliability::run(reliability, &settings.db, &settings.repo_root, printer)
+        }
+        Command::Init(init) => init::run(init, &settings.repo_root, printer),
+        Command::Show(show) => show::run(show, &settings.db, printer),
+    }
+}
+
+/// How long a command waits for another candor that holds the history before giving up:
+/// long enough for a concurrent ingest of a large file, short enough to notice a stuck one.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Whether a command may start a new history or needs one that exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    /// `ingest`: create the database (and its folder) when missing.
+    CreateIfMissing,
+    /// Commands that only read: a missing database is an error, not an empty history,
+    /// so that a mistyped `--db` does not look like "no tests".
+    Existing,
+}
+
+fn open_store(db: &Path, mode: Open) -> Result<Box<dyn HistoryStore>, CliError> {
+    if mode == Open::Existing && !db.exists() {
+        return Err(CliError::NoHistory {
+            path: db.to_owned(),
+        });
+    }
+    Ok(Box::new(SqliteStore::open(db, BUSY_TIMEOUT)?))
+}

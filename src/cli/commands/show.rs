@@ -1,0 +1,236 @@
+//! `candor show TEST`: one test's executions, newest first.
+
+use std::path::Path;
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use super::{Open, open_store};
+use crate::cli::error::CliError;
+use crate::cli::output::{
+    Align, Cell, Column, Printer, Style, human_duration, human_time, render_table, short,
+};
+use crate::cli::settings::ShowSettings;
+use crate::exit_codes;
+use crate::history::{HistoryStore, Source, StoredExecution};
+use crate::results::Outcome;
+
+/// How many known ids an unknown-test error suggests.
+const SUGGESTIONS: usize = 3;
+
+const COLUMNS: [Column; 8] = [
+    Column {
+        header: "WHEN",
+        align: Align::Left,
+    },
+    Column {
+        header: "COMMIT",
+        align: Align::Left,
+    },
+    Column {
+        header: "SOURCE",
+        align: Align::Left,
+    },
+    Column {
+        header: "OUTCOME",
+        align: Align::Left,
+    },
+    Column {
+        header: "DURATION",
+        align: Align::Right,
+    },
+    Column {
+        header: "ATTEMPTS",
+        align: Align::Right,
+    },
+    Column {
+        header: "SIGNATURE",
+        align: Align::Left,
+    },
+    Column {
+        header: "MESSAGE",
+        align: Align::Left,
+    },
+];
+
+/// `{"type":"execution"}`: see docs/json-output.md.
+#[derive(Serialize)]
+struct ExecutionLine<'a> {
+    test_id: &'a str,
+    run_id: i64,
+    started_at: Timestamp,
+    commit: Option<&'a str>,
+    branch: Option<&'a str>,
+    source: Source,
+    outcome: Outcome,
+    duration: Option<f64>,
+    attempts: u32,
+    signature: Option<&'a str>,
+    exception: Option<&'a str>,
+    message: Option<&'a str>,
+    skip_message: Option<&'a str>,
+}
+
+pub(super) fn run(
+    settings: &ShowSettings,
+    db: &Path,
+    printer: &mut Printer,
+) -> Result<u8, CliError> {
+    let store = open_store(db, Open::Existing)?;
+    let executions = store.executions(&settings.test_id, settings.limit)?;
+    if executions.is_empty() {
+        return Err(CliError::UnknownTest {
+            id: settings.test_id.clone(),
+            closest: closest_ids(&*store, &settings.test_id)?,
+        });
+    }
+    if printer.is_json() {
+        for stored in &executions {
+            printer.json("execution", &line(stored))?;
+            if printer.stdout_closed() {
+                break;
+            }
+        }
+        return Ok(exit_codes::OK);
+    }
+    let rows: Vec<Vec<Cell>> = executions.iter().map(row).collect();
+    for text in render_table(&COLUMNS, &rows, printer.color_stdout()) {
+        printer.line(&text)?;
+        if printer.stdout_closed() {
+            break;
+        }
+    }
+    Ok(exit_codes::OK)
+}
+
+fn line(stored: &StoredExecution) -> ExecutionLine<'_> {
+    let execution = &stored.execution;
+    let failure = execution.failure.as_ref();
+    ExecutionLine {
+        test_id: &execution.test_id,
+        run_id: stored.run_id,
+        started_at: stored.started_at,
+        commit: stored.commit.as_deref(),
+        branch: stored.branch.as_deref(),
+        source: stored.source,
+        outcome: execution.outcome,
+        duration: execution.duration,
+        attempts: execution.attempts,
+        signature: stored.signature.as_deref(),
+        exception: failure.and_then(|f| f.exception.as_deref()),
+        message: failure.map(|f| f.message.as_str()),
+        skip_message: execution.skip_message.as_deref(),
+    }
+}
+
+fn row(stored: &StoredExecution) -> Vec<Cell> {
+    let execution = &stored.execution;
+    let outcome_style = match execution.outcome {
+        Outcome::Pass => Style::Green,
+        Outcome::Fail | Outcome::Error => Style::Red,
+        Outcome::FlakyPass => Style::Yellow,
+        Outcome::Skip => Style::Dim,
+    };
+    let message = match &execution.failure {
+        Some(failure) => match &failure.exception {
+            Some(exception) => format!("{exception}: {}", first_line(&failure.message)),
+            None => first_line(&failure.message).to_owned(),
+        },
+        None => execution
+            .skip_message
+            .as_deref()
+            .map_or_else(String::new, |m| first_line(m).to_owned()),
+    };
+    vec![
+        Cell::plain(human_time(stored.started_at)),
+        Cell::plain(stored.commit.as_deref().map_or("-", |c| short(c, 7))),
+        Cell::plain(stored.source.as_str()),
+        Cell::styled(execution.outcome.as_str(), outcome_style),
+        Cell::plain(
+            execution
+                .duration
+                .map_or_else(|| "-".to_owned(), human_duration),
+        ),
+        Cell::plain(execution.attempts.to_string()),
+        Cell::plain(stored.signature.as_deref().map_or("-", |s| short(s, 12))),
+        Cell::plain(message),
+    ]
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+}
+
+/// Known ids that look like `wanted`: those containing it (a test's bare name, a
+/// different case), then those within a few edits of it (a typo).
+fn closest_ids(store: &dyn HistoryStore, wanted: &str) -> Result<Vec<String>, CliError> {
+    let wanted = wanted.to_lowercase();
+    // A typo or two, a swapped pair: more would suggest ids that merely share a prefix.
+    let budget = (wanted.chars().count() / 8).clamp(2, 4);
+    let mut scored: Vec<((u8, usize), String)> = store
+        .tests(false)?
+        .into_iter()
+        .filter_map(|test| {
+            let id = test.test_id.to_lowercase();
+            let rank = if id.contains(&wanted) {
+                (0, id.len().saturating_sub(wanted.len()))
+            } else {
+                (1, edit_distance_within(&wanted, &id, budget)?)
+            };
+            Some((rank, test.test_id))
+        })
+        .collect();
+    scored.sort();
+    Ok(scored
+        .into_iter()
+        .take(SUGGESTIONS)
+        .map(|(_, id)| id)
+        .collect())
+}
+
+/// Levenshtein distance between `a` and `b` when it is at most `budget`, in characters.
+/// Gives up as soon as every path costs more, so a long list of unrelated ids is cheap.
+fn edit_distance_within(a: &str, b: &str, budget: usize) -> Option<usize> {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > budget {
+        return None;
+    }
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        current[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        if current.iter().min().is_some_and(|&best| best > budget) {
+            return None;
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous.last().copied().filter(|&d| d <= budget)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_characters_and_respects_the_budget() {
+        assert_eq!(edit_distance_within("kitten", "sitting", 3), Some(3));
+        assert_eq!(edit_distance_within("kitten", "sitting", 2), None);
+        assert_eq!(edit_distance_within("é", "e", 1), Some(1));
+        assert_eq!(edit_distance_within("", "", 0), Some(0));
+        assert_eq!(edit_distance_within("abc", "abcdefgh", 2), None);
+    }
+
+    #[test]
+    fn first_line_skips_blank_lines() {
+        assert_eq!(first_line("\n  boom  \nmore"), "boom");
+        assert_eq!(first_line(""), "");
+    }
+}

@@ -1,0 +1,376 @@
+//! Everything candor prints goes through [`Printer`]: data on stdout (aligned text or
+//! versioned JSON lines), diagnostics on stderr, color only where the settings allow it,
+//! and a closed stdout (`candor tests | head -1`) treated as the reader being done.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use serde::Serialize;
+
+use super::settings::{OutputFormat, OutputSettings};
+
+/// The version of every JSON line's schema; see `docs/json-output.md` for the policy.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// A color or weight for a piece of text, as a plain ANSI SGR sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// No styling.
+    Plain,
+    /// Headers and labels.
+    Bold,
+    /// Failures and errors.
+    Red,
+    /// Passes.
+    Green,
+    /// Warnings and flaky outcomes.
+    Yellow,
+    /// Hints.
+    Cyan,
+    /// Secondary detail.
+    Dim,
+}
+
+impl Style {
+    fn code(self) -> Option<&'static str> {
+        match self {
+            Style::Plain => None,
+            Style::Bold => Some("1"),
+            Style::Red => Some("1;31"),
+            Style::Green => Some("32"),
+            Style::Yellow => Some("1;33"),
+            Style::Cyan => Some("1;36"),
+            Style::Dim => Some("2"),
+        }
+    }
+
+    /// `text` wrapped in this style's escape codes when `enabled`.
+    pub fn paint(self, text: &str, enabled: bool) -> String {
+        match self.code() {
+            Some(code) if enabled => format!("\x1b[{code}m{text}\x1b[0m"),
+            _ => text.to_owned(),
+        }
+    }
+}
+
+/// Writes data to stdout and diagnostics to stderr.
+pub struct Printer {
+    out: Box<dyn Write>,
+    err: Box<dyn Write>,
+    settings: OutputSettings,
+    stdout_closed: bool,
+}
+
+impl Printer {
+    /// A printer on the process's stdout and stderr.
+    pub fn stdio(settings: OutputSettings) -> Printer {
+        Printer::new(
+            Box::new(io::BufWriter::new(io::stdout())),
+            Box::new(io::stderr()),
+            settings,
+        )
+    }
+
+    /// A printer on any pair of writers.
+    pub fn new(out: Box<dyn Write>, err: Box<dyn Write>, settings: OutputSettings) -> Printer {
+        Printer {
+            out,
+            err,
+            settings,
+            stdout_closed: false,
+        }
+    }
+
+    /// The settings this printer follows.
+    pub fn settings(&self) -> &OutputSettings {
+        &self.settings
+    }
+
+    /// Whether output is JSON lines.
+    pub fn is_json(&self) -> bool {
+        self.settings.format == OutputFormat::Json
+    }
+
+    /// Whether the reader of stdout has gone away; commands may stop producing data.
+    pub fn stdout_closed(&self) -> bool {
+        self.stdout_closed
+    }
+
+    /// Whether stdout text is colored.
+    pub fn color_stdout(&self) -> bool {
+        self.settings.color_stdout
+    }
+
+    /// One line of data on stdout.
+    pub fn line(&mut self, text: &str) -> io::Result<()> {
+        self.write_out(|out| writeln!(out, "{text}"))
+    }
+
+    /// One informational line on stdout, left out under `--quiet`.
+    pub fn info(&mut self, text: &str) -> io::Result<()> {
+        if self.settings.quiet {
+            return Ok(());
+        }
+        self.line(text)
+    }
+
+    /// One JSON line `{"type": kind, "v": 1, ...body}` on stdout.
+    pub fn json<T: Serialize>(&mut self, kind: &'static str, body: &T) -> io::Result<()> {
+        #[derive(Serialize)]
+        struct Line<'a, T> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            v: u32,
+            #[serde(flatten)]
+            body: &'a T,
+        }
+        let line = Line {
+            kind,
+            v: JSON_SCHEMA_VERSION,
+            body,
+        };
+        let text = serde_json::to_string(&line).map_err(io::Error::other)?;
+        self.line(&text)
+    }
+
+    /// `error: message`, then a `Caused by:` line per source, then `hint:` when given.
+    pub fn error(&mut self, error: &dyn std::error::Error, hint: Option<&str>) -> io::Result<()> {
+        let mut causes = Vec::new();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            causes.push(cause.to_string());
+            source = cause.source();
+        }
+        self.error_parts(&error.to_string(), &causes, hint)
+    }
+
+    /// [`Printer::error`] for an error already taken apart.
+    pub fn error_parts(
+        &mut self,
+        message: &str,
+        causes: &[String],
+        hint: Option<&str>,
+    ) -> io::Result<()> {
+        let color = self.settings.color_stderr;
+        let mut text = format!("{} {message}\n", Style::Red.paint("error:", color));
+        for cause in causes {
+            let _ = writeln!(text, "{} {cause}", Style::Bold.paint("Caused by:", color));
+        }
+        if let Some(hint) = hint {
+            let _ = writeln!(text, "{} {hint}", Style::Cyan.paint("hint:", color));
+        }
+        self.write_err(&text)
+    }
+
+    /// `warning: message` on stderr, shown even under `--quiet`.
+    pub fn warning(&mut self, message: &str) -> io::Result<()> {
+        let label = Style::Yellow.paint("warning:", self.settings.color_stderr);
+        self.write_err(&format!("{label} {message}\n"))
+    }
+
+    /// Writes buffered stdout; a closed pipe is not an error.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.write_out(|out| out.flush())
+    }
+
+    fn write_out(
+        &mut self,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        if self.stdout_closed {
+            return Ok(());
+        }
+        match write(&mut self.out) {
+            Err(error) if error.kind() == io::ErrorKind::BrokenPipe => {
+                self.stdout_closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    fn write_err(&mut self, text: &str) -> io::Result<()> {
+        // Keep stdout and stderr in order when both go to the same terminal.
+        self.flush()?;
+        match self.err.write_all(text.as_bytes()) {
+            Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        }
+    }
+}
+
+/// How a column lines up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    /// Text.
+    Left,
+    /// Numbers.
+    Right,
+}
+
+/// A column: its header and alignment.
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    /// Header text.
+    pub header: &'static str,
+    /// Alignment.
+    pub align: Align,
+}
+
+/// One cell's text and style.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    text: String,
+    style: Style,
+}
+
+impl Cell {
+    /// An unstyled cell; control characters are made visible.
+    pub fn plain(text: impl AsRef<str>) -> Cell {
+        Cell::styled(text, Style::Plain)
+    }
+
+    /// A styled cell; control characters are made visible.
+    pub fn styled(text: impl AsRef<str>, style: Style) -> Cell {
+        Cell {
+            text: terminal_safe(text.as_ref()),
+            style,
+        }
+    }
+}
+
+/// Renders rows under a header with columns aligned; the last column is not padded so lines
+/// carry no trailing spaces.
+pub fn render_table(columns: &[Column], rows: &[Vec<Cell>], color: bool) -> Vec<String> {
+    let mut widths: Vec<usize> = columns.iter().map(|c| c.header.chars().count()).collect();
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.text.chars().count());
+        }
+    }
+    let header: Vec<Cell> = columns
+        .iter()
+        .map(|c| Cell::styled(c.header, Style::Bold))
+        .collect();
+    std::iter::once(&header)
+        .chain(rows)
+        .map(|row| {
+            let mut line = String::new();
+            let last = row.len().min(columns.len()).saturating_sub(1);
+            for (index, ((cell, column), width)) in row.iter().zip(columns).zip(&widths).enumerate()
+            {
+                if index > 0 {
+                    line.push_str("  ");
+                }
+                let padding = width.saturating_sub(cell.text.chars().count());
+                let painted = cell.style.paint(&cell.text, color);
+                match column.align {
+                    Align::Right => {
+                        line.push_str(&" ".repeat(padding));
+                        line.push_str(&painted);
+                    }
+                    Align::Left if index == last => line.push_str(&painted),
+                    Align::Left => {
+                        line.push_str(&painted);
+                        line.push_str(&" ".repeat(padding));
+                    }
+                }
+            }
+            // An empty last cell would leave the separator behind.
+            line.truncate(line.trim_end_matches(' ').len());
+            line
+        })
+        .collect()
+}
+
+/// Text from result files may hold escape sequences or newlines; on a terminal those would
+/// move the cursor or break the table, so each control character becomes U+FFFD.
+pub fn terminal_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+        .collect()
+}
+
+/// A timestamp for people: local time to the minute.
+pub fn human_time(timestamp: Timestamp) -> String {
+    timestamp
+        .to_zoned(TimeZone::system())
+        .strftime("%Y-%m-%d %H:%M")
+        .to_string()
+}
+
+/// A duration for people: `850ms`, `1.25s`, `2m05s`.
+pub fn human_duration(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return "-".to_owned();
+    }
+    if seconds < 1.0 {
+        format!("{:.0}ms", seconds * 1000.0)
+    } else if seconds < 60.0 {
+        format!("{seconds:.2}s")
+    } else {
+        let whole = seconds.round() as u64;
+        format!("{}m{:02}s", whole / 60, whole % 60)
+    }
+}
+
+/// A share as a percentage with one decimal, `-` when there is none.
+pub fn human_rate(rate: Option<f64>) -> String {
+    rate.map_or_else(|| "-".to_owned(), |r| format!("{:.1}%", r * 100.0))
+}
+
+/// The first `len` characters of an id (sha, signature).
+pub fn short(id: &str, len: usize) -> &str {
+    id.char_indices().nth(len).map_or(id, |(end, _)| &id[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_aligns_by_characters_and_leaves_no_trailing_space() {
+        let columns = [
+            Column {
+                header: "N",
+                align: Align::Right,
+            },
+            Column {
+                header: "TEST",
+                align: Align::Left,
+            },
+        ];
+        let rows = vec![
+            vec![Cell::plain("12"), Cell::plain("é::a")],
+            vec![Cell::plain("3"), Cell::plain("b")],
+            vec![Cell::plain("4"), Cell::plain("")],
+        ];
+        assert_eq!(
+            render_table(&columns, &rows, false),
+            vec![" N  TEST", "12  é::a", " 3  b", " 4"]
+        );
+    }
+
+    #[test]
+    fn control_characters_are_neutralised() {
+        assert_eq!(terminal_safe("a\x1b[31mb\nc"), "a\u{FFFD}[31mb\u{FFFD}c");
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(human_duration(0.0123), "12ms");
+        assert_eq!(human_duration(1.234), "1.23s");
+        assert_eq!(human_duration(125.0), "2m05s");
+        assert_eq!(human_duration(f64::NAN), "-");
+        assert_eq!(human_duration(-1.0), "-");
+    }
+
+    #[test]
+    fn short_never_splits_a_character() {
+        assert_eq!(short("abcdef", 3), "abc");
+        assert_eq!(short("ab", 7), "ab");
+        assert_eq!(short("ééé", 2), "éé");
+    }
+}

@@ -1,0 +1,469 @@
+//! The raw arguments resolved once, against the environment, CI variables and git, into
+//! the settings every command works from. Commands never see clap types, and never look
+//! at the environment themselves.
+
+use std::cell::OnceCell;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+
+use super::args::{RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawSource, RawTier};
+use crate::ci_env::CiEnv;
+use crate::env_vars::EnvVars;
+use crate::git::{Git, GitError};
+use crate::history::{Conditions, NewRun, Source};
+use crate::results::ParseOptions;
+
+/// Where the history lives when neither `--db` nor `CANDOR_DB` says, relative to the
+/// repository root (or the current directory outside a repository).
+pub const DEFAULT_DB: &str = ".candor/history.db";
+
+/// Everything a command needs to know, decided.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// How to print.
+    pub output: OutputSettings,
+    /// The history database.
+    pub db: PathBuf,
+    /// The repository root (the current directory outside a repository): where
+    /// candor.toml, the reliability file and the ledger are.
+    pub repo_root: PathBuf,
+    /// The command and its own settings.
+    pub command: Command,
+    /// Things resolution could not find out and the user may want to know (git failed).
+    pub warnings: Vec<String>,
+}
+
+/// How output looks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputSettings {
+    /// Text or JSON lines.
+    pub format: OutputFormat,
+    /// Whether stdout gets color.
+    pub color_stdout: bool,
+    /// Whether stderr gets color.
+    pub color_stderr: bool,
+    /// Leave out informational lines.
+    pub quiet: bool,
+}
+
+/// `--format`, decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// Aligned text.
+    Human,
+    /// JSON lines.
+    Json,
+}
+
+/// A command with its settings.
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// `candor ingest`.
+    Ingest(Box<IngestSettings>),
+    /// `candor tests`.
+    Tests(TestsSettings),
+    /// `candor show`.
+    Show(ShowSettings),
+    /// `candor reliability`.
+    Reliability(ReliabilitySettings),
+    /// `candor init`.
+    Init(InitSettings),
+}
+
+/// `candor reliability`, decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReliabilitySettings {
+    /// Whether to write the file, and where: `Some(None)` means candor.toml's path.
+    pub write: Option<Option<PathBuf>>,
+}
+
+/// `candor init`, decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitSettings {
+    /// Print instead of writing.
+    pub print: bool,
+    /// Replace an existing file.
+    pub force: bool,
+}
+
+/// A `--tier` filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TierFilter {
+    /// Listed with this tier.
+    Listed(crate::stats::tiers::Tier),
+    /// Not in the reliability file.
+    Unlisted,
+}
+
+/// `candor ingest`, decided.
+#[derive(Debug, Clone)]
+pub struct IngestSettings {
+    /// Files, directories and patterns as given.
+    pub inputs: Vec<String>,
+    /// The run every file is stored under (each file gets its own run with its own
+    /// `source_path`, format and producer).
+    pub run: NewRun,
+    /// What the parsers need to know.
+    pub parse: ParseOptions,
+}
+
+/// `candor tests`, decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestsSettings {
+    /// Only tests whose latest run was red.
+    pub failing_only: bool,
+    /// Only tests with this tier.
+    pub tier: Option<TierFilter>,
+}
+
+/// `candor show`, decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShowSettings {
+    /// The test.
+    pub test_id: String,
+    /// At most this many executions.
+    pub limit: usize,
+}
+
+/// What settings are resolved against: the process's surroundings, passed in so that
+/// resolution can be tested with made-up ones.
+pub struct Context<'a> {
+    /// The current directory.
+    pub cwd: PathBuf,
+    /// Reads an environment variable.
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// Whether stdout is a terminal.
+    pub stdout_is_terminal: bool,
+    /// Whether stderr is a terminal.
+    pub stderr_is_terminal: bool,
+    /// Now, for runs that carry no time of their own.
+    pub now: Timestamp,
+}
+
+impl Context<'_> {
+    fn var(&self, name: &str) -> Option<String> {
+        (self.env)(name).filter(|value| !value.is_empty())
+    }
+}
+
+impl Settings {
+    /// Decides every setting from the arguments and the context.
+    pub fn resolve(args: RawArgs, context: &Context<'_>) -> Settings {
+        let format = match args.global.format {
+            RawFormat::Human => OutputFormat::Human,
+            RawFormat::Json => OutputFormat::Json,
+        };
+        let no_color = context.var(EnvVars::NO_COLOR).is_some();
+        let wants_color = |is_terminal: bool| match args.global.color {
+            RawColor::Always => true,
+            RawColor::Never => false,
+            RawColor::Auto => is_terminal && !no_color,
+        };
+        let output = OutputSettings {
+            format,
+            color_stdout: format == OutputFormat::Human && wants_color(context.stdout_is_terminal),
+            color_stderr: wants_color(context.stderr_is_terminal),
+            quiet: args.global.quiet,
+        };
+
+        let mut warnings = Vec::new();
+        let repo = Repo::new(&context.cwd);
+        let db = match args.global.db {
+            Some(db) => context.cwd.join(db),
+            None => repo
+                .root(&mut warnings)
+                .unwrap_or_else(|| context.cwd.clone())
+                .join(DEFAULT_DB),
+        };
+
+        let command = match args.command {
+            RawCommand::Ingest(raw) => {
+                Command::Ingest(Box::new(resolve_ingest(raw, context, &repo, &mut warnings)))
+            }
+            RawCommand::Tests(raw) => Command::Tests(TestsSettings {
+                failing_only: raw.failing,
+                tier: raw.tier.map(|tier| {
+                    use crate::stats::tiers::Tier;
+                    match tier {
+                        RawTier::Trusted => TierFilter::Listed(Tier::Trusted),
+                        RawTier::Probation => TierFilter::Listed(Tier::Probation),
+                        RawTier::Quarantined => TierFilter::Listed(Tier::Quarantined),
+                        RawTier::Unlisted => TierFilter::Unlisted,
+                    }
+                }),
+            }),
+            RawCommand::Reliability(raw) => Command::Reliability(ReliabilitySettings {
+                write: raw
+                    .write
+                    .map(|path| path.map(|path| context.cwd.join(path))),
+            }),
+            RawCommand::Init(raw) => Command::Init(InitSettings {
+                print: raw.print,
+                force: raw.force,
+            }),
+            RawCommand::Show(raw) => Command::Show(ShowSettings {
+                test_id: raw.test,
+                limit: raw.limit as usize,
+            }),
+        };
+        let repo_root = repo
+            .root(&mut warnings)
+            .unwrap_or_else(|| context.cwd.clone());
+        Settings {
+            output,
+            db,
+            repo_root,
+            command,
+            warnings,
+        }
+    }
+}
+
+fn resolve_ingest(
+    raw: RawIngest,
+    context: &Context<'_>,
+    repo: &Repo,
+    warnings: &mut Vec<String>,
+) -> IngestSettings {
+    let ci = CiEnv::detect(|name| context.var(name));
+    let head = OnceCell::new();
+    let head_sha = |warnings: &mut Vec<String>| {
+        head.get_or_init(|| repo.ask(warnings, "the commit", Git::head_sha))
+            .clone()
+    };
+    let commit = raw.commit.or(ci.commit).or_else(|| head_sha(warnings));
+    // The checked-out branch says nothing about a commit given explicitly that is not HEAD.
+    let commit_is_head = commit
+        .as_deref()
+        .is_none_or(|commit| head_sha(warnings).is_some_and(|head| head.starts_with(commit)));
+    let branch = raw.branch.or(ci.branch).or_else(|| {
+        commit_is_head
+            .then(|| repo.ask(warnings, "the branch", Git::branch))
+            .flatten()
+    });
+    let merge_base = commit.as_deref().and_then(|commit| {
+        let default_branch = repo.ask(warnings, "the default branch", Git::default_branch)?;
+        repo.ask(warnings, "the merge base", |git| {
+            git.merge_base(commit, &default_branch)
+        })
+    });
+    let source = match raw.source {
+        Some(RawSource::Ci) => Source::Ci,
+        Some(RawSource::Local) => Source::Local,
+        None => {
+            if ci.detected {
+                Source::Ci
+            } else {
+                Source::Local
+            }
+        }
+    };
+    let repo_root = repo.root(warnings);
+    IngestSettings {
+        inputs: raw.paths,
+        run: NewRun {
+            commit,
+            branch,
+            merge_base,
+            started_at: context.now,
+            source,
+            ci_provider: ci.provider.map(|p| p.as_str().to_owned()),
+            job: raw.job.or(ci.job),
+            workers: raw.workers,
+            seed: raw.seed,
+            conditions: Conditions {
+                ci: source == Source::Ci,
+                runner: None,
+                os: Some(std::env::consts::OS.to_owned()),
+            },
+            format: None,
+            producer: None,
+            source_path: None,
+        },
+        parse: ParseOptions {
+            repo_root: repo_root.map(|root| root.to_string_lossy().into_owned()),
+        },
+    }
+}
+
+/// git questions about the current directory, asked at most once each and only when a
+/// setting needs the answer. A git that fails becomes a warning and "unknown": a result
+/// file is worth storing even when git cannot say which commit it belongs to.
+struct Repo {
+    git: Git,
+    root: OnceCell<Option<PathBuf>>,
+}
+
+impl Repo {
+    fn new(cwd: &Path) -> Repo {
+        Repo {
+            git: Git::new(cwd),
+            root: OnceCell::new(),
+        }
+    }
+
+    fn root(&self, warnings: &mut Vec<String>) -> Option<PathBuf> {
+        self.root
+            .get_or_init(|| self.ask(warnings, "the repository root", Git::repo_root))
+            .clone()
+    }
+
+    fn ask<T>(
+        &self,
+        warnings: &mut Vec<String>,
+        what: &str,
+        question: impl FnOnce(&Git) -> Result<Option<T>, GitError>,
+    ) -> Option<T> {
+        match question(&self.git) {
+            Ok(answer) => answer,
+            Err(error) if error.is_missing_program() => None,
+            Err(error) => {
+                warnings.push(format!("could not read {what} from git: {error}"));
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use clap::Parser;
+
+    use super::*;
+
+    fn resolve(command_line: &[&str], vars: &[(&str, &str)], stdout_is_terminal: bool) -> Settings {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let lookup = move |name: &str| vars.get(name).cloned();
+        let cwd = tempfile::tempdir().expect("temp dir");
+        let context = Context {
+            cwd: cwd.path().to_owned(),
+            env: &lookup,
+            stdout_is_terminal,
+            stderr_is_terminal: stdout_is_terminal,
+            now: Timestamp::UNIX_EPOCH,
+        };
+        let args = RawArgs::try_parse_from(command_line).expect("arguments parse");
+        Settings::resolve(args, &context)
+    }
+
+    #[test]
+    fn auto_color_needs_a_terminal_and_no_no_color() {
+        assert!(resolve(&["candor", "tests"], &[], true).output.color_stdout);
+        assert!(
+            !resolve(&["candor", "tests"], &[], false)
+                .output
+                .color_stdout
+        );
+        assert!(
+            !resolve(&["candor", "tests"], &[("NO_COLOR", "1")], true)
+                .output
+                .color_stdout
+        );
+        assert!(
+            resolve(&["candor", "tests"], &[("NO_COLOR", "")], true)
+                .output
+                .color_stdout,
+            "an empty NO_COLOR is unset"
+        );
+        assert!(
+            resolve(
+                &["candor", "--color", "always", "tests"],
+                &[("NO_COLOR", "1")],
+                false
+            )
+            .output
+            .color_stdout
+        );
+        assert!(
+            !resolve(
+                &["candor", "--color", "always", "--format", "json", "tests"],
+                &[],
+                true
+            )
+            .output
+            .color_stdout,
+            "JSON is never colored"
+        );
+    }
+
+    #[test]
+    fn outside_a_repository_the_db_is_under_the_current_directory() {
+        let settings = resolve(&["candor", "tests"], &[], false);
+        assert!(
+            settings.db.ends_with(DEFAULT_DB),
+            "{}",
+            settings.db.display()
+        );
+        assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);
+    }
+
+    #[test]
+    fn ci_variables_fill_the_run_and_flags_win() {
+        let sha = "89abcdef0123456789abcdef0123456789abcdef";
+        let vars = [
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_SHA", sha),
+            ("GITHUB_REF_NAME", "main"),
+            ("GITHUB_JOB", "unit"),
+        ];
+        let Command::Ingest(from_ci) =
+            resolve(&["candor", "ingest", "r.xml"], &vars, false).command
+        else {
+            panic!("ingest");
+        };
+        assert_eq!(from_ci.run.commit.as_deref(), Some(sha));
+        assert_eq!(from_ci.run.branch.as_deref(), Some("main"));
+        assert_eq!(from_ci.run.job.as_deref(), Some("unit"));
+        assert_eq!(from_ci.run.source, Source::Ci);
+        assert!(from_ci.run.conditions.ci);
+        assert_eq!(from_ci.run.ci_provider.as_deref(), Some("github-actions"));
+
+        let Command::Ingest(flags) = resolve(
+            &[
+                "candor",
+                "ingest",
+                "r.xml",
+                "--branch",
+                "mine",
+                "--job",
+                "j",
+                "--source",
+                "local",
+                "--workers",
+                "4",
+                "--seed",
+                "rs=1",
+            ],
+            &vars,
+            false,
+        )
+        .command
+        else {
+            panic!("ingest");
+        };
+        assert_eq!(flags.run.branch.as_deref(), Some("mine"));
+        assert_eq!(flags.run.job.as_deref(), Some("j"));
+        assert_eq!(flags.run.source, Source::Local);
+        assert!(!flags.run.conditions.ci);
+        assert_eq!(flags.run.workers, Some(4));
+        assert_eq!(flags.run.seed.as_deref(), Some("rs=1"));
+    }
+
+    #[test]
+    fn without_ci_or_git_the_run_is_local_and_unknown() {
+        let Command::Ingest(ingest) = resolve(&["candor", "ingest", "r.xml"], &[], false).command
+        else {
+            panic!("ingest");
+        };
+        assert_eq!(ingest.run.source, Source::Local);
+        assert_eq!(ingest.run.commit, None);
+        assert_eq!(ingest.run.branch, None);
+        assert_eq!(ingest.parse.repo_root, None);
+    }
+}

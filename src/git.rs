@@ -1,0 +1,255 @@
+//! git through the `git` program, never a shell: argv only, stdin closed, and the
+//! variables that would point git at another repository removed from its environment.
+//! Answers only what candor needs (repository root, HEAD, branch, merge base).
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::env_vars::EnvVars;
+
+/// Failures of a `git` child. A question git answers with "there is none" (not a
+/// repository, no commit yet, detached HEAD) is `Ok(None)`, not an error.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// The `git` program could not be started.
+    #[error("could not run `git`")]
+    Spawn(#[source] std::io::Error),
+    /// git ran and failed.
+    #[error("`git {args}` failed in {dir}: {stderr}")]
+    Failed {
+        /// The arguments, space-separated, for the message.
+        args: String,
+        /// Where it ran.
+        dir: PathBuf,
+        /// The first line of what git wrote on stderr.
+        stderr: String,
+    },
+    /// git printed something that is not UTF-8 where a path or name was expected.
+    #[error("`git {args}` printed a non-UTF-8 answer")]
+    NotUtf8 {
+        /// The arguments, space-separated, for the message.
+        args: String,
+    },
+}
+
+impl GitError {
+    /// Whether git is simply not installed: callers treat that like "not a repository".
+    pub fn is_missing_program(&self) -> bool {
+        matches!(self, GitError::Spawn(e) if e.kind() == std::io::ErrorKind::NotFound)
+    }
+}
+
+/// A directory in which git commands run.
+#[derive(Debug, Clone)]
+pub struct Git {
+    dir: PathBuf,
+}
+
+impl Git {
+    /// Runs git in `dir` (git itself finds the repository that contains it).
+    pub fn new(dir: impl Into<PathBuf>) -> Git {
+        Git { dir: dir.into() }
+    }
+
+    /// The repository's top-level folder, `None` when `dir` is not inside a work tree.
+    pub fn repo_root(&self) -> Result<Option<PathBuf>, GitError> {
+        Ok(self
+            .answer(&["rev-parse", "--show-toplevel"])?
+            .map(PathBuf::from))
+    }
+
+    /// The full sha of HEAD, `None` outside a repository or before the first commit.
+    pub fn head_sha(&self) -> Result<Option<String>, GitError> {
+        self.commit("HEAD")
+    }
+
+    /// The checked-out branch's short name, `None` when HEAD is detached or outside a
+    /// repository.
+    pub fn branch(&self) -> Result<Option<String>, GitError> {
+        self.answer(&["symbolic-ref", "--quiet", "--short", "HEAD"])
+    }
+
+    /// The best common ancestor of two commits, `None` when they share none or either is
+    /// unknown here (a shallow clone, a sha from elsewhere).
+    pub fn merge_base(&self, left: &str, right: &str) -> Result<Option<String>, GitError> {
+        let (Some(left), Some(right)) = (self.commit(left)?, self.commit(right)?) else {
+            return Ok(None);
+        };
+        self.answer(&["merge-base", &left, &right])
+    }
+
+    /// The full sha of the commit `revision` names, `None` when it names none here.
+    pub fn commit(&self, revision: &str) -> Result<Option<String>, GitError> {
+        if revision.starts_with('-') {
+            return Ok(None);
+        }
+        self.answer(&[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{revision}^{{commit}}"),
+        ])
+    }
+
+    /// The branch that merge bases are taken against: `origin`'s HEAD when the clone knows
+    /// it, else a local `main` or `master`; `None` when none exists.
+    pub fn default_branch(&self) -> Result<Option<String>, GitError> {
+        if let Some(remote_head) = self.answer(&[
+            "symbolic-ref",
+            "--quiet",
+            "--short",
+            "refs/remotes/origin/HEAD",
+        ])? {
+            return Ok(Some(remote_head));
+        }
+        for candidate in ["main", "master"] {
+            let reference = format!("refs/heads/{candidate}");
+            if self
+                .answer(&["rev-parse", "--verify", "--quiet", &reference])?
+                .is_some()
+            {
+                return Ok(Some(candidate.to_owned()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Runs git and returns its trimmed stdout; `None` when git exits non-zero without an
+    /// error message (how `--quiet` says "no such thing") or says this is not a repository.
+    fn answer(&self, args: &[&str]) -> Result<Option<String>, GitError> {
+        let output = self.command(args).output().map_err(GitError::Spawn)?;
+        let joined = || args.join(" ");
+        if output.status.success() {
+            let text = String::from_utf8(output.stdout)
+                .map_err(|_| GitError::NotUtf8 { args: joined() })?;
+            let text = text.trim();
+            return Ok((!text.is_empty()).then(|| text.to_owned()));
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let first_line = stderr.lines().next().unwrap_or("").trim();
+        if first_line.is_empty() || first_line.contains("not a git repository") {
+            Ok(None)
+        } else {
+            Err(GitError::Failed {
+                args: joined(),
+                dir: self.dir.clone(),
+                stderr: first_line.to_owned(),
+            })
+        }
+    }
+
+    fn command<S: AsRef<OsStr>>(&self, args: &[S]) -> Command {
+        let mut command = Command::new("git");
+        command
+            .args(args)
+            .current_dir(&self.dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Messages are matched above; keep them in English whatever the user's locale.
+            .env("LC_ALL", "C");
+        for name in EnvVars::GIT_LOCATION_OVERRIDES {
+            command.env_remove(name);
+        }
+        command
+    }
+}
+
+/// The directory's repository root, or `None` when it is not in one or git is missing.
+pub fn repo_root_or_none(dir: &Path) -> Result<Option<PathBuf>, GitError> {
+    match Git::new(dir).repo_root() {
+        Err(error) if error.is_missing_program() => Ok(None),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let status = Git::new(dir)
+            .command(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {args:?} failed");
+    }
+
+    #[test]
+    fn outside_a_repository_everything_is_none() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let git = Git::new(dir.path());
+        assert_eq!(git.repo_root().expect("git runs"), None);
+        assert_eq!(git.head_sha().expect("git runs"), None);
+        assert_eq!(git.branch().expect("git runs"), None);
+    }
+
+    #[test]
+    fn a_fresh_repository_has_a_root_and_branch_but_no_head() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        git(dir.path(), &["init", "--quiet", "-b", "trunk"]);
+        let sub = dir.path().join("a/b");
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        let git_in_sub = Git::new(&sub);
+        let root = git_in_sub.repo_root().expect("git runs").expect("a root");
+        assert_eq!(
+            root.canonicalize().expect("root exists"),
+            dir.path().canonicalize().expect("temp exists")
+        );
+        assert_eq!(git_in_sub.head_sha().expect("git runs"), None);
+        assert_eq!(
+            git_in_sub.branch().expect("git runs").as_deref(),
+            Some("trunk")
+        );
+    }
+
+    #[test]
+    fn head_branch_merge_base_and_default_branch_after_commits() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path();
+        git(path, &["init", "--quiet", "-b", "main"]);
+        git(path, &["commit", "--quiet", "--allow-empty", "-m", "one"]);
+        let repo = Git::new(path);
+        let base = repo.head_sha().expect("git runs").expect("a head");
+        assert_eq!(base.len(), 40);
+        git(path, &["checkout", "--quiet", "-b", "feature"]);
+        git(path, &["commit", "--quiet", "--allow-empty", "-m", "two"]);
+        let tip = repo.head_sha().expect("git runs").expect("a head");
+        assert_ne!(tip, base);
+        assert_eq!(repo.branch().expect("git runs").as_deref(), Some("feature"));
+        assert_eq!(
+            repo.default_branch().expect("git runs").as_deref(),
+            Some("main")
+        );
+        assert_eq!(
+            repo.merge_base(&tip, "main").expect("git runs").as_deref(),
+            Some(base.as_str())
+        );
+        assert_eq!(repo.merge_base(&tip, "--help").expect("no option"), None);
+        assert_eq!(
+            repo.merge_base(&tip, "0000000000000000000000000000000000000000")
+                .expect("git runs"),
+            None
+        );
+        git(path, &["checkout", "--quiet", "--detach"]);
+        assert_eq!(repo.branch().expect("git runs"), None);
+    }
+
+    #[test]
+    fn location_overrides_are_removed_from_the_child() {
+        let removed: Vec<_> = Git::new(".")
+            .command(&["status"])
+            .get_envs()
+            .filter(|(_, value)| value.is_none())
+            .map(|(name, _)| name.to_owned())
+            .collect();
+        for name in EnvVars::GIT_LOCATION_OVERRIDES {
+            assert!(removed.iter().any(|n| n == name), "{name} not removed");
+        }
+    }
+}
