@@ -320,7 +320,8 @@ static PYTEST_LOCATION: Guarded = Guarded::new(
     |text| text.contains(".py:"),
     || regex(r"(?m)^\s*((?:[A-Za-z]:[\\/])?[^:\s][^:]*?\.py):(\d+):(?:[ \t]+(.*?))?[ \t]*$"),
 );
-// Not multi-line: `^` is the start of the text.
+/// A `def` line; [`python_def`] reads lines the same way, faster. Not multi-line: `^` is
+/// the start of the text.
 static PYTHON_DEF: Guarded = Guarded::new(
     |text| {
         let text = text.trim_start();
@@ -387,6 +388,35 @@ fn pytest_location(line: &str) -> Option<PytestLocation<'_>> {
     })
 }
 
+/// The function a `def` line names, read as [`PYTHON_DEF`] reads it: pytest's long report
+/// shows the source of every function on the way, so each failure has several.
+fn python_def(line: &str) -> Option<&str> {
+    let mut rest = line.trim_start();
+    if let Some(after) = rest.strip_prefix("async")
+        && after.starts_with(char::is_whitespace)
+    {
+        rest = after.trim_start();
+    }
+    let rest = rest.strip_prefix("def")?;
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let name_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let (name, after) = rest.split_at(name_end);
+    if after.starts_with(|c: char| !c.is_ascii()) {
+        // `\w` and `\s` take non-ASCII letters and spaces: leave those to the pattern.
+        return PYTHON_DEF
+            .captures(line)
+            .and_then(|caps| caps.get(1))
+            .map(|m| m.as_str());
+    }
+    let named = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+    (named && after.trim_start().starts_with('(')).then_some(name)
+}
+
 /// What follows pytest's `E` marker on one line (no `\n`), trimmed: the line read as
 /// `^\s*E\s+(.*?)\s*$`.
 fn pytest_e_line(line: &str) -> Option<&str> {
@@ -430,8 +460,8 @@ fn python_frames(text: &str) -> Vec<Frame> {
                 function.as_deref(),
             ));
             last_def = None;
-        } else if let Some(caps) = PYTHON_DEF.captures(line) {
-            last_def = Some(caps[1].to_owned());
+        } else if let Some(name) = python_def(line) {
+            last_def = Some(name.to_owned());
         }
     }
     blocks
@@ -1393,11 +1423,12 @@ mod tests {
                 ],
             ),
             e_line in "[ \t\u{a0}]{0,2}E[ \t\u{a0}=x]{0,3}[^\n]{0,4}",
+            def_line in "[ \t\u{a0}]{0,2}(async[ \u{a0}]{0,2})?(def|de)[ \t\u{a0}]{0,2}[a-zA-Z_0-9é]{0,4}[ \u{a0}(]{0,2}[^\n]{0,3}",
             noise in "[^\n]{0,12}",
         ) {
             let location = format!("{indent}{drive}{path}{extension}:{digits}:{trailer}");
             let e_pattern = Regex::new(r"^\s*E\s+(.*?)\s*$").unwrap();
-            for line in [&location, &e_line, &noise] {
+            for line in [&location, &e_line, &def_line, &noise] {
                 let expected = PYTEST_LOCATION.pattern.captures(line).map(|caps| PytestLocation {
                     path: caps.get(1).map_or("", |m| m.as_str()),
                     line: caps.get(2).map_or("", |m| m.as_str()),
@@ -1408,6 +1439,11 @@ mod tests {
                     .captures(line)
                     .map(|caps| caps.get(1).map_or("", |m| m.as_str()));
                 prop_assert_eq!(pytest_e_line(line), expected, "{:?}", line);
+                let expected = PYTHON_DEF
+                    .pattern
+                    .captures(line)
+                    .map(|caps| caps.get(1).map_or("", |m| m.as_str()));
+                prop_assert_eq!(python_def(line), expected, "{:?}", line);
             }
         }
     }
@@ -1428,5 +1464,12 @@ mod tests {
         assert_eq!(read(".py:1:"), None);
         assert_eq!(read("x.py:1:x"), None);
         assert_eq!(read("a:b.py:1:"), None);
+        assert_eq!(python_def("    async  def _send(self):"), Some("_send"));
+        assert_eq!(python_def("def f (x)"), Some("f"));
+        assert_eq!(python_def("def fé()"), Some("fé"));
+        assert_eq!(python_def("def é()"), None);
+        assert_eq!(python_def("asyncdef f():"), None);
+        assert_eq!(python_def("def 1f():"), None);
+        assert_eq!(python_def("define(x)"), None);
     }
 }
