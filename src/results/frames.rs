@@ -312,7 +312,11 @@ fn frame(file: &str, line: Option<u32>, function: Option<&str>) -> Frame {
 // Python
 
 static CPYTHON_FRAME: Guarded = Guarded::new(
-    |text| text.contains("File \""),
+    |text| {
+        static FILE_QUOTE: LazyLock<memchr::memmem::Finder<'static>> =
+            LazyLock::new(|| memchr::memmem::Finder::new("File \""));
+        FILE_QUOTE.find(text.as_bytes()).is_some()
+    },
     || regex(r#"(?m)^\s*File "([^"]+)", line (\d+)(?:, in (.+?))?\s*$"#),
 );
 /// pytest's location line; [`pytest_location`] reads single lines the same way, faster.
@@ -349,13 +353,22 @@ struct PytestLocation<'t> {
     reason = "the pattern it stands for reads `.py` case-sensitively"
 )]
 fn pytest_location(line: &str) -> Option<PytestLocation<'_>> {
+    // Whitespace holds no colon, so a location's first colon ends its path or its drive:
+    // most lines are turned away here without being read further.
+    let bytes = line.as_bytes();
+    let first_colon = memchr::memchr(b':', bytes)?;
+    let before = bytes.get(..first_colon).unwrap_or_default();
+    if !before.ends_with(b".py") && !before.last().is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
     let rest = line.trim_start();
     let drive = rest.as_bytes().get(..3).is_some_and(|head| {
         head[0].is_ascii_alphabetic() && head[1] == b':' && matches!(head[2], b'\\' | b'/')
     });
     // The path holds no colon past the drive, so the first colon after it ends the path.
     let body = if drive { rest.get(3..)? } else { rest };
-    let (body_path, after_path) = body.split_once(':')?;
+    let colon = memchr::memchr(b':', body.as_bytes())?;
+    let (body_path, after_path) = (body.get(..colon)?, body.get(colon + 1..)?);
     if body_path.len() <= ".py".len()
         || !body_path.ends_with(".py")
         || body_path.starts_with(char::is_whitespace)
@@ -429,10 +442,28 @@ const PYTHON_CHAIN_SEPARATORS: [&str; 2] = [
     "The above exception was the direct cause of the following exception:",
 ];
 
+/// `text.lines()`, each line ending found with `memchr`: Python failures are read line by
+/// line twice, and on their many short lines std's search for the newline cost more than
+/// everything else done with the line.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let Some(end) = memchr::memchr(b'\n', rest.as_bytes()) else {
+            return Some(std::mem::take(&mut rest));
+        };
+        let (line, after) = rest.split_at(end);
+        rest = after.get(1..).unwrap_or_default();
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    })
+}
+
 fn python_frames(text: &str) -> Vec<Frame> {
     let mut blocks: Vec<Vec<Frame>> = vec![Vec::new()];
     let mut last_def: Option<String> = None;
-    for line in text.lines() {
+    for line in lines(text) {
         let trimmed = line.trim();
         if PYTHON_CHAIN_SEPARATORS.contains(&trimmed) {
             blocks.push(Vec::new());
@@ -478,7 +509,7 @@ fn python_exception(text: &str) -> TextReading {
     let mut typed_e_line: Option<(String, String)> = None;
     let mut cpython_final: Option<(String, String)> = None;
     let mut after_cpython_frame = false;
-    for line in text.lines() {
+    for line in lines(text) {
         if let Some(location) = pytest_location(line) {
             let trailer = location.trailer.unwrap_or_default();
             if !trailer.starts_with("in ")
@@ -1405,6 +1436,11 @@ mod tests {
                 prop_assert!(failure.frames.contains(frame));
             }
             let _ = parse_frames(&text, language);
+        }
+
+        #[test]
+        fn lines_are_std_lines(text in "[a\r\n\u{e9}]{0,12}") {
+            prop_assert_eq!(lines(&text).collect::<Vec<_>>(), text.lines().collect::<Vec<_>>());
         }
 
         #[test]
