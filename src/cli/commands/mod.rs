@@ -6,6 +6,8 @@ mod init;
 mod reliability;
 mod show;
 mod tests;
+mod triage;
+mod verdicts;
 
 use std::path::Path;
 use std::time::Duration;
@@ -25,6 +27,20 @@ pub fn run(settings: &Settings, printer: &mut Printer) -> Result<u8, CliError> {
         }
         Command::Init(init) => init::run(init, &settings.repo_root, printer),
         Command::Show(show) => show::run(show, &settings.db, printer),
+        Command::Triage(triage) => triage::run(
+            triage,
+            &settings.db,
+            &settings.repo_root,
+            settings.today,
+            printer,
+        ),
+        Command::Test(_)
+        | Command::Rerun(_)
+        | Command::LedgerStats
+        | Command::LintSummary(_)
+        | Command::Demo(_) => Err(CliError::Output(std::io::Error::other(
+            "this command is not wired yet",
+        ))),
     }
 }
 
