@@ -202,9 +202,9 @@ impl ReliabilityFile {
             return Ok(ReliabilityFile::default());
         }
         // Typed first, for errors with a line; then as plain values, to keep the fields
-        // candor does not know.
+        // candor does not know. One document tree at a time, moved rather than copied: a
+        // nightly file lists every test of the suite.
         let raw: RawFile = serde_yaml_ng::from_str(text).map_err(located)?;
-        let values: Value = serde_yaml_ng::from_str(text).map_err(located)?;
         if let Some(budget) = raw.policy.as_ref().and_then(|p| p.flake_budget)
             && !(0.0..1.0).contains(&budget)
         {
@@ -217,35 +217,41 @@ impl ReliabilityFile {
                 message: format!("policy.flake_budget {budget} is outside 0..1 (0.02 means 2%)"),
             });
         }
-        let raw_tests = raw.tests.unwrap_or_default();
+        let mut tests: Vec<TestEntry> = raw
+            .tests
+            .unwrap_or_default()
+            .into_iter()
+            .map(|raw| {
+                let mut entry = TestEntry::new(raw.id, raw.tier);
+                entry.runs = raw.runs.unwrap_or_default();
+                entry.failures = raw.failures.unwrap_or_default();
+                entry.pass_rate = raw.pass_rate;
+                entry.wilson_95 = raw.wilson_95.map(|[low, high]| Interval { low, high });
+                entry.flips = raw.flips.unwrap_or_default();
+                entry.first_flaky = raw.first_flaky;
+                entry.last_run = raw.last_run;
+                entry.tier_since = raw.tier_since;
+                entry.stale = raw.stale.unwrap_or_default();
+                entry
+            })
+            .collect();
+        let mut values: Value = serde_yaml_ng::from_str(text).map_err(located)?;
         let value_tests = values
-            .get("tests")
-            .and_then(Value::as_sequence)
-            .cloned()
+            .get_mut("tests")
+            .and_then(Value::as_sequence_mut)
+            .map(std::mem::take)
             .unwrap_or_default();
-
-        let mut tests: Vec<TestEntry> = Vec::with_capacity(raw_tests.len());
-        for (raw, value) in raw_tests.into_iter().zip(value_tests) {
-            let mut entry = TestEntry::new(raw.id, raw.tier);
-            entry.runs = raw.runs.unwrap_or_default();
-            entry.failures = raw.failures.unwrap_or_default();
-            entry.pass_rate = raw.pass_rate;
-            entry.wilson_95 = raw.wilson_95.map(|[low, high]| Interval { low, high });
-            entry.flips = raw.flips.unwrap_or_default();
-            entry.first_flaky = raw.first_flaky;
-            entry.last_run = raw.last_run;
-            entry.tier_since = raw.tier_since;
-            entry.stale = raw.stale.unwrap_or_default();
-            if let Some(mapping) = value.as_mapping() {
+        drop(values);
+        for (entry, value) in tests.iter_mut().zip(value_tests) {
+            if let Value::Mapping(mapping) = value {
                 for (key, value) in mapping {
-                    if let Some(key) = key.as_str()
-                        && !MACHINE_FIELDS.contains(&key)
+                    if let Value::String(key) = key
+                        && !MACHINE_FIELDS.contains(&key.as_str())
                     {
-                        entry.human.insert(key.to_owned(), value.clone());
+                        entry.human.insert(key, value);
                     }
                 }
             }
-            tests.push(entry);
         }
         tests.sort_by(|a, b| a.id.cmp(&b.id));
         if let Some(pair) = tests.windows(2).find(|pair| pair[0].id == pair[1].id) {
