@@ -167,6 +167,8 @@ pub struct RerunSettings {
 pub struct LintSummarySettings {
     /// The summary file.
     pub file: PathBuf,
+    /// The file as given, for messages.
+    pub shown: String,
 }
 
 /// `candor demo`, decided.
@@ -330,6 +332,7 @@ impl Settings {
             })),
             RawCommand::Ledger(RawLedger::Stats) => Command::LedgerStats,
             RawCommand::Lint(RawLint::Summary(raw)) => Command::LintSummary(LintSummarySettings {
+                shown: raw.file.display().to_string(),
                 file: context.cwd.join(raw.file),
             }),
             RawCommand::Demo(raw) => Command::Demo(DemoSettings { keep: raw.keep }),

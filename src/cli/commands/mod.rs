@@ -3,7 +3,11 @@
 
 mod ingest;
 mod init;
+mod ledger;
+mod lint;
 mod reliability;
+mod rerun;
+mod running;
 mod show;
 mod tests;
 mod triage;
@@ -34,11 +38,16 @@ pub fn run(settings: &Settings, printer: &mut Printer) -> Result<u8, CliError> {
             settings.today,
             printer,
         ),
-        Command::Test(_)
-        | Command::Rerun(_)
-        | Command::LedgerStats
-        | Command::LintSummary(_)
-        | Command::Demo(_) => Err(CliError::Output(std::io::Error::other(
+        Command::Rerun(rerun) => rerun::run(
+            rerun,
+            &settings.db,
+            &settings.repo_root,
+            settings.today,
+            printer,
+        ),
+        Command::LedgerStats => ledger::run(&settings.repo_root, printer),
+        Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
+        Command::Test(_) | Command::Demo(_) => Err(CliError::Output(std::io::Error::other(
             "this command is not wired yet",
         ))),
     }
