@@ -9,6 +9,7 @@ mod reliability;
 mod rerun;
 mod running;
 mod show;
+mod test;
 mod tests;
 mod triage;
 mod verdicts;
@@ -47,7 +48,14 @@ pub fn run(settings: &Settings, printer: &mut Printer) -> Result<u8, CliError> {
         ),
         Command::LedgerStats => ledger::run(&settings.repo_root, printer),
         Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
-        Command::Test(_) | Command::Demo(_) => Err(CliError::Output(std::io::Error::other(
+        Command::Test(test) => test::run(
+            test,
+            &settings.db,
+            &settings.repo_root,
+            settings.today,
+            printer,
+        ),
+        Command::Demo(_) => Err(CliError::Output(std::io::Error::other(
             "this command is not wired yet",
         ))),
     }
