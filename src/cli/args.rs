@@ -62,6 +62,14 @@ pub enum RawColor {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum RawCommand {
+    /// Run the suite through its runner, store the results, and give every red test its
+    /// verdict.
+    Test(RawTest),
+    /// Give every red test its verdict: regression, unverified, known-flake,
+    /// budget-exceeded, not-evidence or expired.
+    Triage(RawTriage),
+    /// Rerun one known flake in isolation, after writing its ledger line.
+    Rerun(RawRerun),
     /// Store result files (JUnit XML, libtest JSON, `go test -json`) in the history.
     Ingest(RawIngest),
     /// List every test in the history with its record.
@@ -71,22 +79,14 @@ pub enum RawCommand {
     /// Give every test a reliability tier from its rolling window; `--write` writes them to
     /// the reliability file.
     Reliability(RawReliability),
-    /// Write a commented starter candor.toml at the repository root.
-    Init(RawInit),
-    /// Run the suite through its runner, store the results, and give every red test its
-    /// verdict.
-    Test(RawTest),
-    /// Give every red test its verdict: regression, unverified, known-flake,
-    /// budget-exceeded, not-evidence or expired.
-    Triage(RawTriage),
-    /// Rerun one known flake in isolation, after writing its ledger line.
-    Rerun(RawRerun),
     /// The rerun ledger.
     #[command(subcommand)]
     Ledger(RawLedger),
     /// Check text against candor's records.
     #[command(subcommand)]
     Lint(RawLint),
+    /// Write a commented starter candor.toml at the repository root.
+    Init(RawInit),
     /// Show the whole loop on a small example repository, in a temporary directory.
     Demo(RawDemo),
 }

@@ -1,6 +1,7 @@
 //! One module per command; each takes its settings and a printer and returns the exit
 //! code, or a [`CliError`] that ends it.
 
+mod demo;
 mod ingest;
 mod init;
 mod ledger;
@@ -19,11 +20,16 @@ use std::time::Duration;
 
 use super::error::CliError;
 use super::output::Printer;
-use super::settings::{Command, Settings};
+use super::settings::{Command, Context, Settings};
 use crate::history::{HistoryStore, SqliteStore};
 
-/// Runs the command the settings name.
-pub fn run(settings: &Settings, printer: &mut Printer) -> Result<u8, CliError> {
+/// Runs the command the settings name. `context` is what the settings were resolved
+/// against; only `demo` needs it, to resolve the commands it runs in its own repository.
+pub fn run(
+    settings: &Settings,
+    context: &Context<'_>,
+    printer: &mut Printer,
+) -> Result<u8, CliError> {
     match &settings.command {
         Command::Ingest(ingest) => ingest::run(ingest, &settings.db, printer),
         Command::Tests(tests) => tests::run(tests, &settings.db, &settings.repo_root, printer),
@@ -55,9 +61,7 @@ pub fn run(settings: &Settings, printer: &mut Printer) -> Result<u8, CliError> {
             settings.today,
             printer,
         ),
-        Command::Demo(_) => Err(CliError::Output(std::io::Error::other(
-            "this command is not wired yet",
-        ))),
+        Command::Demo(demo) => demo::run(demo, context, settings.today, printer),
     }
 }
 
