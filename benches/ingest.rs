@@ -163,6 +163,7 @@ fn run(options: &Options) -> Result<bool, String> {
         temp.path()
     };
     let file = dir.join("junit-bench.xml");
+    let machine = measure::machine_facts();
 
     eprintln!(
         "generating {} with seed {} ({size:?}) …",
@@ -227,7 +228,7 @@ fn run(options: &Options) -> Result<bool, String> {
         }
     }
 
-    let (report, all_met) = report(options, &generated, iterations, &results);
+    let (report, all_met) = report(options, &machine, &generated, iterations, &results);
     println!("{report}");
     let mut complete = true;
     for result in &results {
@@ -278,6 +279,7 @@ fn counts_agree(generated: &Generated, result: &StageResult) -> bool {
 
 fn report(
     options: &Options,
+    machine: &[(&'static str, String)],
     generated: &Generated,
     iterations: usize,
     results: &[StageResult],
@@ -285,7 +287,7 @@ fn report(
     let mut out = String::new();
     let _ = writeln!(out, "\n## candor ingest benchmark\n");
     let _ = writeln!(out, "| fact | value |\n| --- | --- |");
-    for (fact, value) in measure::machine_facts() {
+    for (fact, value) in machine {
         let _ = writeln!(out, "| {fact} | {value} |");
     }
     let _ = writeln!(out, "| load average at end | {} |", measure::load_average());

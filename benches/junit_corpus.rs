@@ -9,8 +9,8 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use candor::results::{Outcome, ParseOptions, parse_all};
-use quick_junit::{Report, TestCaseStatus};
+use candor::results::{Outcome, ParseOptions, parse, parse_all};
+use quick_junit::{NonSuccessKind, Report, TestCaseStatus};
 use quick_xml::events::Event;
 
 fn main() -> ExitCode {
@@ -32,6 +32,7 @@ fn main() -> ExitCode {
     let rows: Vec<Row> = files.iter().map(|path| Row::read(path)).collect();
     println!("{}", table(&rows));
     println!("{}", summary(&rows));
+    println!("{}", probes());
     ExitCode::SUCCESS
 }
 
@@ -332,10 +333,238 @@ fn cell(text: &str) -> String {
             other => other,
         })
         .collect();
-    if flat.chars().count() > 90 {
-        let cut: String = flat.chars().take(90).collect();
+    if flat.chars().count() > 160 {
+        let cut: String = flat.chars().take(160).collect();
         format!("{cut}…")
     } else {
         flat
+    }
+}
+
+/// Small documents, one quirk each, read by both: what each makes of the quirk. The
+/// corpus shows how often a quirk stops a reader; these show what a reader does with it.
+fn probes() -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "| probe | candor | quick-junit |\n| --- | --- | --- |");
+    for (name, document) in probe_documents() {
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} |",
+            cell(&probe_candor(&document)),
+            cell(&probe_quick_junit(&document))
+        );
+    }
+    out
+}
+
+fn suite(cases: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"s\" tests=\"1\" timestamp=\"2024-01-03T11:23:00Z\">\n{cases}\n</testsuite>\n</testsuites>\n"
+    )
+}
+
+fn probe_documents() -> Vec<(&'static str, Vec<u8>)> {
+    let mut documents: Vec<(&'static str, Vec<u8>)> = vec![
+        (
+            "flakyFailure then pass (Surefire, nextest)",
+            suite(r#"<testcase classname="c" name="t" time="1"><flakyFailure message="boom" type="E"><stackTrace>E: boom</stackTrace></flakyFailure></testcase>"#),
+        ),
+        (
+            "failure with rerunFailure",
+            suite(r#"<testcase classname="c" name="t" time="1"><failure message="boom" type="E"/><rerunFailure message="boom again" type="E"/></testcase>"#),
+        ),
+        (
+            "repeated testcase: fail, then pass (pytest-rerunfailures)",
+            suite(r#"<testcase classname="c" name="t" time="1"><failure message="boom"/></testcase><testcase classname="c" name="t" time="2"/>"#),
+        ),
+        (
+            "two `<failure>` in one testcase (gtest)",
+            suite(r#"<testcase classname="c" name="t" time="1"><failure message="first"/><failure message="second"/></testcase>"#),
+        ),
+        (
+            "property with text content",
+            suite(r#"<properties><property name="multiline">line one
+line two</property></properties><testcase classname="c" name="t" time="1"/>"#),
+        ),
+        ("time=\"2,503.1\"", suite(r#"<testcase classname="c" name="t" time="2,503.1"/>"#)),
+        ("time=\"-345345\"", suite(r#"<testcase classname="c" name="t" time="-345345"/>"#)),
+        ("time=\"1.4e-05\"", suite(r#"<testcase classname="c" name="t" time="1.4e-05"/>"#)),
+        ("time=\"999638317\" (nanoseconds)", suite(r#"<testcase classname="c" name="t" time="999638317"/>"#)),
+        ("no time attribute", suite(r#"<testcase classname="c" name="t"/>"#)),
+        (
+            "timestamp without zone",
+            suite(r#"<testcase classname="c" name="t" time="1"/>"#)
+                .replace("2024-01-03T11:23:00Z", "2024-01-03T11:23:00"),
+        ),
+        (
+            "bare `<testsuite>` root",
+            "<testsuite name=\"s\" tests=\"1\"><testcase classname=\"c\" name=\"t\" time=\"1\"/></testsuite>".to_string(),
+        ),
+        (
+            "nested testsuites",
+            suite(r#"<testsuite name="inner"><testcase classname="c" name="t" time="1"/></testsuite>"#),
+        ),
+        (
+            "suite-level `<error>` and no testcase",
+            suite(r#"<error message="java.lang.NoClassDefFoundError: X" type="java.lang.NoClassDefFoundError">trace</error>"#),
+        ),
+        (
+            "file cut short",
+            suite(r#"<testcase classname="c" name="t" time="1"/>"#)[..90].to_string(),
+        ),
+    ]
+    .into_iter()
+    .map(|(name, text)| (name, text.into_bytes()))
+    .collect();
+
+    // One non-ASCII classname and name in each encoding a JUnit writer may use.
+    let body = |declared: &str| {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"{declared}\"?>\n<testsuites><testsuite name=\"s\" tests=\"1\" timestamp=\"2024-01-03T11:23:00Z\"><testcase classname=\"pkg.Caf\u{e9}\" name=\"test_\u{fc}ber\" time=\"1\"/></testsuite></testsuites>\n"
+        )
+    };
+    let utf16 = |text: &str, little_endian: bool| -> Vec<u8> {
+        let mut bytes = if little_endian {
+            vec![0xFF, 0xFE]
+        } else {
+            vec![0xFE, 0xFF]
+        };
+        for unit in text.encode_utf16() {
+            let pair = if little_endian {
+                unit.to_le_bytes()
+            } else {
+                unit.to_be_bytes()
+            };
+            bytes.extend_from_slice(&pair);
+        }
+        bytes
+    };
+    let latin1 = |text: &str| -> Vec<u8> {
+        text.chars()
+            .map(|ch| u8::try_from(u32::from(ch)).unwrap_or(b'?'))
+            .collect()
+    };
+    let mut bom_utf8 = vec![0xEF, 0xBB, 0xBF];
+    bom_utf8.extend_from_slice(body("UTF-8").as_bytes());
+    documents.extend([
+        ("UTF-8 with BOM, non-ASCII names", bom_utf8),
+        (
+            "UTF-16LE with BOM, non-ASCII names",
+            utf16(&body("UTF-16"), true),
+        ),
+        (
+            "UTF-16BE with BOM, non-ASCII names",
+            utf16(&body("UTF-16"), false),
+        ),
+        ("ISO-8859-1, non-ASCII names", latin1(&body("ISO-8859-1"))),
+    ]);
+    documents
+}
+
+fn probe_candor(document: &[u8]) -> String {
+    let mut raw = 0u64;
+    if let Err(error) = parse(document, &ParseOptions::default(), &mut |_| {
+        raw += 1;
+        Ok(())
+    }) {
+        return format!("error: {error}");
+    }
+    match parse_all(document, &ParseOptions::default()) {
+        Ok((executions, _)) => {
+            let described: Vec<String> = executions
+                .iter()
+                .map(|execution| {
+                    let duration = execution
+                        .duration
+                        .map_or_else(|| "no time".to_string(), |seconds| format!("{seconds} s"));
+                    format!(
+                        "`{}` {} ×{}, {duration}{}",
+                        execution.test_id,
+                        execution.outcome,
+                        execution.attempts,
+                        execution
+                            .failure
+                            .as_ref()
+                            .map(|failure| format!(", message `{}`", failure.message))
+                            .unwrap_or_default()
+                    )
+                })
+                .collect();
+            format!(
+                "{raw} read, {} kept: {}",
+                executions.len(),
+                described.join("; ")
+            )
+        }
+        Err(error) => format!("error: {error}"),
+    }
+}
+
+fn probe_quick_junit(document: &[u8]) -> String {
+    match Report::deserialize(document) {
+        Ok(report) => {
+            let described: Vec<String> = report
+                .test_suites
+                .iter()
+                .flat_map(|suite| &suite.test_cases)
+                .map(|case| {
+                    let status = match &case.status {
+                        TestCaseStatus::Success { flaky_runs } if flaky_runs.is_empty() => {
+                            "pass".to_string()
+                        }
+                        TestCaseStatus::Success { flaky_runs } => {
+                            format!("pass after {} flaky runs", flaky_runs.len())
+                        }
+                        TestCaseStatus::NonSuccess {
+                            kind,
+                            reruns,
+                            message,
+                            ..
+                        } => format!(
+                            "{}{}{}",
+                            match kind {
+                                NonSuccessKind::Failure => "failure",
+                                NonSuccessKind::Error => "error",
+                            },
+                            if reruns.runs.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" with {} reruns", reruns.runs.len())
+                            },
+                            message
+                                .as_ref()
+                                .map(|text| format!(", message `{}`", text.as_str()))
+                                .unwrap_or_default()
+                        ),
+                        TestCaseStatus::Skipped { .. } => "skipped".to_string(),
+                    };
+                    let time = case.time.map_or_else(
+                        || "no time".to_string(),
+                        |time| format!("{} s", time.as_secs_f64()),
+                    );
+                    format!(
+                        "`{}::{}` {status}, {time}",
+                        case.classname.as_ref().map_or("", |name| name.as_str()),
+                        case.name.as_str()
+                    )
+                })
+                .collect();
+            let properties: usize = report
+                .test_suites
+                .iter()
+                .map(|suite| suite.properties.len())
+                .sum();
+            let suffix = if properties > 0 {
+                format!(" ({properties} properties)")
+            } else {
+                String::new()
+            };
+            format!(
+                "{} testcases{suffix}: {}",
+                described.len(),
+                described.join("; ")
+            )
+        }
+        Err(error) => format!("error: {error}"),
     }
 }
