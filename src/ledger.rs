@@ -1068,6 +1068,45 @@ mod tests {
             prop_assert_eq!(parsed.to_line().unwrap(), line);
         }
 
+        /// Whatever the order of claims and outcomes, every line belongs to exactly one
+        /// rerun, and an outcome line only resolves an earlier claim of the same fields.
+        #[test]
+        fn every_line_belongs_to_exactly_one_rerun(
+            events in prop::collection::vec((1u32..4, proptest::bool::ANY), 0..24),
+        ) {
+            let lines: Vec<String> = events
+                .iter()
+                .map(|(attempts, finished)| {
+                    LedgerEntry {
+                        attempts: *attempts,
+                        outcome: if *finished { Outcome::Pass.into() } else { LedgerOutcome::Pending },
+                        ..entry()
+                    }
+                    .to_line()
+                    .unwrap()
+                })
+                .collect();
+            let parsed = Ledger::parse(&ledger(&lines), Path::new("l")).unwrap();
+            let mut covered = Vec::new();
+            for rerun in parsed.reruns() {
+                covered.push(rerun.latest.number);
+                if let Some(pending) = rerun.pending {
+                    prop_assert_eq!(pending.entry.outcome, LedgerOutcome::Pending);
+                    if pending.number != rerun.latest.number {
+                        covered.push(pending.number);
+                        prop_assert!(pending.number < rerun.latest.number);
+                        prop_assert_eq!(
+                            &LedgerEntry { outcome: LedgerOutcome::Pending, ..rerun.entry().clone() },
+                            &pending.entry
+                        );
+                    }
+                }
+            }
+            covered.sort_unstable();
+            let every: Vec<usize> = (2..lines.len() + 2).collect();
+            prop_assert_eq!(covered, every);
+        }
+
         #[test]
         fn parsing_arbitrary_text_never_panics(text in "\\PC{0,200}") {
             let _ = Ledger::parse(&text, Path::new("l"));
