@@ -19,7 +19,7 @@ use super::verdicts::{Judge, Judged, Origin, Red, print_verdict, run_conditions}
 use super::{Open, open_store};
 use crate::cli::error::CliError;
 use crate::cli::output::{Printer, terminal_safe};
-use crate::cli::settings::RerunSettings;
+use crate::cli::settings::{RerunSettings, Workspace};
 use crate::exit_codes;
 use crate::history::{HistoryStore, RunRecord, Source};
 use crate::ledger::{self, LedgerEntry, LedgerError, LedgerOutcome};
@@ -89,7 +89,6 @@ pub(super) fn run(
     if !judged.verdict.rerun_allowed() {
         return refuse(printer, &judged);
     }
-    print_verdict(printer, &judged)?;
 
     // The runner is chosen and probed before the claim, so that a runner that cannot run
     // costs no budget.
@@ -136,6 +135,7 @@ pub(super) fn run(
         Err(Claim::Refused(fresh)) => return refuse(printer, &fresh),
         Err(Claim::Ledger(error)) => return Err(error.into()),
     };
+    print_verdict(printer, &judged)?;
     let pending_line = pending.to_line().unwrap_or_default();
     if !printer.is_json() {
         printer.line(&format!("claimed: {pending_line}"))?;
@@ -289,11 +289,7 @@ fn first_fail_sha256(failure: &Failure) -> String {
 
 /// The test's outcome in the report; `error` when the report does not hold it (the runner
 /// failed before running it: its log says why).
-fn outcome_of(
-    report: &RunReport,
-    test_id: &str,
-    workspace: &crate::cli::settings::Workspace,
-) -> Outcome {
+fn outcome_of(report: &RunReport, test_id: &str, workspace: &Workspace) -> Outcome {
     let Ok(file) = fs_err::File::open(&report.report) else {
         return Outcome::Error;
     };

@@ -25,11 +25,9 @@ pub(super) struct Judge {
     /// `candor.toml`.
     pub config: Config,
     reliability: ReliabilityFile,
-    /// The ledger as it was read.
-    pub ledger: Ledger,
+    ledger: Ledger,
     change: Vec<String>,
-    /// Today.
-    pub today: Date,
+    today: Date,
 }
 
 impl Judge {
