@@ -119,6 +119,11 @@ impl StageResult {
         measure::median(&walls).unwrap_or_default()
     }
 
+    fn median_cpu(&self) -> Duration {
+        let cpus: Vec<Duration> = self.samples.iter().map(|sample| sample.cpu).collect();
+        measure::median(&cpus).unwrap_or_default()
+    }
+
     fn median_rss_kib(&self) -> u64 {
         let peaks: Vec<u64> = self.samples.iter().map(|s| s.peak_rss_kib).collect();
         measure::median(&peaks).unwrap_or_default()
@@ -219,9 +224,10 @@ fn run(options: &Options) -> Result<bool, String> {
                 }
             };
             eprintln!(
-                "iteration {iteration}/{iterations}: {:<11} {:>8.3} s  {:>8.1} MiB",
+                "iteration {iteration}/{iterations}: {:<11} {:>8.3} s  {:>8.3} s CPU  {:>8.1} MiB",
                 result.stage.name(),
                 sample.wall.as_secs_f64(),
+                sample.cpu.as_secs_f64(),
                 sample.peak_rss_kib as f64 / 1024.0
             );
             result.samples.push(sample);
@@ -307,18 +313,17 @@ fn report(
         "| iterations | {iterations} (median shown, min–max beside it) |"
     );
 
-    let scan = results
-        .iter()
-        .find(|result| result.stage == Stage::Scan)
-        .map_or(Duration::ZERO, StageResult::median_wall);
+    let scan_result = results.iter().find(|result| result.stage == Stage::Scan);
+    let scan = scan_result.map_or(Duration::ZERO, StageResult::median_wall);
+    let scan_cpu = scan_result.map_or(Duration::ZERO, StageResult::median_cpu);
     let big_file = options.bytes.is_some();
     let _ = writeln!(
         out,
-        "\n| stage | median wall | min–max | MiB/s | × scan | peak RSS | target | met | saw |"
+        "\n| stage | median wall | min–max | MiB/s | × scan | median CPU | CPU × scan CPU | peak RSS | target | met | saw |"
     );
     let _ = writeln!(
         out,
-        "| --- | --: | --: | --: | --: | --: | --- | --- | --- |"
+        "| --- | --: | --: | --: | --: | --: | --: | --: | --- | --- | --- |"
     );
     let mut all_met = true;
     for result in results {
@@ -328,6 +333,12 @@ fn report(
             f64::NAN
         } else {
             wall.as_secs_f64() / scan.as_secs_f64()
+        };
+        let cpu = result.median_cpu();
+        let cpu_ratio = if scan_cpu.is_zero() {
+            f64::NAN
+        } else {
+            cpu.as_secs_f64() / scan_cpu.as_secs_f64()
         };
         let rss_mib = result.median_rss_kib() as f64 / 1024.0;
         let (target, mut met) = match result.stage {
@@ -347,13 +358,15 @@ fn report(
         }
         let _ = writeln!(
             out,
-            "| {} | {:.3} s | {:.3}–{:.3} s | {:.0} | {:.2} | {:.1} MiB | {} | {} | {} |",
+            "| {} | {:.3} s | {:.3}–{:.3} s | {:.0} | {:.2} | {:.3} s | {:.2} | {:.1} MiB | {} | {} | {} |",
             result.stage.label(),
             wall.as_secs_f64(),
             fastest.as_secs_f64(),
             slowest.as_secs_f64(),
             mib(generated.bytes) / wall.as_secs_f64().max(f64::MIN_POSITIVE),
             ratio,
+            cpu.as_secs_f64(),
+            cpu_ratio,
             rss_mib,
             target,
             match met {

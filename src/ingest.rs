@@ -6,11 +6,12 @@ use std::collections::HashSet;
 use std::io::BufRead as _;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use sha2::{Digest, Sha256};
 
 use crate::history::{HistoryError, HistoryStore, IngestReport, NewRun, RunContent};
-use crate::results::{self, ParseError, ParseOptions, ParseSummary, Position};
+use crate::results::{self, Execution, ParseError, ParseOptions, ParseSummary, Position};
 
 /// The version tag at the head of every content key; a new recipe gets a new tag.
 pub const CONTENT_KEY_VERSION: &str = "candor/content-key/1";
@@ -54,6 +55,15 @@ pub enum IngestError {
     /// The history refused the run.
     #[error(transparent)]
     Store(#[from] HistoryError),
+    /// The thread that reads the file could not be started.
+    #[error("could not start a thread to read {}", path.display())]
+    Thread {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
 }
 
 impl IngestError {
@@ -62,7 +72,7 @@ impl IngestError {
         match self {
             IngestError::Read { .. } => Some("check that the file exists and is readable"),
             IngestError::Parse { error, .. } => Some(error.hint()),
-            IngestError::Store(_) => None,
+            IngestError::Store(_) | IngestError::Thread { .. } => None,
         }
     }
 
@@ -75,12 +85,29 @@ impl IngestError {
     }
 }
 
+/// Executions handed from the reading thread to the storing one at a time: enough to
+/// make the hand-over cost nothing next to storing them.
+const BATCH_EXECUTIONS: usize = 64;
+
+/// A batch is handed over early once its texts reach this size, so that what is in flight
+/// stays small whatever the test cases carry.
+const BATCH_TEXT_BYTES: usize = 256 * 1024;
+
+/// Batches waiting for the store. With the one being filled and the one being stored,
+/// at most this many plus two are held at once.
+const BATCHES_IN_FLIGHT: usize = 2;
+
 /// Reads the results file at `path` into `store` as one run described by `run`.
 ///
 /// The file is read once: its bytes are hashed as the parser streams them, and the run is
 /// stored under [`content_key`] so that ingesting the same file for the same run again
 /// adds nothing. The run's format and producer come from what the parser saw (the
 /// caller's values are kept when it saw none). On any error the store is left as it was.
+///
+/// Reading and storing overlap: a second thread reads, hashes and parses the file and
+/// hands executions over in small batches through a bounded channel, while this thread
+/// stores them, so the wall time is the slower of the two rather than their sum and
+/// memory holds a few batches, never the file.
 pub fn ingest_file(
     store: &mut dyn HistoryStore,
     path: &Path,
@@ -102,16 +129,33 @@ pub fn ingest_file(
     }
     let run = &run;
     let mut session = store.begin_ingest(run)?;
-    let parsed = results::parse(&mut reader, options, &mut |execution| {
-        session
-            .add(execution)
-            .map_err(|error| ParseError::Sink(Box::new(error)))
-    });
-    // Dropping the session on the error path rolls the whole file back.
-    let summary = parsed.map_err(|error| parse_failure(path, error))?;
-    // A parser may stop at the end of the document; the key still covers every byte.
-    io::copy(&mut reader, &mut io::sink()).map_err(read_error)?;
-    let content_key = content_key(run, &reader.into_inner().finish());
+    let (read, stored) = std::thread::scope(|scope| {
+        let (sender, receiver) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
+        let reading = std::thread::Builder::new()
+            .name("candor-read".into())
+            .spawn_scoped(scope, || read_file(reader, options, sender))
+            .map_err(|source| IngestError::Thread {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        // Stopping at the first refusal drops the receiver, which stops the reader.
+        let stored = receiver
+            .into_iter()
+            .flatten()
+            .try_for_each(|execution| session.add(execution));
+        let read = reading
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Ok::<_, IngestError>((read, stored))
+    })?;
+    // Dropping the session on an error path rolls the whole file back. The store's own
+    // refusal comes first: the reader only stopped because of it.
+    stored?;
+    let (summary, file_sha256) = read.map_err(|error| match error {
+        ReadFailure::Parse(error) => parse_failure(path, error),
+        ReadFailure::Rest(source) => read_error(source),
+    })?;
+    let content_key = content_key(run, &file_sha256);
     let content = RunContent {
         content_key,
         format: summary
@@ -128,6 +172,67 @@ pub fn ingest_file(
         content_key: content.content_key,
     })
 }
+
+/// Why the reading thread stopped short.
+enum ReadFailure {
+    Parse(ParseError),
+    /// Reading past the end of the document, for the hash, failed.
+    Rest(io::Error),
+}
+
+/// The reading thread: parses `reader`, sending executions in batches, then reads what
+/// is left for the hash.
+fn read_file(
+    mut reader: io::BufReader<HashingReader<fs_err::File>>,
+    options: &ParseOptions,
+    sender: mpsc::SyncSender<Vec<Execution>>,
+) -> Result<(ParseSummary, [u8; 32]), ReadFailure> {
+    let mut batch = Vec::with_capacity(BATCH_EXECUTIONS);
+    let mut batch_text = 0;
+    let send = |batch: &mut Vec<Execution>| {
+        let full = std::mem::replace(batch, Vec::with_capacity(BATCH_EXECUTIONS));
+        // A closed channel means the store refused an execution and stopped; its error
+        // is the one reported.
+        sender
+            .send(full)
+            .map_err(|_| ParseError::Sink(Box::new(StoreStopped)))
+    };
+    let summary = results::parse(&mut reader, options, &mut |execution| {
+        batch_text += text_bytes(&execution);
+        batch.push(execution);
+        if batch.len() >= BATCH_EXECUTIONS || batch_text >= BATCH_TEXT_BYTES {
+            batch_text = 0;
+            send(&mut batch)?;
+        }
+        Ok(())
+    })
+    .and_then(|summary| {
+        if !batch.is_empty() {
+            send(&mut batch)?;
+        }
+        Ok(summary)
+    })
+    .map_err(ReadFailure::Parse)?;
+    // The store may finish while the rest is read.
+    drop(sender);
+    // A parser may stop at the end of the document; the key still covers every byte.
+    io::copy(&mut reader, &mut io::sink()).map_err(ReadFailure::Rest)?;
+    Ok((summary, reader.into_inner().finish()))
+}
+
+/// The texts an execution holds, which is most of its memory.
+fn text_bytes(execution: &Execution) -> usize {
+    let failure = execution.failure.as_ref().map_or(0, |failure| {
+        failure.text.len() + failure.message.len() + failure.frames.len() * 64
+    });
+    let optional = |text: &Option<String>| text.as_ref().map_or(0, String::len);
+    failure + optional(&execution.stdout) + optional(&execution.stderr)
+}
+
+/// The store stopped taking executions; the reason is its own error.
+#[derive(Debug, thiserror::Error)]
+#[error("the store stopped taking executions")]
+struct StoreStopped;
 
 /// The key that makes ingest idempotent: lowercase hex of
 ///

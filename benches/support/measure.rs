@@ -26,6 +26,13 @@ pub struct Sample {
     pub wall: Duration,
     /// Peak resident set size of the command, in KiB.
     pub peak_rss_kib: u64,
+    /// CPU time of the command (user and system, all its threads): unlike wall time, it
+    /// does not grow when other work on the machine takes the cores.
+    #[allow(
+        dead_code,
+        reason = "every bench includes this module; not every one reports CPU time"
+    )]
+    pub cpu: Duration,
     /// What the command printed on stdout.
     pub stdout: String,
 }
@@ -69,15 +76,17 @@ pub fn measure(program: &Path, args: &[OsString], current_dir: &Path) -> Result<
     };
     let wall = Duration::from_nanos(number("wall time")?);
     let peak_rss_kib = number("peak RSS")?;
+    let cpu = Duration::from_nanos(number("CPU time")?);
     Ok(Sample {
         wall,
         peak_rss_kib,
+        cpu,
         stdout: stdout[..report_at].to_string(),
     })
 }
 
-/// The wrapper: runs `args[0] args[1..]`, then prints wall time (ns) and the child's peak
-/// RSS (KiB) on the last line. Exits non-zero when the child did.
+/// The wrapper: runs `args[0] args[1..]`, then prints wall time (ns), the child's peak
+/// RSS (KiB) and its CPU time (ns) on the last line. Exits non-zero when the child did.
 pub fn run_wrapper(args: &[OsString]) -> ExitCode {
     let Some((program, rest)) = args.split_first() else {
         eprintln!("{WRAPPER_ARG}: no command given");
@@ -113,7 +122,18 @@ pub fn run_wrapper(args: &[OsString]) -> ExitCode {
     } else {
         peak
     };
-    println!("{REPORT_PREFIX}{} {peak_kib}", wall.as_nanos());
+    let cpu = [usage.user_time(), usage.system_time()]
+        .iter()
+        .map(|time| {
+            let micros = time.tv_sec() * 1_000_000 + time.tv_usec();
+            Duration::from_micros(u64::try_from(micros).unwrap_or(0))
+        })
+        .sum::<Duration>();
+    println!(
+        "{REPORT_PREFIX}{} {peak_kib} {}",
+        wall.as_nanos(),
+        cpu.as_nanos()
+    );
     if status.success() {
         ExitCode::SUCCESS
     } else {

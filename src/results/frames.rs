@@ -63,7 +63,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Captures, Regex};
 
 use super::ParseOptions;
 use super::model::{Failure, Frame, cap_text};
@@ -262,6 +262,37 @@ fn strip_ansi(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// A pattern behind a cheap test that every text it matches passes.
+///
+/// Traces are read line by line against several patterns, and most lines of a long
+/// report (source, locals, separators) match none of them. The test leaves the regex
+/// engine to the few lines that can match; the answer is still the pattern's own.
+struct Guarded {
+    may_match: fn(&str) -> bool,
+    pattern: LazyLock<Regex>,
+}
+
+impl Guarded {
+    const fn new(may_match: fn(&str) -> bool, build: fn() -> Regex) -> Guarded {
+        Guarded {
+            may_match,
+            pattern: LazyLock::new(build),
+        }
+    }
+
+    fn captures<'t>(&self, text: &'t str) -> Option<Captures<'t>> {
+        if (self.may_match)(text) {
+            self.pattern.captures(text)
+        } else {
+            None
+        }
+    }
+
+    fn is_match(&self, text: &str) -> bool {
+        (self.may_match)(text) && self.pattern.is_match(text)
+    }
+}
+
 fn line_number(digits: &str) -> Option<u32> {
     digits.parse().ok()
 }
@@ -280,26 +311,159 @@ fn frame(file: &str, line: Option<u32>, function: Option<&str>) -> Frame {
 // ---------------------------------------------------------------------------------------
 // Python
 
-static CPYTHON_FRAME: LazyLock<Regex> =
-    LazyLock::new(|| regex(r#"(?m)^\s*File "([^"]+)", line (\d+)(?:, in (.+?))?\s*$"#));
-static PYTEST_LOCATION: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"(?m)^\s*((?:[A-Za-z]:[\\/])?[^:\s][^:]*?\.py):(\d+):(?:[ \t]+(.*?))?[ \t]*$")
-});
-static PYTHON_DEF: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\("));
-static PYTEST_E_LINE: LazyLock<Regex> = LazyLock::new(|| regex(r"^\s*E\s+(.*?)\s*$"));
+static CPYTHON_FRAME: Guarded = Guarded::new(
+    |text| {
+        static FILE_QUOTE: LazyLock<memchr::memmem::Finder<'static>> =
+            LazyLock::new(|| memchr::memmem::Finder::new("File \""));
+        FILE_QUOTE.find(text.as_bytes()).is_some()
+    },
+    || regex(r#"(?m)^\s*File "([^"]+)", line (\d+)(?:, in (.+?))?\s*$"#),
+);
+/// pytest's location line; [`pytest_location`] reads single lines the same way, faster.
+static PYTEST_LOCATION: Guarded = Guarded::new(
+    |text| text.contains(".py:"),
+    || regex(r"(?m)^\s*((?:[A-Za-z]:[\\/])?[^:\s][^:]*?\.py):(\d+):(?:[ \t]+(.*?))?[ \t]*$"),
+);
+/// A `def` line; [`python_def`] reads lines the same way, faster. Not multi-line: `^` is
+/// the start of the text.
+static PYTHON_DEF: Guarded = Guarded::new(
+    |text| {
+        let text = text.trim_start();
+        text.starts_with("def") || text.starts_with("async")
+    },
+    || regex(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\("),
+);
 static PYTHON_EXCEPTION_LINE: LazyLock<Regex> =
     LazyLock::new(|| regex(r"^([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)(?::\s*(.*?))?\s*$"));
+
+/// What [`PYTEST_LOCATION`] captures on one line: `tests/test_x.py:10: AssertionError`.
+#[derive(Debug, PartialEq, Eq)]
+struct PytestLocation<'t> {
+    path: &'t str,
+    line: &'t str,
+    /// After the second colon, spaces and tabs trimmed; `None` when nothing follows it.
+    trailer: Option<&'t str>,
+}
+
+/// Reads one line (no `\n`) exactly as [`PYTEST_LOCATION`] does, without the regex
+/// engine: a long pytest report has several location lines per failure, read twice (for
+/// frames and for the exception), and this was most of the time spent parsing a file.
+#[expect(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "the pattern it stands for reads `.py` case-sensitively"
+)]
+fn pytest_location(line: &str) -> Option<PytestLocation<'_>> {
+    // Whitespace holds no colon, so a location's first colon ends its path or its drive:
+    // most lines are turned away here without being read further.
+    let bytes = line.as_bytes();
+    let first_colon = memchr::memchr(b':', bytes)?;
+    let before = bytes.get(..first_colon).unwrap_or_default();
+    if !before.ends_with(b".py") && !before.last().is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let rest = line.trim_start();
+    let drive = rest.as_bytes().get(..3).is_some_and(|head| {
+        head[0].is_ascii_alphabetic() && head[1] == b':' && matches!(head[2], b'\\' | b'/')
+    });
+    // The path holds no colon past the drive, so the first colon after it ends the path.
+    let body = if drive { rest.get(3..)? } else { rest };
+    let colon = memchr::memchr(b':', body.as_bytes())?;
+    let (body_path, after_path) = (body.get(..colon)?, body.get(colon + 1..)?);
+    if body_path.len() <= ".py".len()
+        || !body_path.ends_with(".py")
+        || body_path.starts_with(char::is_whitespace)
+    {
+        return None;
+    }
+    let path = rest.get(..rest.len() - body.len() + body_path.len())?;
+    let (digits, after_line) = after_path.split_once(':')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        if digits.is_ascii() {
+            return None;
+        }
+        // `\d` takes any Unicode decimal digit: leave those lines to the pattern.
+        let caps = PYTEST_LOCATION.captures(line)?;
+        return Some(PytestLocation {
+            path: caps.get(1)?.as_str(),
+            line: caps.get(2)?.as_str(),
+            trailer: caps.get(3).map(|m| m.as_str()),
+        });
+    }
+    let trailer = match after_line.chars().next() {
+        None => None,
+        Some(' ' | '\t') => Some(after_line.trim_matches([' ', '\t'])),
+        Some(_) => return None,
+    };
+    Some(PytestLocation {
+        path,
+        line: digits,
+        trailer,
+    })
+}
+
+/// The function a `def` line names, read as [`PYTHON_DEF`] reads it: pytest's long report
+/// shows the source of every function on the way, so each failure has several.
+fn python_def(line: &str) -> Option<&str> {
+    let mut rest = line.trim_start();
+    if let Some(after) = rest.strip_prefix("async")
+        && after.starts_with(char::is_whitespace)
+    {
+        rest = after.trim_start();
+    }
+    let rest = rest.strip_prefix("def")?;
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let name_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let (name, after) = rest.split_at(name_end);
+    if after.starts_with(|c: char| !c.is_ascii()) {
+        // `\w` and `\s` take non-ASCII letters and spaces: leave those to the pattern.
+        return PYTHON_DEF
+            .captures(line)
+            .and_then(|caps| caps.get(1))
+            .map(|m| m.as_str());
+    }
+    let named = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+    (named && after.trim_start().starts_with('(')).then_some(name)
+}
+
+/// What follows pytest's `E` marker on one line (no `\n`), trimmed: the line read as
+/// `^\s*E\s+(.*?)\s*$`.
+fn pytest_e_line(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix('E')?;
+    rest.starts_with(char::is_whitespace).then(|| rest.trim())
+}
 
 const PYTHON_CHAIN_SEPARATORS: [&str; 2] = [
     "During handling of the above exception, another exception occurred:",
     "The above exception was the direct cause of the following exception:",
 ];
 
+/// `text.lines()`, each line ending found with `memchr`: Python failures are read line by
+/// line twice, and on their many short lines std's search for the newline cost more than
+/// everything else done with the line.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let Some(end) = memchr::memchr(b'\n', rest.as_bytes()) else {
+            return Some(std::mem::take(&mut rest));
+        };
+        let (line, after) = rest.split_at(end);
+        rest = after.get(1..).unwrap_or_default();
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    })
+}
+
 fn python_frames(text: &str) -> Vec<Frame> {
     let mut blocks: Vec<Vec<Frame>> = vec![Vec::new()];
     let mut last_def: Option<String> = None;
-    for line in text.lines() {
+    for line in lines(text) {
         let trimmed = line.trim();
         if PYTHON_CHAIN_SEPARATORS.contains(&trimmed) {
             blocks.push(Vec::new());
@@ -315,16 +479,20 @@ fn python_frames(text: &str) -> Vec<Frame> {
                 line_number(&caps[2]),
                 caps.get(3).map(|m| m.as_str()),
             ));
-        } else if let Some(caps) = PYTEST_LOCATION.captures(line) {
-            let trailer = caps.get(3).map_or("", |m| m.as_str());
+        } else if let Some(location) = pytest_location(line) {
+            let trailer = location.trailer.unwrap_or_default();
             let function = match trailer.strip_prefix("in ") {
                 Some(function) => Some(function.to_owned()),
                 None => last_def.take(),
             };
-            block.push(frame(&caps[1], line_number(&caps[2]), function.as_deref()));
+            block.push(frame(
+                location.path,
+                line_number(location.line),
+                function.as_deref(),
+            ));
             last_def = None;
-        } else if let Some(caps) = PYTHON_DEF.captures(line) {
-            last_def = Some(caps[1].to_owned());
+        } else if let Some(name) = python_def(line) {
+            last_def = Some(name.to_owned());
         }
     }
     blocks
@@ -341,9 +509,9 @@ fn python_exception(text: &str) -> TextReading {
     let mut typed_e_line: Option<(String, String)> = None;
     let mut cpython_final: Option<(String, String)> = None;
     let mut after_cpython_frame = false;
-    for line in text.lines() {
-        if let Some(caps) = PYTEST_LOCATION.captures(line) {
-            let trailer = caps.get(3).map_or("", |m| m.as_str());
+    for line in lines(text) {
+        if let Some(location) = pytest_location(line) {
+            let trailer = location.trailer.unwrap_or_default();
             if !trailer.starts_with("in ")
                 && let Some((kind, _)) = split_type_prefix(trailer, Language::Python)
             {
@@ -351,8 +519,7 @@ fn python_exception(text: &str) -> TextReading {
             }
             continue;
         }
-        if let Some(caps) = PYTEST_E_LINE.captures(line) {
-            let content = caps.get(1).map_or("", |m| m.as_str());
+        if let Some(content) = pytest_e_line(line) {
             // `E = 5` is source code that happens to start with `E`, not pytest's marker.
             if content.starts_with('=') {
                 continue;
@@ -1002,7 +1169,7 @@ fn first_meaningful_line(text: &str, language: Language) -> String {
 
 fn is_frame_line(line: &str, language: Language) -> bool {
     match language {
-        Language::Python => CPYTHON_FRAME.is_match(line) || PYTEST_LOCATION.is_match(line),
+        Language::Python => CPYTHON_FRAME.is_match(line) || pytest_location(line).is_some(),
         Language::Go => GO_STACK_LOCATION.is_match(line),
         Language::Java => JAVA_FRAME.is_match(line) || line.starts_with("..."),
         Language::JavaScript => JS_FRAME.is_match(line) || VITEST_FRAME.is_match(line),
@@ -1270,5 +1437,75 @@ mod tests {
             }
             let _ = parse_frames(&text, language);
         }
+
+        #[test]
+        fn lines_are_std_lines(text in "[a\r\n\u{e9}]{0,12}") {
+            prop_assert_eq!(lines(&text).collect::<Vec<_>>(), text.lines().collect::<Vec<_>>());
+        }
+
+        #[test]
+        fn pytest_lines_read_by_hand_as_their_patterns_read_them(
+            // Lines shaped like location and `E` lines, each part drawn from its likely
+            // and unlikely spellings, so that many come close to matching.
+            (indent, drive, path, extension, digits, trailer) in (
+                prop_oneof![Just(""), Just(" "), Just("\t  "), Just("\u{a0}")],
+                prop_oneof![Just(""), Just("C:\\"), Just("c:/"), Just("C:"), Just(" ")],
+                "[a-zA-Z/_. :]{0,6}",
+                prop_oneof![Just(".py"), Just(".pyx"), Just("py"), Just(".py.py")],
+                prop_oneof!["[0-9]{1,3}", "", "\u{663}", "1a"],
+                prop_oneof![
+                    Just(""), Just(" "), Just("\t"), Just(" in f "), Just("x"),
+                    Just(" \u{a0}"), Just(" a\r"), Just("\t \tE"), Just(": x"),
+                ],
+            ),
+            e_line in "[ \t\u{a0}]{0,2}E[ \t\u{a0}=x]{0,3}[^\n]{0,4}",
+            def_line in "[ \t\u{a0}]{0,2}(async[ \u{a0}]{0,2})?(def|de)[ \t\u{a0}]{0,2}[a-zA-Z_0-9é]{0,4}[ \u{a0}(]{0,2}[^\n]{0,3}",
+            noise in "[^\n]{0,12}",
+        ) {
+            let location = format!("{indent}{drive}{path}{extension}:{digits}:{trailer}");
+            let e_pattern = Regex::new(r"^\s*E\s+(.*?)\s*$").unwrap();
+            for line in [&location, &e_line, &def_line, &noise] {
+                let expected = PYTEST_LOCATION.pattern.captures(line).map(|caps| PytestLocation {
+                    path: caps.get(1).map_or("", |m| m.as_str()),
+                    line: caps.get(2).map_or("", |m| m.as_str()),
+                    trailer: caps.get(3).map(|m| m.as_str()),
+                });
+                prop_assert_eq!(pytest_location(line), expected, "{:?}", line);
+                let expected = e_pattern
+                    .captures(line)
+                    .map(|caps| caps.get(1).map_or("", |m| m.as_str()));
+                prop_assert_eq!(pytest_e_line(line), expected, "{:?}", line);
+                let expected = PYTHON_DEF
+                    .pattern
+                    .captures(line)
+                    .map(|caps| caps.get(1).map_or("", |m| m.as_str()));
+                prop_assert_eq!(python_def(line), expected, "{:?}", line);
+            }
+        }
+    }
+
+    #[test]
+    fn pytest_location_lines_by_hand() {
+        let read = |line| pytest_location(line).map(|l| (l.path, l.line, l.trailer));
+        assert_eq!(
+            read("tests/test_x.py:10: AssertionError"),
+            Some(("tests/test_x.py", "10", Some("AssertionError")))
+        );
+        assert_eq!(
+            read("  C:\\src\\x.py:5:"),
+            Some(("C:\\src\\x.py", "5", None))
+        );
+        assert_eq!(read("x.py:7: \t"), Some(("x.py", "7", Some(""))));
+        assert_eq!(read("x.py:\u{663}:"), Some(("x.py", "\u{663}", None)));
+        assert_eq!(read(".py:1:"), None);
+        assert_eq!(read("x.py:1:x"), None);
+        assert_eq!(read("a:b.py:1:"), None);
+        assert_eq!(python_def("    async  def _send(self):"), Some("_send"));
+        assert_eq!(python_def("def f (x)"), Some("f"));
+        assert_eq!(python_def("def fé()"), Some("fé"));
+        assert_eq!(python_def("def é()"), None);
+        assert_eq!(python_def("asyncdef f():"), None);
+        assert_eq!(python_def("def 1f():"), None);
+        assert_eq!(python_def("define(x)"), None);
     }
 }

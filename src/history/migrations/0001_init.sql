@@ -42,6 +42,10 @@ CREATE TABLE runs (
 -- Runs newest first.
 CREATE INDEX runs_by_start ON runs (started_at, id);
 
+-- One narrow row per test per run: what questions over many tests read. Keyed by run
+-- then test, which detects a retry of the same test in the same run at insert time,
+-- serves a run's own executions and the cascade when a run is deleted, and is where a
+-- run's rows are appended (test ids follow the order tests were first seen).
 CREATE TABLE executions (
     run_id         INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
     test           INTEGER NOT NULL REFERENCES tests (id),
@@ -49,23 +53,31 @@ CREATE TABLE executions (
     outcome        INTEGER NOT NULL CHECK (outcome BETWEEN 0 AND 4),
     duration       REAL,
     attempts       INTEGER NOT NULL,
-    signature      TEXT,
-    exception      TEXT,
-    -- NOT NULL exactly when the execution has a failure.
-    message        TEXT,
-    failure_text   TEXT,
-    frames         TEXT, -- JSON array of {file, line, function}
-    failing_frame  TEXT, -- JSON {file, line, function}
-    skip_message   TEXT,
     file           TEXT,
     line           INTEGER,
-    stdout         TEXT,
-    stderr         TEXT,
-    -- Detects a retry of the same test in the same run at insert time; also serves a
-    -- run's own executions and the cascade when a run is deleted.
-    UNIQUE (run_id, test)
-);
+    PRIMARY KEY (run_id, test)
+) WITHOUT ROWID;
 
 -- A test's executions in run order. Covering for the questions asked of every test at
--- once (summaries, reliability windows), which then never read the wide rows.
+-- once (summaries, reliability windows).
 CREATE INDEX executions_by_test ON executions (test, run_started_at, run_id, outcome);
+
+-- What only some executions have: a failure, a skip message, captured output. Kept apart
+-- so that the executions rows stay narrow: most executions pass silently, and the
+-- questions over many tests never read these texts.
+CREATE TABLE execution_details (
+    run_id        INTEGER NOT NULL,
+    test          INTEGER NOT NULL,
+    signature     TEXT,
+    exception     TEXT,
+    -- NOT NULL exactly when the execution has a failure.
+    message       TEXT,
+    failure_text  TEXT,
+    frames        TEXT, -- JSON array of {file, line, function}
+    failing_frame TEXT, -- JSON {file, line, function}
+    skip_message  TEXT,
+    stdout        TEXT,
+    stderr        TEXT,
+    UNIQUE (run_id, test),
+    FOREIGN KEY (run_id, test) REFERENCES executions (run_id, test) ON DELETE CASCADE
+);
