@@ -148,6 +148,14 @@ impl CliError {
                 "run the suite with `candor test`, store results with `candor ingest FILE...`, or give result files to `candor triage`".into(),
             ),
             CliError::Ledger(error) => Some(error.hint().to_owned()),
+            CliError::Runner(RunnerError::Process(
+                crate::runner::process::ProcessError::Spawn { program, .. },
+            )) => Some(format!(
+                "install `{program}` or put it on PATH, or name the command in candor.toml's [runner] (docs/configuration.md)"
+            )),
+            CliError::Runner(RunnerError::NotATestId { .. }) => Some(
+                "give the id as `candor tests` lists it; the runner must be the one that ran it".into(),
+            ),
             CliError::Runner(_) => Some(
                 "set [runner] kind and command in candor.toml (docs/configuration.md); the runner's logs are under .candor/runs".into(),
             ),

@@ -174,6 +174,14 @@ pub(super) fn run(
         } else {
             printer.info(&format!("(exit {exit})"))?;
         }
+        if exit == exit_codes::USAGE_OR_INPUT {
+            // The step could not run (no cargo, say): the rest would only repeat it.
+            printer.warning(&format!(
+                "the demo stopped at step {number}: `candor {}` could not run",
+                step.args.join(" ")
+            ))?;
+            return Ok(exit_codes::USAGE_OR_INPUT);
+        }
         if exit != step.expected {
             surprises.push(format!(
                 "step {number} (`candor {}`) exited {exit}, the demo expected {}",
