@@ -39,8 +39,8 @@ struct Options {
     /// Timed runs of each stage; the table shows the median [default: 5, or 3 with --bytes].
     #[arg(long)]
     iterations: Option<usize>,
-    /// Include quick-junit's reader [default: on, off with --bytes: it holds the whole
-    /// report in memory].
+    /// Include quick-junit's reader; `auto` includes it except with --bytes, because it
+    /// holds the whole report in memory.
     #[arg(long, value_enum, default_value_t = Toggle::Auto)]
     quick_junit: Toggle,
     /// Keep the generated file and databases in this directory instead of a temp dir.

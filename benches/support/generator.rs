@@ -63,8 +63,8 @@ pub fn generate(path: &Path, seed: u64, size: Size) -> io::Result<Generated> {
         }
         for case_index in suite.first..suite.end {
             case.clear();
-            let outcome = write_case(&mut case, seed, case_index, depth + 1);
-            totals.count(outcome);
+            let shape = write_case(&mut case, seed, case_index, depth + 1);
+            totals.count(shape);
             out.write_all(case.as_bytes())?;
         }
         out.write_all(indent(depth).as_bytes())?;
@@ -103,15 +103,15 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
 }
 
 impl Generated {
-    fn count(&mut self, outcome: CaseShape) {
+    fn count(&mut self, shape: CaseShape) {
         self.cases += 1;
-        match outcome.kind {
+        match shape.kind {
             Kind::Pass => {}
             Kind::Failure => self.failures += 1,
             Kind::Error => self.errors += 1,
             Kind::Skipped => self.skipped += 1,
         }
-        if outcome.output {
+        if shape.output {
             self.with_output += 1;
         }
     }

@@ -1,18 +1,20 @@
-//! Fuzzes the public entry points on arbitrary bytes: `detect`, then `parse` (which sniffs
-//! again and dispatches), `parse_all` (which merges retries) and `locate` on the error's
-//! offset. None may panic; what is accepted must satisfy the model's promises.
+//! Fuzzes the public entry points on arbitrary bytes: `detect` and `started_at_hint` on the
+//! head, then `parse` (which sniffs again and dispatches), `parse_all` (which merges
+//! retries) and `locate` on the error's offset. None may panic; what is accepted must
+//! satisfy the model's promises.
 
 #![no_main]
 
 #[path = "contract.rs"]
 mod contract;
 
-use candor::results::{Position, detect, locate, parse, parse_all};
+use candor::results::{Position, detect, locate, parse, parse_all, started_at_hint};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let head = &data[..data.len().min(candor::results::SNIFF_BYTES)];
     let detected = detect(head);
+    let _ = started_at_hint(head);
 
     let mut seen = contract::Seen::default();
     let result = parse(data, &contract::options(), &mut |execution| {

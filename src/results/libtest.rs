@@ -309,7 +309,15 @@ fn split_retries(name: &str) -> (&str, u32) {
 static STRESS_MARKER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"@stress-\d+\$").expect("the stress pattern is valid"));
 
+/// The id given to a test whose event names nothing, as the JUnit parser does: an empty
+/// id would select every test (found by fuzzing:
+/// `tests/data/fuzz-regressions/libtest-started-with-empty-name.jsonl`).
+const UNNAMED: &str = "(unnamed)";
+
 fn test_id(name: &str) -> String {
+    if name.trim().is_empty() {
+        return UNNAMED.to_owned();
+    }
     ids::cargo(None, &STRESS_MARKER.replace(name, "$"))
 }
 
@@ -568,5 +576,23 @@ mod tests {
         assert_eq!(seconds(&serde_json::json!("0.003s")), Some(0.003));
         assert_eq!(seconds(&serde_json::json!(-1)), None);
         assert_eq!(seconds(&serde_json::json!("soon")), None);
+    }
+}
+
+#[cfg(test)]
+mod fuzz_regressions {
+    use crate::results::{ParseOptions, parse_all};
+
+    /// Found by the `detect_parse` fuzz target: an empty `name` gave an empty test id.
+    #[test]
+    fn a_test_with_an_empty_name_gets_a_placeholder_id() {
+        let input =
+            include_str!("../../tests/data/fuzz-regressions/libtest-started-with-empty-name.jsonl");
+        let (executions, _) = parse_all(input.as_bytes(), &ParseOptions::default()).unwrap();
+        assert!(!executions.is_empty());
+        assert!(
+            executions.iter().all(|e| e.test_id == "(unnamed)"),
+            "{executions:?}"
+        );
     }
 }
