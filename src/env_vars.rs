@@ -12,6 +12,11 @@ impl EnvVars {
     /// git repository).
     pub const CANDOR_DB: &'static str = "CANDOR_DB";
 
+    /// For testing and demonstrations: the date candor takes as today (`YYYY-MM-DD`), so
+    /// that fingerprint expiry, the rerun budget's window and ledger dates are
+    /// reproducible. Unset, today is the current date in UTC.
+    pub const CANDOR_TODAY: &'static str = "CANDOR_TODAY";
+
     // Conventions candor follows.
 
     /// Set to any non-empty value to turn color off under `--color auto`

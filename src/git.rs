@@ -79,6 +79,20 @@ impl Git {
         self.answer(&["merge-base", &left, &right])
     }
 
+    /// The commits reachable from `head` but not from `base` (`git rev-list base..head`),
+    /// newest first; `None` when either names no commit here.
+    pub fn commits_between(&self, base: &str, head: &str) -> Result<Option<Vec<String>>, GitError> {
+        let (Some(base), Some(head)) = (self.commit(base)?, self.commit(head)?) else {
+            return Ok(None);
+        };
+        let listed = self.answer(&["rev-list", &format!("{base}..{head}")])?;
+        Ok(Some(
+            listed
+                .map(|text| text.lines().map(str::to_owned).collect())
+                .unwrap_or_default(),
+        ))
+    }
+
     /// The full sha of the commit `revision` names, `None` when it names none here.
     pub fn commit(&self, revision: &str) -> Result<Option<String>, GitError> {
         if revision.starts_with('-') {
@@ -231,6 +245,15 @@ mod tests {
             Some(base.as_str())
         );
         assert_eq!(repo.merge_base(&tip, "--help").expect("no option"), None);
+        assert_eq!(
+            repo.commits_between(&base, &tip).expect("git runs"),
+            Some(vec![tip.clone()])
+        );
+        assert_eq!(
+            repo.commits_between(&tip, &tip).expect("git runs"),
+            Some(vec![])
+        );
+        assert_eq!(repo.commits_between("-x", &tip).expect("no option"), None);
         assert_eq!(
             repo.merge_base(&tip, "0000000000000000000000000000000000000000")
                 .expect("git runs"),

@@ -258,7 +258,7 @@ pub fn content_key(run: &NewRun, file_sha256: &[u8; 32]) -> String {
 
 /// Turns a parser's failure into the error the caller reports: the store's own error
 /// comes back as such, and a byte offset becomes a line and column.
-fn parse_failure(path: &Path, error: ParseError) -> IngestError {
+pub fn parse_failure(path: &Path, error: ParseError) -> IngestError {
     match error {
         ParseError::Sink(cause) => match cause.downcast::<HistoryError>() {
             Ok(history) => IngestError::Store(*history),

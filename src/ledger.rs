@@ -2,7 +2,7 @@
 //! `file:line` errors, appends under an exclusive lock, the rerun-budget queries, and the
 //! append-only check. Statistics and the summary lint over it live in the submodules.
 //!
-//! The format, one line per rerun after a fixed header, nine tab-separated fields:
+//! The format, after a fixed header, nine tab-separated fields per line:
 //!
 //! | field | form |
 //! | --- | --- |
@@ -11,10 +11,18 @@
 //! | `test_id` | the canonical test id |
 //! | `fp` | the fingerprint claimed, one word |
 //! | `first_fail_sha256` | sha256 (64 lowercase hex) of the first failing attempt's full failure text, as printed (not normalized) |
-//! | `seed` | the seed the rerun used as the runner spells it, `-` when none |
-//! | `workers` | the worker count, `-` when not recorded |
+//! | `seed` | the seed the rerun used (`candor rerun` writes the number it passed to the runner), `-` when none |
+//! | `workers` | the worker count of the run whose failure is claimed, `-` when not recorded |
 //! | `attempts` | which run of the test, for this change, the rerun was: the red being judged is 1, so a first rerun writes 2 |
-//! | `outcome` | the rerun's outcome: `pass`, `fail`, `error`, `skip` or `flaky-pass` |
+//! | `outcome` | `pending` on the line written before the rerun starts; the rerun's outcome (`pass`, `fail`, `error`, `skip` or `flaky-pass`) on the line written after it ends |
+//!
+//! One rerun, two lines. `candor rerun` appends the claim (outcome `pending`) before the
+//! runner starts, and a second line, the same in every other field, with the outcome once
+//! it ends. Nothing is ever edited in place, and a rerun whose candor was stopped halfway
+//! still left its receipt. Budgets and statistics count reruns, not lines
+//! ([`Ledger::reruns`]): a pending line and the outcome line that resolves it are one
+//! rerun; an outcome line with no pending line before it (written by hand, or by an older
+//! candor) is one rerun, and so is a pending line never resolved.
 //!
 //! Escaping: none. A field that would contain a tab, a newline or a carriage return is
 //! refused (the append fails and writes nothing). Ledger lines are quoted verbatim in
@@ -26,6 +34,7 @@
 pub mod stats;
 pub mod summary;
 
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -77,8 +86,55 @@ pub struct LedgerEntry {
     pub workers: Option<u32>,
     /// Which run of the test for this change the rerun was (the red is 1).
     pub attempts: u32,
-    /// The rerun's outcome.
-    pub outcome: Outcome,
+    /// `pending` before the rerun ran, its outcome after.
+    pub outcome: LedgerOutcome,
+}
+
+/// A ledger line's last field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LedgerOutcome {
+    /// Written before the rerun starts: the claim, recorded before anyone knows the result.
+    Pending,
+    /// Written after the rerun ended: how it ended.
+    Finished(Outcome),
+}
+
+impl LedgerOutcome {
+    /// The spelling in the file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LedgerOutcome::Pending => "pending",
+            LedgerOutcome::Finished(outcome) => outcome.as_str(),
+        }
+    }
+
+    /// Parses the spelling back.
+    pub fn from_str_opt(text: &str) -> Option<LedgerOutcome> {
+        if text == "pending" {
+            return Some(LedgerOutcome::Pending);
+        }
+        Outcome::from_str_opt(text).map(LedgerOutcome::Finished)
+    }
+
+    /// The rerun's outcome, once it ended.
+    pub fn finished(self) -> Option<Outcome> {
+        match self {
+            LedgerOutcome::Pending => None,
+            LedgerOutcome::Finished(outcome) => Some(outcome),
+        }
+    }
+}
+
+impl From<Outcome> for LedgerOutcome {
+    fn from(outcome: Outcome) -> Self {
+        LedgerOutcome::Finished(outcome)
+    }
+}
+
+impl fmt::Display for LedgerOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A field that the ledger cannot hold or that is not in its canonical form.
@@ -319,11 +375,11 @@ impl LedgerEntry {
                 workers => Some(canonical_count("workers", workers)?),
             },
             attempts: canonical_count("attempts", attempts)?,
-            outcome: Outcome::from_str_opt(outcome).ok_or_else(|| {
+            outcome: LedgerOutcome::from_str_opt(outcome).ok_or_else(|| {
                 invalid(
                     "outcome",
                     outcome,
-                    "one of pass, fail, error, skip, flaky-pass",
+                    "one of pending, pass, fail, error, skip, flaky-pass",
                 )
             })?,
         })
@@ -351,7 +407,8 @@ pub struct Ledger {
 /// How much of its rerun budget a test has used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BudgetState {
-    /// The test's ledger lines within `budget_days` of today.
+    /// The test's reruns in the ledger within `budget_days` of today (a pending line and
+    /// its outcome line are one rerun).
     pub entries_in_window: usize,
     /// Runs of the test so far in this change, the red being judged included (at least 1).
     pub attempts_in_change: u32,
@@ -433,10 +490,46 @@ impl Ledger {
         self.lines.iter().any(|line| line.text == text)
     }
 
-    /// The test's ledger lines dated within the last `days` days, today included (a line
+    /// Every rerun the ledger records, in the order their first line appears: a pending
+    /// line and the first later outcome line identical to it in every other field are one
+    /// rerun. An outcome line that resolves no pending line is a rerun of its own (written
+    /// by hand or by an older candor), and so is a pending line never resolved (candor was
+    /// stopped while the test ran: the rerun happened, or may have).
+    pub fn reruns(&self) -> Vec<Rerun<'_>> {
+        let mut reruns: Vec<Rerun<'_>> = Vec::with_capacity(self.lines.len());
+        // Unresolved pending lines by their text without the outcome, oldest first.
+        let mut waiting: HashMap<&str, VecDeque<usize>> = HashMap::new();
+        for line in &self.lines {
+            let claim = line.text.rsplit_once('\t').map_or("", |(claim, _)| claim);
+            match line.entry.outcome {
+                LedgerOutcome::Pending => {
+                    waiting.entry(claim).or_default().push_back(reruns.len());
+                    reruns.push(Rerun {
+                        pending: Some(line),
+                        latest: line,
+                    });
+                }
+                LedgerOutcome::Finished(_) => {
+                    let resolved = waiting.get_mut(claim).and_then(VecDeque::pop_front);
+                    match resolved.and_then(|index| reruns.get_mut(index)) {
+                        Some(rerun) => rerun.latest = line,
+                        None => reruns.push(Rerun {
+                            pending: None,
+                            latest: line,
+                        }),
+                    }
+                }
+            }
+        }
+        reruns
+    }
+
+    /// The test's reruns dated within the last `days` days, today included (a rerun
     /// dated after today, from a clock ahead of ours, counts too).
     pub fn entries_within(&self, test_id: &str, today: Date, days: u32) -> usize {
-        self.entries()
+        self.reruns()
+            .iter()
+            .map(Rerun::entry)
             .filter(|entry| entry.test_id == test_id)
             .filter(|entry| {
                 let age = today
@@ -477,6 +570,23 @@ impl Ledger {
     }
 }
 
+/// One rerun: the line written before it ran and the one written after it ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rerun<'a> {
+    /// The claim, written before the rerun started; `None` for an outcome line that no
+    /// pending line announced.
+    pub pending: Option<&'a LedgerLine>,
+    /// Its latest line: the outcome line once it ended, else the pending line itself.
+    pub latest: &'a LedgerLine,
+}
+
+impl<'a> Rerun<'a> {
+    /// The rerun's fields, from its latest line (so `outcome` is `pending` until it ended).
+    pub fn entry(&self) -> &'a LedgerEntry {
+        &self.latest.entry
+    }
+}
+
 /// Appends `entries` to the ledger at `path`, creating it with its header when missing.
 ///
 /// Every line is checked before the file is touched. Then, holding an exclusive lock on
@@ -485,18 +595,18 @@ impl Ledger {
 /// is synced to disk. Concurrent appenders, in this process or others, wait for the lock,
 /// so no line is torn or lost.
 pub fn append(path: &Path, entries: &[LedgerEntry]) -> Result<(), LedgerError> {
-    let mut block = String::new();
-    for entry in entries {
-        let line = entry.to_line().map_err(|source| LedgerError::Entry {
-            path: path.to_owned(),
-            source,
-        })?;
-        block.push_str(&line);
-        block.push('\n');
-    }
-    if block.is_empty() {
-        return Ok(());
-    }
+    append_after(path, |_| Ok::<_, LedgerError>(entries.to_vec())).map(drop)
+}
+
+/// [`append`] with a decision taken under the lock: `decide` sees the ledger as it is
+/// while no other candor can append, and returns the entries to append, or an error that
+/// leaves the file as it was. This is how a rerun's budget is checked and its claim
+/// written in one step, so two reruns started at once cannot both spend the last one.
+/// Returns what was appended.
+pub fn append_after<E: From<LedgerError>>(
+    path: &Path,
+    decide: impl FnOnce(&Ledger) -> Result<Vec<LedgerEntry>, E>,
+) -> Result<Vec<LedgerEntry>, E> {
     let io = |source| LedgerError::Io {
         path: path.to_owned(),
         source,
@@ -510,7 +620,20 @@ pub fn append(path: &Path, entries: &[LedgerEntry]) -> Result<(), LedgerError> {
     file.lock().map_err(io)?;
     let mut existing = String::new();
     file.read_to_string(&mut existing).map_err(io)?;
-    Ledger::parse(&existing, path)?;
+    let ledger = Ledger::parse(&existing, path)?;
+    let entries = decide(&ledger)?;
+    let mut block = String::new();
+    for entry in &entries {
+        let line = entry.to_line().map_err(|source| LedgerError::Entry {
+            path: path.to_owned(),
+            source,
+        })?;
+        block.push_str(&line);
+        block.push('\n');
+    }
+    if block.is_empty() {
+        return Ok(entries);
+    }
     let created = existing.is_empty();
     if created {
         block.insert(0, '\n');
@@ -522,7 +645,7 @@ pub fn append(path: &Path, entries: &[LedgerEntry]) -> Result<(), LedgerError> {
     if created {
         sync_parent(path).map_err(io)?;
     }
-    Ok(())
+    Ok(entries)
 }
 
 /// Makes a newly created file's directory entry durable too.
@@ -611,7 +734,7 @@ mod tests {
             seed: Some("rs=118204".into()),
             workers: Some(4),
             attempts: 2,
-            outcome: Outcome::Pass,
+            outcome: Outcome::Pass.into(),
         }
     }
 
@@ -767,6 +890,70 @@ mod tests {
     }
 
     #[test]
+    fn a_pending_line_and_its_outcome_line_are_one_rerun() {
+        let pending = LedgerEntry {
+            outcome: LedgerOutcome::Pending,
+            ..entry()
+        };
+        let other_claim = LedgerEntry {
+            attempts: 3,
+            ..pending.clone()
+        };
+        let lines = [
+            pending.clone(), // rerun 1, resolved by the pass below
+            other_claim,     // rerun 2, never resolved: candor was stopped
+            entry(),         // resolves rerun 1
+            entry(),         // an outcome line with no claim left: rerun 3
+            pending,         // rerun 4, unresolved
+        ]
+        .map(|e| e.to_line().unwrap());
+        let parsed = Ledger::parse(&ledger(&lines), Path::new("l")).unwrap();
+        let reruns = parsed.reruns();
+        let shape: Vec<(Option<usize>, usize)> = reruns
+            .iter()
+            .map(|r| (r.pending.map(|l| l.number), r.latest.number))
+            .collect();
+        assert_eq!(shape, [(Some(2), 4), (Some(3), 3), (None, 5), (Some(6), 6)]);
+        assert_eq!(reruns[0].entry().outcome, Outcome::Pass.into());
+        assert_eq!(reruns[1].entry().outcome, LedgerOutcome::Pending);
+        let test = entry().test_id;
+        assert_eq!(
+            parsed.entries_within(&test, Date::constant(2026, 10, 6), 7),
+            4,
+            "five lines, four reruns"
+        );
+    }
+
+    #[test]
+    fn a_refused_append_leaves_the_file_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LEDGER_FILE);
+        append(&path, &[entry()]).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let refused = append_after(&path, |ledger| {
+            if ledger.lines.is_empty() {
+                Ok(vec![entry()])
+            } else {
+                Err(LedgerError::Io {
+                    path: path.clone(),
+                    source: std::io::Error::other("budget spent"),
+                })
+            }
+        });
+        assert!(refused.is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let appended = append_after(&path, |ledger| {
+            Ok::<_, LedgerError>(vec![LedgerEntry {
+                attempts: u32::try_from(ledger.lines.len()).unwrap() + 2,
+                ..entry()
+            }])
+        })
+        .unwrap();
+        assert_eq!(appended[0].attempts, 3);
+        assert_eq!(Ledger::load(&path).unwrap().lines.len(), 2);
+    }
+
+    #[test]
     fn append_only_names_the_first_changed_line() {
         let old = "h\na\nb\n";
         assert_eq!(is_append_only(old, "h\na\nb\nc\n"), Ok(()));
@@ -792,7 +979,7 @@ mod tests {
         append(&path, &[entry()]).unwrap();
         let mut second = entry();
         second.attempts = 3;
-        second.outcome = Outcome::Fail;
+        second.outcome = Outcome::Fail.into();
         append(&path, &[second.clone()]).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
@@ -841,7 +1028,7 @@ mod tests {
             prop::option::of(arbitrary_free_text()),
             prop::option::of(1u32..),
             1u32..,
-            prop::sample::select(Outcome::ALL.to_vec()),
+            prop::option::of(prop::sample::select(Outcome::ALL.to_vec())),
         )
             .prop_map(
                 |(
@@ -864,7 +1051,7 @@ mod tests {
                         seed,
                         workers,
                         attempts,
-                        outcome,
+                        outcome: outcome.map_or(LedgerOutcome::Pending, LedgerOutcome::Finished),
                     }
                 },
             )
@@ -879,6 +1066,45 @@ mod tests {
             let parsed = LedgerEntry::parse_line(&line).unwrap();
             prop_assert_eq!(&parsed, &entry);
             prop_assert_eq!(parsed.to_line().unwrap(), line);
+        }
+
+        /// Whatever the order of claims and outcomes, every line belongs to exactly one
+        /// rerun, and an outcome line only resolves an earlier claim of the same fields.
+        #[test]
+        fn every_line_belongs_to_exactly_one_rerun(
+            events in prop::collection::vec((1u32..4, proptest::bool::ANY), 0..24),
+        ) {
+            let lines: Vec<String> = events
+                .iter()
+                .map(|(attempts, finished)| {
+                    LedgerEntry {
+                        attempts: *attempts,
+                        outcome: if *finished { Outcome::Pass.into() } else { LedgerOutcome::Pending },
+                        ..entry()
+                    }
+                    .to_line()
+                    .unwrap()
+                })
+                .collect();
+            let parsed = Ledger::parse(&ledger(&lines), Path::new("l")).unwrap();
+            let mut covered = Vec::new();
+            for rerun in parsed.reruns() {
+                covered.push(rerun.latest.number);
+                if let Some(pending) = rerun.pending {
+                    prop_assert_eq!(pending.entry.outcome, LedgerOutcome::Pending);
+                    if pending.number != rerun.latest.number {
+                        covered.push(pending.number);
+                        prop_assert!(pending.number < rerun.latest.number);
+                        prop_assert_eq!(
+                            &LedgerEntry { outcome: LedgerOutcome::Pending, ..rerun.entry().clone() },
+                            &pending.entry
+                        );
+                    }
+                }
+            }
+            covered.sort_unstable();
+            let every: Vec<usize> = (2..lines.len() + 2).collect();
+            prop_assert_eq!(covered, every);
         }
 
         #[test]

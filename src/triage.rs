@@ -27,7 +27,7 @@
 //! - A test absent from the reliability file is treated as probation (7), whatever
 //!   `default_tier` says: nothing has been measured about it yet.
 //!
-//! Budget spent means either the test has `budget_entries` ledger lines within
+//! Budget spent means either the test has `budget_entries` reruns in the ledger within
 //! `budget_days`, or this change has already run it `max_attempts_per_change` times.
 
 use std::fmt;
@@ -184,7 +184,7 @@ fn budget_spent(budget: BudgetState, rerun: &RerunConfig) -> Option<String> {
     let lines = budget.entries_in_window;
     if lines >= rerun.budget_entries as usize {
         return Some(format!(
-            "{lines} ledger lines for this test in the last {} days (budget {})",
+            "{lines} reruns of this test in the ledger in the last {} days (budget {})",
             rerun.budget_days, rerun.budget_entries
         ));
     }
@@ -238,7 +238,7 @@ pub fn verdict(input: &TriageInput<'_>) -> Verdict {
             return verdict(
                 VerdictKind::KnownFlake { fingerprint: id },
                 format!(
-                    "{shape}: one rerun allowed, and its ledger line comes first (run {} of {} for this change; {} of {} ledger lines in {} days)",
+                    "{shape}: one rerun allowed, and its ledger line comes first (run {} of {} for this change; {} of {} reruns in {} days)",
                     input.budget.attempts_in_change.max(1).saturating_add(1),
                     input.rerun.max_attempts_per_change,
                     input.budget.entries_in_window,

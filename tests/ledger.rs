@@ -45,7 +45,7 @@ fn entry(test_id: &str, seed: &str) -> LedgerEntry {
         seed: Some(seed.to_owned()),
         workers: Some(4),
         attempts: 2,
-        outcome: Outcome::Pass,
+        outcome: Outcome::Pass.into(),
     }
 }
 
@@ -287,7 +287,7 @@ fn arbitrary_entry() -> impl Strategy<Value = LedgerEntry> {
                 seed,
                 workers,
                 attempts,
-                outcome,
+                outcome: outcome.into(),
             },
         )
 }

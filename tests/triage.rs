@@ -103,7 +103,7 @@ enum Shape {
 #[derive(Debug, Clone, Copy)]
 enum Budget {
     Left,
-    /// `budget_entries` ledger lines within `budget_days`.
+    /// `budget_entries` reruns in the ledger within `budget_days`.
     LinesSpent,
     /// `max_attempts_per_change` runs in this change.
     AttemptsSpent,

@@ -62,6 +62,14 @@ pub enum RawColor {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum RawCommand {
+    /// Run the suite through its runner, store the results, and give every red test its
+    /// verdict.
+    Test(RawTest),
+    /// Give every red test its verdict: regression, unverified, known-flake,
+    /// budget-exceeded, not-evidence or expired.
+    Triage(RawTriage),
+    /// Rerun one known flake in isolation, after writing its ledger line.
+    Rerun(RawRerun),
     /// Store result files (JUnit XML, libtest JSON, `go test -json`) in the history.
     Ingest(RawIngest),
     /// List every test in the history with its record.
@@ -71,8 +79,88 @@ pub enum RawCommand {
     /// Give every test a reliability tier from its rolling window; `--write` writes them to
     /// the reliability file.
     Reliability(RawReliability),
+    /// The rerun ledger.
+    #[command(subcommand)]
+    Ledger(RawLedger),
+    /// Check text against candor's records.
+    #[command(subcommand)]
+    Lint(RawLint),
     /// Write a commented starter candor.toml at the repository root.
     Init(RawInit),
+    /// Show the whole loop on a small example repository, in a temporary directory.
+    Demo(RawDemo),
+}
+
+/// `candor test`.
+#[derive(Debug, Args)]
+pub struct RawTest {
+    /// The seed to hand the runner, where it takes one [default: a new one, recorded].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Arguments appended to the runner's command (after `--`).
+    #[arg(last = true, value_name = "ARGV")]
+    pub argv: Vec<String>,
+}
+
+/// `candor triage`.
+#[derive(Debug, Args)]
+pub struct RawTriage {
+    /// Result files to triage, read without being stored [default: the latest run in the
+    /// history that is not a rerun].
+    #[arg(value_name = "RESULT_FILE")]
+    pub files: Vec<PathBuf>,
+    /// How many workers the run that wrote the files used (fingerprints may depend on it).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub workers: Option<u32>,
+    /// The runner that wrote the files (`pytest`, `cargo`, `nextest`, `go`, …), for
+    /// fingerprints' `runner` condition [default: the tool the file names].
+    #[arg(long, value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
+    pub runner: Option<String>,
+}
+
+/// `candor rerun`.
+#[derive(Debug, Args)]
+pub struct RawRerun {
+    /// The test's id, as `candor tests` lists it.
+    #[arg(value_name = "TEST")]
+    pub test: String,
+    /// The change the rerun counts against, named by its base commit [default: the merge
+    /// base of HEAD with the default branch].
+    #[arg(long, value_name = "ID", value_parser = parse_commit)]
+    pub change: Option<String>,
+    /// The seed to hand the runner, where it takes one [default: a new one, recorded].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+}
+
+/// `candor ledger`.
+#[derive(Debug, Subcommand)]
+pub enum RawLedger {
+    /// Per test: reruns, distinct first failures, worker counts, and signs of a real race.
+    Stats,
+}
+
+/// `candor lint`.
+#[derive(Debug, Subcommand)]
+pub enum RawLint {
+    /// Refuse rerun claims ("passed on rerun", "known flake", …) that quote no ledger line.
+    Summary(RawLintSummary),
+}
+
+/// `candor lint summary`.
+#[derive(Debug, Args)]
+pub struct RawLintSummary {
+    /// The summary (a pull request's description, say).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+/// `candor demo`.
+#[derive(Debug, Args)]
+pub struct RawDemo {
+    /// Keep the demo's repository and print where it is.
+    #[arg(long)]
+    pub keep: bool,
 }
 
 /// `candor reliability`.

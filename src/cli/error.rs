@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use crate::history::HistoryError;
-use crate::ingest::InputError;
+use crate::ingest::{IngestError, InputError};
+use crate::ledger::LedgerError;
+use crate::runner::RunnerError;
 
 /// Why a command stopped. Every one of them exits with
 /// [`crate::exit_codes::USAGE_OR_INPUT`].
@@ -54,6 +56,59 @@ pub enum CliError {
         /// The file.
         path: PathBuf,
     },
+    /// A result file to triage could not be read.
+    #[error(transparent)]
+    Results(IngestError),
+    /// `triage` without files found no run to triage.
+    #[error("no run to triage in {}", path.display())]
+    NoRuns {
+        /// The history.
+        path: PathBuf,
+    },
+    /// The ledger is damaged or could not be written.
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+    /// The runner could not be chosen, started or asked.
+    #[error(transparent)]
+    Runner(#[from] RunnerError),
+    /// The runner ended without writing the report candor asked for.
+    #[error("the runner wrote no results to {}", report.display())]
+    NoReport {
+        /// Where the report was to be.
+        report: PathBuf,
+        /// The runner's logs.
+        logs: Vec<PathBuf>,
+    },
+    /// `rerun` outside a repository with a commit: a ledger line names the commit.
+    #[error("no commit to record: a rerun's ledger line names the commit it reran")]
+    NoCommit,
+    /// `--change` named no commit.
+    #[error("{0}")]
+    BadChange(String),
+    /// `rerun` found no red execution of the test.
+    #[error("no red execution of `{id}` in the history")]
+    NoRedExecution {
+        /// The test.
+        id: String,
+    },
+    /// A file to read could not be read.
+    #[error("could not read {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The demo could not set up its repository.
+    #[error("the demo could not {what}")]
+    Demo {
+        /// What it was doing.
+        what: String,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// Writing the output failed for another reason than the reader going away.
     #[error("could not write the output")]
     Output(#[from] std::io::Error),
@@ -87,6 +142,39 @@ impl CliError {
             CliError::ConfigExists { .. } => Some(
                 "edit it by hand, compare with `candor init --print`, or replace it with `candor init --force`"
                     .into(),
+            ),
+            CliError::Results(error) => error.hint().map(str::to_owned),
+            CliError::NoRuns { .. } => Some(
+                "run the suite with `candor test`, store results with `candor ingest FILE...`, or give result files to `candor triage`".into(),
+            ),
+            CliError::Ledger(error) => Some(error.hint().to_owned()),
+            CliError::Runner(RunnerError::Process(
+                crate::runner::process::ProcessError::Spawn { program, .. },
+            )) => Some(format!(
+                "install `{program}` or put it on PATH, or name the command in candor.toml's [runner] (docs/configuration.md)"
+            )),
+            CliError::Runner(RunnerError::NotATestId { .. }) => Some(
+                "give the id as `candor tests` lists it; the runner must be the one that ran it".into(),
+            ),
+            CliError::Runner(_) => Some(
+                "set [runner] kind and command in candor.toml (docs/configuration.md); the runner's logs are under .candor/runs".into(),
+            ),
+            CliError::NoReport { logs, .. } => Some(match logs.first() {
+                Some(log) => format!("the runner's log says why: {}", log.display()),
+                None => "the runner did not start".into(),
+            }),
+            CliError::NoCommit => {
+                Some("run it in a git repository with at least one commit".into())
+            }
+            CliError::BadChange(_) => {
+                Some("give the change's base commit, or leave --change out to use the merge base".into())
+            }
+            CliError::NoRedExecution { .. } => Some(
+                "only a red test can be rerun: `candor tests --failing` lists the tests whose latest run was red".into(),
+            ),
+            CliError::Read { .. } => Some("check that the file exists and is readable".into()),
+            CliError::Demo { .. } => Some(
+                "the demo needs git and cargo on PATH and a writable temporary directory".into(),
             ),
             CliError::Output(_) => None,
         }

@@ -48,6 +48,7 @@ fn run_to_code() -> u8 {
                 color_stdout: false,
                 color_stderr: false,
                 quiet: false,
+                progress: false,
             });
             let _ = printer.error(&error, error.hint().as_deref());
             return exit_codes::USAGE_OR_INPUT;
@@ -63,17 +64,17 @@ fn run_to_code() -> u8 {
     };
     let settings = Settings::resolve(raw, &context);
     let mut printer = Printer::stdio(settings.output.clone());
-    execute(&settings, &mut printer)
+    execute(&settings, &context, &mut printer)
 }
 
 /// Runs resolved settings to an exit code, printing whatever stops the command.
-fn execute(settings: &Settings, printer: &mut Printer) -> u8 {
+fn execute(settings: &Settings, context: &Context<'_>, printer: &mut Printer) -> u8 {
     let result = settings
         .warnings
         .iter()
         .try_for_each(|warning| printer.warning(warning))
         .map_err(CliError::from)
-        .and_then(|()| commands::run(settings, printer))
+        .and_then(|()| commands::run(settings, context, printer))
         .and_then(|code| printer.flush().map(|()| code).map_err(CliError::from));
     match result {
         Ok(code) => code,

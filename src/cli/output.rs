@@ -170,6 +170,16 @@ impl Printer {
         self.write_err(&format!("{label} {message}\n"))
     }
 
+    /// A progress line on stderr, only for a person watching a terminal (not under
+    /// `--quiet`, never into a pipe or a file).
+    pub fn progress(&mut self, text: &str) -> io::Result<()> {
+        if !self.settings.progress {
+            return Ok(());
+        }
+        let text = Style::Dim.paint(text, self.settings.color_stderr);
+        self.write_err(&format!("{text}\n"))
+    }
+
     /// Writes buffered stdout; a closed pipe is not an error.
     pub fn flush(&mut self) -> io::Result<()> {
         self.write_out(|out| out.flush())

@@ -6,8 +6,11 @@ use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
+use jiff::civil::Date;
 
-use super::args::{RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawSource, RawTier};
+use super::args::{
+    RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawLedger, RawLint, RawSource, RawTier,
+};
 use crate::ci_env::CiEnv;
 use crate::env_vars::EnvVars;
 use crate::git::{Git, GitError};
@@ -30,6 +33,9 @@ pub struct Settings {
     pub repo_root: PathBuf,
     /// The command and its own settings.
     pub command: Command,
+    /// Today: the current UTC date, or `CANDOR_TODAY`. Fingerprints expire, rerun budgets
+    /// count and ledger lines are dated by it.
+    pub today: Date,
     /// Things resolution could not find out and the user may want to know (git failed).
     pub warnings: Vec<String>,
 }
@@ -45,6 +51,8 @@ pub struct OutputSettings {
     pub color_stderr: bool,
     /// Leave out informational lines.
     pub quiet: bool,
+    /// Whether progress lines go to stderr: only on a terminal, and not under `--quiet`.
+    pub progress: bool,
 }
 
 /// `--format`, decided.
@@ -69,6 +77,105 @@ pub enum Command {
     Reliability(ReliabilitySettings),
     /// `candor init`.
     Init(InitSettings),
+    /// `candor test`.
+    Test(Box<TestSettings>),
+    /// `candor triage`.
+    Triage(Box<TriageSettings>),
+    /// `candor rerun`.
+    Rerun(Box<RerunSettings>),
+    /// `candor ledger stats`.
+    LedgerStats,
+    /// `candor lint summary`.
+    LintSummary(LintSummarySettings),
+    /// `candor demo`.
+    Demo(DemoSettings),
+}
+
+/// What candor knows about the working copy it runs in, for the commands that judge red
+/// tests and run them.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// The CI service, if any.
+    pub ci: CiEnv,
+    /// HEAD (CI's commit outside a git repository).
+    pub commit: Option<String>,
+    /// The checked-out branch (CI's branch outside a git repository).
+    pub branch: Option<String>,
+    /// HEAD's merge base with the default branch.
+    pub merge_base: Option<String>,
+    /// The change reruns count against, or why it could not be found.
+    pub change: Result<Change, String>,
+    /// What the parsers need to know.
+    pub parse: ParseOptions,
+}
+
+/// A change: the commits of a branch since its base. Ledger lines whose sha is one of them
+/// count against the change's `max_attempts_per_change`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Change {
+    /// The base: `--change`, else HEAD's merge base with the default branch.
+    pub base: Option<String>,
+    /// The commits after the base up to HEAD, HEAD included (HEAD alone when it is the
+    /// base, as on the default branch itself); empty outside a git repository.
+    pub commits: Vec<String>,
+}
+
+impl Workspace {
+    /// The change, or an empty one when it could not be found.
+    pub fn change_commits(&self) -> &[String] {
+        self.change.as_ref().map_or(&[], |change| &change.commits)
+    }
+}
+
+/// `candor test`, decided.
+#[derive(Debug, Clone)]
+pub struct TestSettings {
+    /// Appended to the runner's command.
+    pub argv: Vec<String>,
+    /// The seed, when given.
+    pub seed: Option<u64>,
+    /// The working copy.
+    pub workspace: Workspace,
+}
+
+/// `candor triage`, decided.
+#[derive(Debug, Clone)]
+pub struct TriageSettings {
+    /// Result files; empty means the latest run in the history.
+    pub files: Vec<PathBuf>,
+    /// Worker count of the run that wrote the files.
+    pub workers: Option<u32>,
+    /// The runner that wrote the files, when given.
+    pub runner: Option<String>,
+    /// The working copy.
+    pub workspace: Workspace,
+}
+
+/// `candor rerun`, decided.
+#[derive(Debug, Clone)]
+pub struct RerunSettings {
+    /// The test.
+    pub test_id: String,
+    /// The seed, when given.
+    pub seed: Option<u64>,
+    /// The working copy.
+    pub workspace: Workspace,
+}
+
+/// `candor lint summary`, decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LintSummarySettings {
+    /// The summary file.
+    pub file: PathBuf,
+    /// The file as given, for messages.
+    pub shown: String,
+}
+
+/// `candor demo`, decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DemoSettings {
+    /// Keep the temporary repository.
+    pub keep: bool,
 }
 
 /// `candor reliability`, decided.
@@ -165,6 +272,7 @@ impl Settings {
             color_stdout: format == OutputFormat::Human && wants_color(context.stdout_is_terminal),
             color_stderr: wants_color(context.stderr_is_terminal),
             quiet: args.global.quiet,
+            progress: context.stderr_is_terminal && !args.global.quiet,
         };
 
         let mut warnings = Vec::new();
@@ -206,18 +314,133 @@ impl Settings {
                 test_id: raw.test,
                 limit: raw.limit as usize,
             }),
+            RawCommand::Test(raw) => Command::Test(Box::new(TestSettings {
+                argv: raw.argv,
+                seed: raw.seed,
+                workspace: resolve_workspace(context, &repo, &mut warnings, None),
+            })),
+            RawCommand::Triage(raw) => Command::Triage(Box::new(TriageSettings {
+                files: raw.files.iter().map(|f| context.cwd.join(f)).collect(),
+                workers: raw.workers,
+                runner: raw.runner,
+                workspace: resolve_workspace(context, &repo, &mut warnings, None),
+            })),
+            RawCommand::Rerun(raw) => Command::Rerun(Box::new(RerunSettings {
+                test_id: raw.test,
+                seed: raw.seed,
+                workspace: resolve_workspace(context, &repo, &mut warnings, raw.change),
+            })),
+            RawCommand::Ledger(RawLedger::Stats) => Command::LedgerStats,
+            RawCommand::Lint(RawLint::Summary(raw)) => Command::LintSummary(LintSummarySettings {
+                shown: raw.file.display().to_string(),
+                file: context.cwd.join(raw.file),
+            }),
+            RawCommand::Demo(raw) => Command::Demo(DemoSettings { keep: raw.keep }),
         };
         let repo_root = repo
             .root(&mut warnings)
             .unwrap_or_else(|| context.cwd.clone());
+        let today = resolve_today(context, &mut warnings);
         Settings {
             output,
             db,
             repo_root,
             command,
+            today,
             warnings,
         }
     }
+}
+
+/// `CANDOR_TODAY` when it is a date, else the current date in UTC.
+fn resolve_today(context: &Context<'_>, warnings: &mut Vec<String>) -> Date {
+    let now = crate::reliability::utc_date(context.now);
+    let Some(text) = context.var(EnvVars::CANDOR_TODAY) else {
+        return now;
+    };
+    match text.parse::<Date>() {
+        Ok(date) if date.to_string() == text => date,
+        _ => {
+            warnings.push(format!(
+                "{} is {text:?}, not a date written YYYY-MM-DD; today is {now}",
+                EnvVars::CANDOR_TODAY
+            ));
+            now
+        }
+    }
+}
+
+/// HEAD, the branch, the merge base and the change, from git (CI variables outside a
+/// repository).
+fn resolve_workspace(
+    context: &Context<'_>,
+    repo: &Repo,
+    warnings: &mut Vec<String>,
+    change: Option<String>,
+) -> Workspace {
+    let ci = CiEnv::detect(|name| context.var(name));
+    let head = repo.ask(warnings, "the commit", Git::head_sha);
+    let branch = match head {
+        Some(_) => repo.ask(warnings, "the branch", Git::branch),
+        None => ci.branch.clone(),
+    };
+    let merge_base = head.as_deref().and_then(|head| {
+        let default_branch = repo.ask(warnings, "the default branch", Git::default_branch)?;
+        repo.ask(warnings, "the merge base", |git| {
+            git.merge_base(head, &default_branch)
+        })
+    });
+    let change = match (&head, change) {
+        (_, Some(given)) => match repo.ask(warnings, "the change", |git| git.commit(&given)) {
+            Some(base) => Ok(change_since(repo, warnings, Some(base), head.as_deref())),
+            None => Err(format!(
+                "--change {given} names no commit in this repository"
+            )),
+        },
+        (Some(head), None) => Ok(change_since(repo, warnings, merge_base.clone(), Some(head))),
+        (None, None) => Ok(Change::default()),
+    };
+    let commit = head.or_else(|| ci.commit.clone());
+    // Outside a repository the current directory is the root, as for candor.toml: frames
+    // under it are the project's own.
+    let repo_root = repo.root(warnings).unwrap_or_else(|| context.cwd.clone());
+    Workspace {
+        ci,
+        commit,
+        branch,
+        merge_base,
+        change,
+        parse: ParseOptions {
+            repo_root: Some(repo_root.to_string_lossy().into_owned()),
+        },
+    }
+}
+
+/// The change after `base` up to `head`, `head` included.
+fn change_since(
+    repo: &Repo,
+    warnings: &mut Vec<String>,
+    base: Option<String>,
+    head: Option<&str>,
+) -> Change {
+    let Some(head) = head else {
+        return Change {
+            base,
+            commits: Vec::new(),
+        };
+    };
+    let mut commits = base
+        .as_deref()
+        .and_then(|base| {
+            repo.ask(warnings, "the change's commits", |git| {
+                git.commits_between(base, head)
+            })
+        })
+        .unwrap_or_default();
+    if !commits.iter().any(|commit| commit == head) {
+        commits.insert(0, head.to_owned());
+    }
+    Change { base, commits }
 }
 
 fn resolve_ingest(

@@ -16,6 +16,9 @@
 //!   workers would otherwise flag every test.
 //!
 //! Shares are compared in whole numbers (`a * den >= num * b`), never in floating point.
+//!
+//! "Lines" here are reruns ([`Ledger::reruns`]): the pending line `candor rerun` writes
+//! first and the outcome line it writes after count once.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -39,7 +42,7 @@ pub const BASELINE_SHARE: (usize, usize) = (1, 2);
 pub struct TestStats {
     /// Canonical test id.
     pub test_id: String,
-    /// Its ledger lines.
+    /// Its reruns (a pending line and its outcome line are one).
     pub entries: usize,
     /// Distinct `first_fail_sha256` values among them.
     pub distinct_first_failures: usize,
@@ -90,7 +93,7 @@ impl fmt::Display for Flag {
                 entries,
             } => write!(
                 f,
-                "all {entries} ledger lines have the same first failure ({}…): a deterministic failure, not a flake",
+                "all {entries} reruns have the same first failure ({}…): a deterministic failure, not a flake",
                 first_fail_sha256.get(..12).unwrap_or(first_fail_sha256)
             ),
             Flag::WorkerCluster {
@@ -100,7 +103,7 @@ impl fmt::Display for Flag {
                 elsewhere_share,
             } => write!(
                 f,
-                "{entries} of its {of} ledger lines ran with {workers} workers, against {:.0}% of other tests' lines: look for a race on shared state",
+                "{entries} of its {of} reruns claimed failures with {workers} workers, against {:.0}% of other tests' reruns: look for a race on shared state",
                 elsewhere_share * 100.0
             ),
         }
@@ -116,7 +119,7 @@ fn at_least(a: usize, b: usize, (num, den): (usize, usize)) -> bool {
 pub fn ledger_stats(ledger: &Ledger) -> Vec<TestStats> {
     let mut by_test: BTreeMap<&str, Vec<&super::LedgerEntry>> = BTreeMap::new();
     let mut all_workers: BTreeMap<u32, usize> = BTreeMap::new();
-    for entry in ledger.entries() {
+    for entry in ledger.reruns().iter().map(super::Rerun::entry) {
         by_test.entry(&entry.test_id).or_default().push(entry);
         if let Some(workers) = entry.workers {
             *all_workers.entry(workers).or_default() += 1;

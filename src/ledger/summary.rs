@@ -81,10 +81,16 @@ fn phrase_pattern(phrases: &[String]) -> Result<Option<Regex>, regex::Error> {
     Regex::new(&format!("(?i)(?:{})", alternatives.join("|"))).map(Some)
 }
 
-/// Byte ranges of every verbatim occurrence of a ledger line, sorted.
+/// Byte ranges of every verbatim occurrence of a ledger line that records how a rerun
+/// ended, sorted. A `pending` line is no receipt for a claim: it was written before the
+/// rerun ran and says nothing about how it went.
 fn quoted_ledger_lines(text: &str, ledger: &Ledger) -> Vec<Range<usize>> {
     let mut found: Vec<Range<usize>> = Vec::new();
-    for line in &ledger.lines {
+    let finished = ledger
+        .lines
+        .iter()
+        .filter(|line| line.entry.outcome != super::LedgerOutcome::Pending);
+    for line in finished {
         found.extend(
             text.match_indices(line.text.as_str())
                 .map(|(at, quoted)| at..at + quoted.len()),
@@ -201,6 +207,19 @@ mod tests {
         let claims = lint_summary(&elsewhere, &ledger, &phrases()).unwrap();
         assert_eq!(claims.len(), 1);
         assert_eq!(claims[0].sentence, "Passed on rerun.");
+    }
+
+    #[test]
+    fn a_pending_line_backs_no_claim() {
+        let pending = super::super::LedgerEntry {
+            outcome: super::super::LedgerOutcome::Pending,
+            ..super::super::tests::entry()
+        }
+        .to_line()
+        .unwrap();
+        let ledger = ledger_with(&pending);
+        let text = format!("Passed on rerun: `{pending}`.");
+        assert_eq!(lint_summary(&text, &ledger, &phrases()).unwrap().len(), 1);
     }
 
     #[test]

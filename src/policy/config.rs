@@ -13,6 +13,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 
 use super::fingerprint::{Fingerprint, FingerprintConditions, MessagePattern};
+use crate::runner::{RunnerConfig, RunnerKind};
 use crate::stats::tiers::{Tier, TierPolicy};
 
 /// The commented starter file `candor init` writes; every key at its default.
@@ -32,6 +33,8 @@ pub struct Config {
     pub rerun: RerunConfig,
     /// `[triage]`.
     pub triage: TriageConfig,
+    /// `[runner]`: which runner `candor test` and `candor rerun` drive, and its command.
+    pub runner: RunnerConfig,
     /// Every `[[fingerprint]]`, in file order.
     pub fingerprints: Vec<Fingerprint>,
 }
@@ -54,7 +57,8 @@ pub struct RerunConfig {
     /// Most runs of one test a change may make: the red that is judged counts as the
     /// first, so 2 allows one rerun.
     pub max_attempts_per_change: u32,
-    /// A test with this many ledger lines within `budget_days` gets no rerun at all.
+    /// A test with this many reruns in the ledger within `budget_days` gets no rerun at
+    /// all.
     pub budget_entries: u32,
     /// The window, in days up to and including today, that `budget_entries` counts in.
     pub budget_days: u32,
@@ -161,6 +165,8 @@ struct RawConfig {
     rerun: Option<RawRerun>,
     #[serde(default)]
     triage: Option<RawTriage>,
+    #[serde(default)]
+    runner: Option<Spanned<RawRunner>>,
     /// Read table by table in a second pass, so that errors can name the fingerprint.
     #[serde(default)]
     #[expect(
@@ -195,6 +201,13 @@ struct RawRerun {
 #[serde(deny_unknown_fields)]
 struct RawTriage {
     summary_phrases: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRunner {
+    kind: Option<Spanned<String>>,
+    command: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -268,6 +281,7 @@ impl Config {
         let reliability = resolve_reliability(source, raw.reliability)?;
         let rerun = resolve_rerun(source, raw.rerun)?;
         let triage = resolve_triage(source, raw.triage)?;
+        let runner = resolve_runner(source, raw.runner)?;
         let fingerprints = match fingerprint_tables {
             Some(tables) => resolve_fingerprints(source, tables)?,
             None => Vec::new(),
@@ -277,6 +291,7 @@ impl Config {
             reliability,
             rerun,
             triage,
+            runner,
             fingerprints,
         })
     }
@@ -390,6 +405,52 @@ fn resolve_triage(source: Source<'_>, raw: Option<RawTriage>) -> Result<TriageCo
             .collect::<Result<_, _>>()?;
     }
     Ok(triage)
+}
+
+fn resolve_runner(
+    source: Source<'_>,
+    raw: Option<Spanned<RawRunner>>,
+) -> Result<RunnerConfig, ConfigError> {
+    let Some(raw) = raw else {
+        return Ok(RunnerConfig::default());
+    };
+    let span = raw.span();
+    let raw = raw.into_inner();
+    let kind = raw
+        .kind
+        .map(|kind| {
+            RunnerKind::from_str_opt(kind.get_ref()).ok_or_else(|| {
+                source.error(
+                    Some(kind.span()),
+                    format!(
+                        "`runner.kind` is {:?}: expected \"pytest\", \"cargo\", \"nextest\", \"go\" or \"command\" (or leave it out to detect the runner)",
+                        kind.get_ref()
+                    ),
+                )
+            })
+        })
+        .transpose()?;
+    let command = raw
+        .command
+        .map(|command| {
+            let program_missing = command.get_ref().first().is_none_or(|p| p.trim().is_empty());
+            if program_missing {
+                Err(source.error(
+                    Some(command.span()),
+                    "`runner.command` must start with the program to run, as in [\"python3\", \"-m\", \"pytest\"]",
+                ))
+            } else {
+                Ok(command.into_inner())
+            }
+        })
+        .transpose()?;
+    if kind == Some(RunnerKind::Command) && command.is_none() {
+        return Err(source.error(
+            Some(span),
+            "`runner.kind = \"command\"` needs `command`, an argv template with {test} and {report} placeholders",
+        ));
+    }
+    Ok(RunnerConfig { kind, command })
 }
 
 /// Every field a `[[fingerprint]]` must name: a fingerprint is an exact shape, and a
@@ -830,6 +891,34 @@ mod tests {
         );
         let error = parse("[triage]\nsummary_phrases = [\"ok\", \" \"]\n").unwrap_err();
         assert!(error.message.contains("empty phrase"), "{}", error.message);
+    }
+
+    #[test]
+    fn runner_kind_and_command_are_validated() {
+        let config =
+            parse("[runner]\nkind = \"pytest\"\ncommand = [\"uv\", \"run\", \"pytest\"]\n")
+                .unwrap();
+        assert_eq!(
+            config.runner,
+            RunnerConfig {
+                kind: Some(RunnerKind::Pytest),
+                command: Some(vec!["uv".into(), "run".into(), "pytest".into()]),
+            }
+        );
+        assert_eq!(parse("").unwrap().runner, RunnerConfig::default());
+        let error = parse("[runner]\nkind = \"jest\"\n").unwrap_err();
+        assert_eq!(error.line, 2);
+        assert!(error.message.contains("\"jest\""), "{}", error.message);
+        let error = parse("[runner]\ncommand = []\n").unwrap_err();
+        assert!(error.message.contains("program"), "{}", error.message);
+        let error = parse("[runner]\nkind = \"command\"\n").unwrap_err();
+        assert!(
+            error.message.contains("needs `command`"),
+            "{}",
+            error.message
+        );
+        let error = parse("[runner]\nkinds = \"go\"\n").unwrap_err();
+        assert!(error.message.contains("kinds"), "{}", error.message);
     }
 
     #[test]

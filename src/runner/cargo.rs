@@ -45,11 +45,7 @@ impl CargoPrefix {
         subcommand: &[&str],
         kind: RunnerKind,
     ) -> Result<Self, RunnerError> {
-        let command = command.unwrap_or_else(|| {
-            let mut default = vec!["cargo".to_owned()];
-            default.extend(strings(subcommand));
-            default
-        });
+        let command = command.unwrap_or_else(|| kind.default_command());
         let at = command
             .windows(subcommand.len())
             .position(|window| window.iter().zip(subcommand).all(|(a, b)| a == b))

@@ -23,7 +23,7 @@ impl GoTest {
     /// The adapter for a prefix.
     pub fn new(command: Option<Vec<String>>) -> Self {
         GoTest {
-            prefix: command.unwrap_or_else(|| strings(&["go", "test"])),
+            prefix: command.unwrap_or_else(|| RunnerKind::Go.default_command()),
         }
     }
 

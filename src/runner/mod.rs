@@ -81,6 +81,18 @@ impl RunnerKind {
     pub fn from_str_opt(text: &str) -> Option<RunnerKind> {
         RunnerKind::ALL.into_iter().find(|k| k.as_str() == text)
     }
+
+    /// The command prefix used when `[runner] command` does not give one; empty for
+    /// `command`, which has no usual command.
+    pub fn default_command(self) -> Vec<String> {
+        strings(match self {
+            RunnerKind::Pytest => &["python3", "-m", "pytest"],
+            RunnerKind::Cargo => &["cargo", "test"],
+            RunnerKind::Nextest => &["cargo", "nextest", "run"],
+            RunnerKind::Go => &["go", "test"],
+            RunnerKind::Command => &[],
+        })
+    }
 }
 
 impl fmt::Display for RunnerKind {

@@ -24,7 +24,7 @@ impl Pytest {
     /// An adapter with a known answer to "is pytest-randomly installed".
     pub fn new(command: Option<Vec<String>>, randomly: bool) -> Self {
         Pytest {
-            prefix: command.unwrap_or_else(|| strings(&["python3", "-m", "pytest"])),
+            prefix: command.unwrap_or_else(|| RunnerKind::Pytest.default_command()),
             randomly,
         }
     }

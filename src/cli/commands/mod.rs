@@ -1,22 +1,35 @@
 //! One module per command; each takes its settings and a printer and returns the exit
 //! code, or a [`CliError`] that ends it.
 
+mod demo;
 mod ingest;
 mod init;
+mod ledger;
+mod lint;
 mod reliability;
+mod rerun;
+mod running;
 mod show;
+mod test;
 mod tests;
+mod triage;
+mod verdicts;
 
 use std::path::Path;
 use std::time::Duration;
 
 use super::error::CliError;
 use super::output::Printer;
-use super::settings::{Command, Settings};
+use super::settings::{Command, Context, Settings};
 use crate::history::{HistoryStore, SqliteStore};
 
-/// Runs the command the settings name.
-pub fn run(settings: &Settings, printer: &mut Printer) -> Result<u8, CliError> {
+/// Runs the command the settings name. `context` is what the settings were resolved
+/// against; only `demo` needs it, to resolve the commands it runs in its own repository.
+pub fn run(
+    settings: &Settings,
+    context: &Context<'_>,
+    printer: &mut Printer,
+) -> Result<u8, CliError> {
     match &settings.command {
         Command::Ingest(ingest) => ingest::run(ingest, &settings.db, printer),
         Command::Tests(tests) => tests::run(tests, &settings.db, &settings.repo_root, printer),
@@ -25,6 +38,30 @@ pub fn run(settings: &Settings, printer: &mut Printer) -> Result<u8, CliError> {
         }
         Command::Init(init) => init::run(init, &settings.repo_root, printer),
         Command::Show(show) => show::run(show, &settings.db, printer),
+        Command::Triage(triage) => triage::run(
+            triage,
+            &settings.db,
+            &settings.repo_root,
+            settings.today,
+            printer,
+        ),
+        Command::Rerun(rerun) => rerun::run(
+            rerun,
+            &settings.db,
+            &settings.repo_root,
+            settings.today,
+            printer,
+        ),
+        Command::LedgerStats => ledger::run(&settings.repo_root, printer),
+        Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
+        Command::Test(test) => test::run(
+            test,
+            &settings.db,
+            &settings.repo_root,
+            settings.today,
+            printer,
+        ),
+        Command::Demo(demo) => demo::run(demo, context, settings.today, printer),
     }
 }
 

@@ -1,0 +1,76 @@
+//! What `test` and `rerun` share: the runner `[runner]` names (or the repository's files
+//! suggest), a scratch directory under `.candor/runs` kept for its logs, and a runner's
+//! report stored in the history as a run.
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::error::CliError;
+use crate::cli::settings::Workspace;
+use crate::history::{Conditions, HistoryStore, NewRun, Source};
+use crate::ingest::{self, FileIngest};
+use crate::runner::RunReport;
+
+/// Where runs keep their reports and logs, relative to the repository root.
+pub(super) const RUNS_DIR: &str = ".candor/runs";
+
+/// A fresh directory `.candor/runs/<what>-XXXXXX` that outlives the command: its logs are
+/// what a reader opens when a run went wrong.
+pub(super) fn scratch(repo_root: &Path, what: &str) -> Result<PathBuf, CliError> {
+    let runs = repo_root.join(RUNS_DIR);
+    let write_error = |source| CliError::Write {
+        path: runs.clone(),
+        source,
+    };
+    fs_err::create_dir_all(&runs).map_err(write_error)?;
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("{what}-"))
+        .tempdir_in(&runs)
+        .map_err(write_error)?;
+    Ok(dir.keep())
+}
+
+/// The run a runner's report is stored as.
+pub(super) fn new_run(workspace: &Workspace, report: &RunReport, source: Source) -> NewRun {
+    let started_at = report
+        .invocations
+        .first()
+        .map_or_else(jiff::Timestamp::now, |i| i.outcome.started_at);
+    NewRun {
+        commit: workspace.commit.clone(),
+        branch: workspace.branch.clone(),
+        merge_base: workspace.merge_base.clone(),
+        started_at,
+        source,
+        ci_provider: workspace.ci.provider.map(|p| p.as_str().to_owned()),
+        job: workspace.ci.job.clone(),
+        workers: report.workers,
+        seed: report.seed.as_ref().map(|seed| seed.argument.clone()),
+        conditions: Conditions {
+            ci: workspace.ci.detected,
+            runner: Some(report.runner.as_str().to_owned()),
+            os: Some(std::env::consts::OS.to_owned()),
+        },
+        format: report.format.map(|format| format.as_str().to_owned()),
+        producer: None,
+        source_path: Some(report.report.display().to_string()),
+    }
+}
+
+/// Stores the report as one run. A report the runner never wrote (or left empty) is
+/// [`CliError::NoReport`], naming the logs that say why.
+pub(super) fn store_report(
+    store: &mut dyn HistoryStore,
+    workspace: &Workspace,
+    report: &RunReport,
+    source: Source,
+) -> Result<FileIngest, CliError> {
+    let written = fs_err::metadata(&report.report).is_ok_and(|m| m.len() > 0);
+    if !written {
+        return Err(CliError::NoReport {
+            report: report.report.clone(),
+            logs: report.invocations.iter().map(|i| i.log.clone()).collect(),
+        });
+    }
+    let run = new_run(workspace, report, source);
+    ingest::ingest_file(store, &report.report, &run, &workspace.parse).map_err(CliError::Results)
+}

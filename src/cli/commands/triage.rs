@@ -1,0 +1,107 @@
+//! `candor triage [RESULT_FILE...]`: one verdict per red test, read from result files
+//! (which are not stored: `candor ingest` and `candor test` store) or from the latest run
+//! in the history that is not a rerun.
+
+use std::path::Path;
+
+use super::verdicts::{
+    Judge, Judged, Origin, Red, exit_code, print_next_steps, print_summary, print_verdict,
+    run_conditions, runner_name,
+};
+use super::{Open, open_store};
+use crate::cli::error::CliError;
+use crate::cli::output::Printer;
+use crate::cli::settings::TriageSettings;
+use crate::history::Source;
+use crate::ingest::{IngestError, parse_failure};
+use crate::policy::RunConditions;
+use crate::results::parse_all;
+
+pub(super) fn run(
+    settings: &TriageSettings,
+    db: &Path,
+    repo_root: &Path,
+    today: jiff::civil::Date,
+    printer: &mut Printer,
+) -> Result<u8, CliError> {
+    let judge = Judge::load(repo_root, settings.workspace.change_commits(), today)?;
+    let reds = if settings.files.is_empty() {
+        reds_in_history(db)?
+    } else {
+        reds_in_files(settings)?
+    };
+    let judged: Vec<Judged> = reds.into_iter().map(|red| judge.judge(red)).collect();
+    for one in &judged {
+        print_verdict(printer, one)?;
+    }
+    print_summary(printer, &judged)?;
+    print_next_steps(printer, &judged)?;
+    Ok(exit_code(&judged))
+}
+
+/// The red tests of each file, in file order, under the conditions of this machine (CI or
+/// not, OS) and `--workers`; the runner is `--runner`, else the tool that wrote the file.
+/// (The file cannot always say: candor's cargo adapter writes libtest JSON under the test
+/// names nextest's libtest JSON uses, and it reads as nextest's.)
+fn reds_in_files(settings: &TriageSettings) -> Result<Vec<Red>, CliError> {
+    let workspace = &settings.workspace;
+    let mut reds = Vec::new();
+    for path in &settings.files {
+        let file = fs_err::File::open(path).map_err(|source| {
+            CliError::Results(IngestError::Read {
+                path: path.clone(),
+                source,
+            })
+        })?;
+        let (executions, summary) = parse_all(file, &workspace.parse)
+            .map_err(|error| CliError::Results(parse_failure(path, error)))?;
+        let conditions = RunConditions {
+            ci: Some(workspace.ci.detected),
+            workers: settings.workers,
+            runner: settings
+                .runner
+                .clone()
+                .or_else(|| summary.producer.as_deref().map(runner_name)),
+            os: Some(std::env::consts::OS.to_owned()),
+        };
+        reds.extend(
+            executions
+                .into_iter()
+                .filter(|execution| execution.outcome.is_red())
+                .map(|execution| Red {
+                    test_id: execution.test_id,
+                    outcome: execution.outcome,
+                    failure: execution.failure,
+                    conditions: conditions.clone(),
+                    origin: Origin::File(path.clone()),
+                }),
+        );
+    }
+    Ok(reds)
+}
+
+/// The red tests of the newest run that is not a rerun (a rerun's result is reported by
+/// `candor rerun` itself).
+fn reds_in_history(db: &Path) -> Result<Vec<Red>, CliError> {
+    let store = open_store(db, Open::Existing)?;
+    let run = store
+        .runs(usize::MAX)?
+        .into_iter()
+        .find(|run| run.run.source != Source::Rerun)
+        .ok_or_else(|| CliError::NoRuns {
+            path: db.to_owned(),
+        })?;
+    let conditions = run_conditions(&run.run);
+    Ok(store
+        .run_failures(run.id)?
+        .into_iter()
+        .filter(|stored| stored.execution.outcome.is_red())
+        .map(|stored| Red {
+            test_id: stored.execution.test_id,
+            outcome: stored.execution.outcome,
+            failure: stored.execution.failure,
+            conditions: conditions.clone(),
+            origin: Origin::Run(run.id),
+        })
+        .collect())
+}
