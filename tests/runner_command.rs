@@ -100,6 +100,7 @@ fn without_report_placeholder_stdout_is_the_report() {
             .map(|s| (*s).to_owned())
             .collect(),
         ),
+        ..RunnerConfig::default()
     };
     let adapter = candor::runner::adapter(&config, &context).expect("a command adapter");
     let report = adapter

@@ -31,6 +31,7 @@ fn run_suite(suite: &Suite, kind: RunnerKind, mode: &str) -> PathBuf {
     let config = RunnerConfig {
         kind: Some(kind),
         command: Some(command),
+        ..RunnerConfig::default()
     };
     let executor = SystemExecutor;
     let context = Context::new(&suite.repo, suite.temp.path().join(mode), &executor)

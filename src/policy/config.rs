@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use jiff::civil::Date;
 use serde::Deserialize;
@@ -208,6 +209,8 @@ struct RawTriage {
 struct RawRunner {
     kind: Option<Spanned<String>>,
     command: Option<Spanned<Vec<String>>>,
+    timeout_seconds: Option<Spanned<i64>>,
+    grace_seconds: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -450,7 +453,18 @@ fn resolve_runner(
             "`runner.kind = \"command\"` needs `command`, an argv template with {test} and {report} placeholders",
         ));
     }
-    Ok(RunnerConfig { kind, command })
+    let mut config = RunnerConfig {
+        kind,
+        command,
+        ..RunnerConfig::default()
+    };
+    if let Some(value) = raw.timeout_seconds {
+        config.timeout = Duration::from_secs(positive(source, "runner.timeout_seconds", &value)?);
+    }
+    if let Some(value) = raw.grace_seconds {
+        config.grace = Duration::from_secs(positive(source, "runner.grace_seconds", &value)?);
+    }
+    Ok(config)
 }
 
 /// Every field a `[[fingerprint]]` must name: a fingerprint is an exact shape, and a
@@ -903,12 +917,18 @@ mod tests {
             RunnerConfig {
                 kind: Some(RunnerKind::Pytest),
                 command: Some(vec!["uv".into(), "run".into(), "pytest".into()]),
+                ..RunnerConfig::default()
             }
         );
         assert_eq!(parse("").unwrap().runner, RunnerConfig::default());
         let error = parse("[runner]\nkind = \"jest\"\n").unwrap_err();
         assert_eq!(error.line, 2);
         assert!(error.message.contains("\"jest\""), "{}", error.message);
+        let limited = parse("[runner]\ntimeout_seconds = 90\ngrace_seconds = 2\n").unwrap();
+        assert_eq!(limited.runner.timeout, Duration::from_secs(90));
+        assert_eq!(limited.runner.grace, Duration::from_secs(2));
+        let error = parse("[runner]\n\ntimeout_seconds = 0\n").unwrap_err();
+        assert_eq!(error.line, 3);
         let error = parse("[runner]\ncommand = []\n").unwrap_err();
         assert!(error.message.contains("program"), "{}", error.message);
         let error = parse("[runner]\nkind = \"command\"\n").unwrap_err();

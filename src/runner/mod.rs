@@ -102,7 +102,7 @@ impl fmt::Display for RunnerKind {
 }
 
 /// `candor.toml`'s `[runner]`, as the policy module reads it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunnerConfig {
     /// Which runner; `None` detects it from the repository's files.
     pub kind: Option<RunnerKind>,
@@ -110,6 +110,29 @@ pub struct RunnerConfig {
     /// "x"]`), or for `command` the whole argv template. `None`: the runner's usual
     /// command.
     pub command: Option<Vec<String>>,
+    /// Wall-clock limit of each runner process `candor test` and `candor rerun` start.
+    pub timeout: Duration,
+    /// Time between SIGTERM and SIGKILL once the limit passed.
+    pub grace: Duration,
+}
+
+impl RunnerConfig {
+    /// Default time limit of one runner process: generous for a whole suite, and still a
+    /// limit, so a hung test cannot hold a CI job until the CI kills it without a record.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3_600);
+    /// Default grace between SIGTERM and SIGKILL.
+    pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
+}
+
+impl Default for RunnerConfig {
+    fn default() -> Self {
+        RunnerConfig {
+            kind: None,
+            command: None,
+            timeout: RunnerConfig::DEFAULT_TIMEOUT,
+            grace: RunnerConfig::DEFAULT_GRACE,
+        }
+    }
 }
 
 /// Where and how runs happen: the repository, a scratch directory for reports and logs,

@@ -93,7 +93,9 @@ pub(super) fn run(
     // The runner is chosen and probed before the claim, so that a runner that cannot run
     // costs no budget.
     let executor = SystemExecutor;
-    let context = runner::Context::new(repo_root, scratch(repo_root, "rerun")?, &executor);
+    let runner_config = &judge.config.runner;
+    let context = runner::Context::new(repo_root, scratch(repo_root, "rerun")?, &executor)
+        .with_timeout(Some(runner_config.timeout), runner_config.grace);
     let adapter = runner::adapter(&judge.config.runner, &context)?;
     let seed = match adapter.seed_support() {
         SeedSupport::Controls(_) => Some(settings.seed.unwrap_or_else(new_seed)),

@@ -49,7 +49,9 @@ pub(super) fn run(
     // A broken policy stops the command before the suite runs, not after.
     let judge = Judge::load(repo_root, workspace.change_commits(), today)?;
     let executor = SystemExecutor;
-    let context = runner::Context::new(repo_root, scratch(repo_root, "test")?, &executor);
+    let runner_config = &judge.config.runner;
+    let context = runner::Context::new(repo_root, scratch(repo_root, "test")?, &executor)
+        .with_timeout(Some(runner_config.timeout), runner_config.grace);
     let config = with_argv(&judge.config.runner, &settings.argv, &context)?;
     let adapter = runner::adapter(&config, &context)?;
 
@@ -181,6 +183,7 @@ fn with_argv(
     Ok(RunnerConfig {
         kind: Some(kind),
         command: Some(command),
+        ..config.clone()
     })
 }
 
