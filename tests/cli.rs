@@ -2,6 +2,8 @@
 //! its own history and an environment cleared of the host's (so CI=true on the host changes
 //! nothing), and snapshots exit code, stdout and stderr with paths, shas and times redacted.
 
+mod triage_support;
+
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -10,6 +12,7 @@ use std::process::{Command, Stdio};
 use candor::env_vars::EnvVars;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
+use triage_support::git;
 
 /// A temp dir to run candor in, with its own history.
 struct Sandbox {
@@ -157,27 +160,6 @@ fn corpus() -> PathBuf {
     } else {
         PathBuf::from("/work/shared/corpus/results")
     }
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .expect("git runs");
-    assert!(output.status.success(), "git {args:?}: {output:?}");
-    String::from_utf8(output.stdout)
-        .expect("utf-8")
-        .trim()
-        .to_owned()
 }
 
 /// A pytest JUnit file: `failing` fails with a timeout, the others pass.
