@@ -120,12 +120,16 @@ fn cargo_runs_one_test_by_its_id() {
     );
 }
 
-#[test]
-fn hostile_ids_reach_cargo_as_one_literal_argument() {
-    let fixture = crate_fixture();
+/// For every hostile id: refused outside a test binary; inside one, it reaches the runner
+/// as one literal argument, `not_found` checks how the runner said so, and nothing was
+/// executed by a shell.
+fn assert_hostile_ids_stay_literal(
+    fixture: &Fixture,
+    adapter: &dyn Adapter,
+    not_found: impl Fn(&str, &candor::runner::RunReport),
+) {
     let executor = SystemExecutor;
-    let context = context(&fixture, &executor);
-    let adapter = CargoTest::new(None).expect("default prefix");
+    let context = context(fixture, &executor);
     for hostile in HOSTILE {
         // Outside every test binary: refused before anything runs.
         let refused = adapter.run_one(&context, hostile, RunOptions::default());
@@ -143,16 +147,24 @@ fn hostile_ids_reach_cargo_as_one_literal_argument() {
             "{id:?}: {:?}",
             report.invocations[0].argv
         );
-        assert_eq!(report.exit_code(), 0, "{id:?}:\n{}", logs(&report));
-        // libtest's way of saying "not found": everything filtered out, nothing run.
-        let stream = std::fs::read_to_string(&report.report).expect("libtest JSON");
-        assert!(stream.contains(r#""filtered_out": 2"#), "{id:?}:\n{stream}");
-        assert!(outcomes(&report).is_empty());
+        not_found(&id, &report);
     }
     assert_eq!(
         pwned_files(fixture.temp.path()),
         Vec::<std::path::PathBuf>::new()
     );
+}
+
+#[test]
+fn hostile_ids_reach_cargo_as_one_literal_argument() {
+    let adapter = CargoTest::new(None).expect("default prefix");
+    assert_hostile_ids_stay_literal(&crate_fixture(), &adapter, |id, report| {
+        assert_eq!(report.exit_code(), 0, "{id:?}:\n{}", logs(report));
+        // libtest's way of saying "not found": everything filtered out, nothing run.
+        let stream = std::fs::read_to_string(&report.report).expect("libtest JSON");
+        assert!(stream.contains(r#""filtered_out": 2"#), "{id:?}:\n{stream}");
+        assert!(outcomes(report).is_empty());
+    });
 }
 
 #[test]
@@ -270,38 +282,16 @@ fn nextest_runs_one_test_by_its_id() {
 
 #[test]
 fn hostile_ids_reach_nextest_as_one_literal_argument() {
-    let fixture = crate_fixture();
-    let executor = SystemExecutor;
-    let context = context(&fixture, &executor);
     let adapter = Nextest::new(None).expect("default prefix");
-    for hostile in HOSTILE {
-        let refused = adapter.run_one(&context, hostile, RunOptions::default());
-        assert!(
-            matches!(refused, Err(RunnerError::NotATestId { .. })),
-            "{hostile:?}: {refused:?}"
-        );
-
-        let id = format!("runner-fixture::{hostile}");
-        let report = adapter
-            .run_one(&context, &id, RunOptions::default())
-            .expect("it runs");
-        assert!(
-            argv_holds(&report, hostile),
-            "{id:?}: {:?}",
-            report.invocations[0].argv
-        );
+    assert_hostile_ids_stay_literal(&crate_fixture(), &adapter, |id, report| {
         // nextest's exit code for "no tests to run".
-        assert_eq!(report.exit_code(), 4, "{id:?}:\n{}", logs(&report));
+        assert_eq!(report.exit_code(), 4, "{id:?}:\n{}", logs(report));
         assert!(
-            logs(&report).contains("no tests to run"),
+            logs(report).contains("no tests to run"),
             "{id:?}:\n{}",
-            logs(&report)
+            logs(report)
         );
-    }
-    assert_eq!(
-        pwned_files(fixture.temp.path()),
-        Vec::<std::path::PathBuf>::new()
-    );
+    });
 }
 
 #[test]
