@@ -17,6 +17,7 @@ pub mod git;
 pub mod history;
 pub mod ingest;
 pub mod ledger;
+pub mod order;
 pub mod policy;
 pub mod reliability;
 pub mod results;

@@ -1,10 +1,17 @@
 //! The go test adapter: `go test -json` with stdout captured as the report, `-count=1` so
 //! no cached result stands in for a run, `-shuffle=N` as the seed, and one test selected
 //! by an anchored, escaped `-run` pattern per subtest level.
+//!
+//! For `candor order`: a package's tests share one process. `go test` runs the tests a
+//! `-run` pattern selects in source order (files by name, then declaration order; the
+//! order `go test -list` prints), so an ordered run selects its tests with
+//! `-run '^(TestA|TestB)$' -shuffle=off` and gets source order, whatever order they were
+//! named in; a shuffled run is `-shuffle=N`. A subtest is run through its top-level test
+//! (with its siblings). A repeated run is `-count=N`.
 
 use super::{
-    Adapter, Context, ListedTest, RunOptions, RunReport, RunnerError, RunnerKind, Seed,
-    SeedSupport, available_parallelism, option_value, strings,
+    Adapter, Arrangement, Context, GivenOrder, ListedTest, OrderSupport, RunOptions, RunReport,
+    RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value, strings,
 };
 use crate::results::{Format, ids};
 
@@ -12,6 +19,18 @@ const SEED_CONTROLS: &str = "go's -shuffle seed fixes the order in which each pa
 
 /// Every package of the module.
 const ALL_PACKAGES: &str = "./...";
+
+const SOURCE_ORDER: &str = "go runs the chosen tests of a package in source order (files by name, then declaration order), whatever order they are named in; other orders come from -shuffle seeds";
+
+/// One `go test` command: which tests, how often, in what order.
+struct Plan {
+    /// `-run` pattern and package; `None`: every package.
+    selection: Option<(String, String)>,
+    /// `-count`.
+    count: u32,
+    /// `-shuffle`: a seed, or `None` for `-shuffle=off`.
+    shuffle: Option<u64>,
+}
 
 /// `go test` through a command prefix (`go test` unless `[runner] command` says).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,39 +46,85 @@ impl GoTest {
         }
     }
 
-    fn run(
-        &self,
-        context: &Context<'_>,
-        selection: Option<(String, &str)>,
-        options: RunOptions,
-    ) -> Result<RunReport, RunnerError> {
+    fn run(&self, context: &Context<'_>, plan: Plan) -> Result<RunReport, RunnerError> {
         let report = context.scratch_path("go-test.jsonl");
-        let value = options.seed();
-        let argument = format!("-shuffle={value}");
-        let mut argv = self.prefix.clone();
-        argv.extend(strings(&["-json", "-count=1"]));
-        argv.push(argument.clone());
-        match selection {
-            Some((pattern, package)) => {
-                argv.push("-run".to_owned());
-                argv.push(pattern);
-                argv.push(package.to_owned());
-            }
-            None => argv.push(ALL_PACKAGES.to_owned()),
-        }
+        let argv = self.argv(&plan, true);
         let invocation = context.invocation("go-test", argv).stdout_to(&report);
         let record = context.run(invocation)?;
         Ok(RunReport {
             runner: RunnerKind::Go,
             report,
             format: Some(Format::GoTestJson),
-            seed: Some(Seed {
+            seed: plan.shuffle.map(|value| Seed {
                 value,
-                argument,
+                argument: format!("-shuffle={value}"),
                 controls: SEED_CONTROLS,
             }),
             workers: self.workers(),
             invocations: vec![record],
+        })
+    }
+
+    fn argv(&self, plan: &Plan, json: bool) -> Vec<String> {
+        let mut argv = self.prefix.clone();
+        if json {
+            argv.push("-json".to_owned());
+        }
+        argv.push(format!("-count={}", plan.count));
+        argv.push(match plan.shuffle {
+            Some(value) => format!("-shuffle={value}"),
+            None => "-shuffle=off".to_owned(),
+        });
+        match &plan.selection {
+            Some((pattern, package)) => {
+                argv.push("-run".to_owned());
+                argv.push(pattern.clone());
+                argv.push(package.clone());
+            }
+            None => argv.push(ALL_PACKAGES.to_owned()),
+        }
+        argv
+    }
+
+    /// The plan of an ordered run: every test in one package, selected by its top-level
+    /// name.
+    fn ordered_plan(test_ids: &[String], arrangement: Arrangement) -> Result<Plan, RunnerError> {
+        let mut package = None;
+        let mut names: Vec<&str> = Vec::new();
+        for test_id in test_ids {
+            let (in_package, test) = split_id(test_id)?;
+            if !test_id.contains("::") || package.is_some_and(|p| p != in_package) {
+                return Err(RunnerError::NotATestId {
+                    id: test_id.clone(),
+                    kind: RunnerKind::Go,
+                    reason: "the tests of one ordered run must name one package (`pkg::TestName`)"
+                        .to_owned(),
+                });
+            }
+            package = Some(in_package);
+            let top = test.split('/').next().unwrap_or(test);
+            if !names.contains(&top) {
+                names.push(top);
+            }
+        }
+        let Some(package) = package else {
+            return Err(RunnerError::NotATestId {
+                id: String::new(),
+                kind: RunnerKind::Go,
+                reason: "an ordered run needs at least one test".to_owned(),
+            });
+        };
+        let alternatives: Vec<String> = names.iter().map(|name| regex::escape(name)).collect();
+        Ok(Plan {
+            selection: Some((
+                format!("^({})$", alternatives.join("|")),
+                package.to_owned(),
+            )),
+            count: 1,
+            shuffle: match arrangement {
+                Arrangement::AsGiven => None,
+                Arrangement::Shuffled(seed) => Some(seed),
+            },
         })
     }
 
@@ -89,7 +154,12 @@ impl Adapter for GoTest {
         context: &Context<'_>,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        self.run(context, None, options)
+        let plan = Plan {
+            selection: None,
+            count: 1,
+            shuffle: Some(options.seed()),
+        };
+        self.run(context, plan)
     }
 
     fn run_one(
@@ -99,7 +169,12 @@ impl Adapter for GoTest {
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
         let (package, test) = split_id(test_id)?;
-        self.run(context, Some((run_pattern(test), package)), options)
+        let plan = Plan {
+            selection: Some((run_pattern(test), package.to_owned())),
+            count: 1,
+            shuffle: Some(options.seed()),
+        };
+        self.run(context, plan)
     }
 
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
@@ -107,6 +182,55 @@ impl Adapter for GoTest {
         argv.extend(strings(&["-json", "-list", ".", ALL_PACKAGES]));
         let output = context.probe("go-list", argv, &[])?;
         parse_listing(&output)
+    }
+
+    fn order_support(&self) -> OrderSupport {
+        OrderSupport {
+            given: GivenOrder::Fixed(SOURCE_ORDER),
+            shuffles: true,
+            repeats: true,
+            seed_reseeds_tests: false,
+        }
+    }
+
+    fn process_scope<'t>(&self, test_id: &'t str) -> Option<&'t str> {
+        // Each package's tests run in their own test binary.
+        test_id.split_once("::").map(|(package, _)| package)
+    }
+
+    fn run_ordered(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        arrangement: Arrangement,
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        self.run(context, Self::ordered_plan(test_ids, arrangement)?)
+    }
+
+    fn ordered_command(
+        &self,
+        test_ids: &[String],
+        arrangement: Arrangement,
+        _options: RunOptions,
+    ) -> Result<Vec<String>, RunnerError> {
+        Ok(self.argv(&Self::ordered_plan(test_ids, arrangement)?, false))
+    }
+
+    fn run_repeated(
+        &self,
+        context: &Context<'_>,
+        test_id: &str,
+        count: u32,
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        let (package, test) = split_id(test_id)?;
+        let plan = Plan {
+            selection: Some((run_pattern(test), package.to_owned())),
+            count: count.max(1),
+            shuffle: Some(options.seed()),
+        };
+        self.run(context, plan)
     }
 }
 

@@ -417,6 +417,111 @@ pub trait Adapter {
 
     /// Lists the tests, under the canonical ids `run_one` accepts.
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError>;
+
+    /// What the runner can do for `candor order`: keep an order, shuffle, repeat.
+    fn order_support(&self) -> OrderSupport {
+        OrderSupport::NONE
+    }
+
+    /// Which process a test runs in when the suite runs: tests with the same scope share
+    /// one (and its state), tests with different scopes or `None` never do.
+    fn process_scope<'t>(&self, _test_id: &'t str) -> Option<&'t str> {
+        None
+    }
+
+    /// Runs several tests in one process, arranged as asked (see
+    /// [`OrderSupport::given`] for what "as given" means for this runner). The report
+    /// lists them in the order they ran.
+    fn run_ordered(
+        &self,
+        _context: &Context<'_>,
+        _test_ids: &[String],
+        _arrangement: Arrangement,
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        Err(RunnerError::Unsupported {
+            kind: self.kind(),
+            what: "run chosen tests together in one process in a given order",
+        })
+    }
+
+    /// The command a person pastes to run these tests as [`Adapter::run_ordered`] does,
+    /// without candor's report options.
+    fn ordered_command(
+        &self,
+        _test_ids: &[String],
+        _arrangement: Arrangement,
+        _options: RunOptions,
+    ) -> Result<Vec<String>, RunnerError> {
+        Err(RunnerError::Unsupported {
+            kind: self.kind(),
+            what: "run chosen tests together in one process in a given order",
+        })
+    }
+
+    /// Runs one test `count` times in one process (pytest-repeat's `--count`, go's
+    /// `-count`); the report holds every repetition, in order.
+    fn run_repeated(
+        &self,
+        _context: &Context<'_>,
+        _test_id: &str,
+        _count: u32,
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        Err(RunnerError::Unsupported {
+            kind: self.kind(),
+            what: "repeat a test inside one process",
+        })
+    }
+}
+
+/// How the tests of an ordered run are arranged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arrangement {
+    /// In the order given, or the runner's fixed order where it has one
+    /// ([`GivenOrder::Fixed`]).
+    AsGiven,
+    /// Shuffled by the runner's own seed (`--randomly-seed`, `-shuffle`).
+    Shuffled(u64),
+}
+
+/// What "as given" means for a runner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GivenOrder {
+    /// The tests run in exactly the order given.
+    Kept,
+    /// The tests run in an order of the runner's own; the sentence says which.
+    Fixed(&'static str),
+    /// The runner cannot run chosen tests together; the sentence says why.
+    Unsupported(&'static str),
+}
+
+/// What a runner can do for `candor order`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct OrderSupport {
+    /// How [`Adapter::run_ordered`] arranges [`Arrangement::AsGiven`].
+    pub given: GivenOrder,
+    /// Whether [`Arrangement::Shuffled`] works.
+    pub shuffles: bool,
+    /// Whether [`Adapter::run_repeated`] works.
+    pub repeats: bool,
+    /// Whether the seed also reseeds the tests' own randomness (pytest-randomly reseeds
+    /// `random` before each test), so that an outcome can follow the seed.
+    pub seed_reseeds_tests: bool,
+}
+
+impl OrderSupport {
+    /// A runner that can do none of it.
+    pub const NONE: OrderSupport = OrderSupport {
+        given: GivenOrder::Unsupported(
+            "this runner cannot run chosen tests together in one process",
+        ),
+        shuffles: false,
+        repeats: false,
+        seed_reseeds_tests: false,
+    };
 }
 
 /// Builds the adapter `[runner]` asks for, detecting the kind from the repository when it

@@ -1,10 +1,20 @@
 //! The pytest adapter: JUnit XML (`xunit1`, which carries the `file` attribute the ids
 //! need), node ids after `--` so that no id is read as an option, rerunfailures and the
 //! cache off, pytest-randomly's seed when it is installed.
+//!
+//! For `candor order`: pytest runs node ids given on the command line in the order given
+//! (checked by `tests/order.rs`), so an ordered run names its tests in order; with
+//! pytest-randomly installed it passes `--randomly-dont-reorganize`, which keeps that
+//! order while the seed still reseeds `random` before each test, and a shuffled run is
+//! pytest-randomly's own shuffle. A repeated run is pytest-repeat's `--count` when
+//! pytest-repeat is installed. A `-n` (pytest-xdist) in the prefix is overridden by
+//! `-n 0`: spread over workers, the tests would not share one process.
+
+use std::path::Path;
 
 use super::{
-    Adapter, Context, ListedTest, RunOptions, RunReport, RunnerError, RunnerKind, Seed,
-    SeedSupport, available_parallelism, option_value, strings,
+    Adapter, Arrangement, Context, GivenOrder, ListedTest, OrderSupport, RunOptions, RunReport,
+    RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value, strings,
 };
 use crate::results::Format;
 
@@ -18,6 +28,22 @@ const NO_SEED: &str =
 pub struct Pytest {
     prefix: Vec<String>,
     randomly: bool,
+    repeat: bool,
+}
+
+/// Which tests a run selects, and how.
+enum Selection<'a> {
+    Suite,
+    One(&'a str),
+    Ordered(&'a [String], Arrangement),
+    Repeated(&'a str, u32),
+}
+
+impl Selection<'_> {
+    /// Whether the run must stay in one process: the point of ordered and repeated runs.
+    fn one_process(&self) -> bool {
+        matches!(self, Selection::Ordered(..) | Selection::Repeated(..))
+    }
 }
 
 impl Pytest {
@@ -26,7 +52,15 @@ impl Pytest {
         Pytest {
             prefix: command.unwrap_or_else(|| RunnerKind::Pytest.default_command()),
             randomly,
+            repeat: false,
         }
+    }
+
+    /// The same adapter with a known answer to "is pytest-repeat installed".
+    #[must_use]
+    pub fn with_repeat(mut self, repeat: bool) -> Self {
+        self.repeat = repeat;
+        self
     }
 
     /// An adapter that asks pytest itself (`pytest -VV` lists registered plugins) whether
@@ -37,10 +71,19 @@ impl Pytest {
         let mut argv = adapter.prefix.clone();
         argv.push("-VV".to_owned());
         let versions = context.probe("pytest-version", argv, &[])?;
-        adapter.randomly = versions
-            .lines()
-            .any(|line| line.trim_start().starts_with("pytest-randomly"));
+        let lists = |plugin: &str| {
+            versions
+                .lines()
+                .any(|line| line.trim_start().starts_with(plugin))
+        };
+        adapter.randomly = lists("pytest-randomly");
+        adapter.repeat = lists("pytest-repeat");
         Ok(adapter)
+    }
+
+    /// Whether repeated runs can use pytest-repeat's `--count`.
+    pub fn has_repeat(&self) -> bool {
+        self.repeat
     }
 
     /// Whether runs pass a pytest-randomly seed.
@@ -51,36 +94,11 @@ impl Pytest {
     fn run(
         &self,
         context: &Context<'_>,
-        node_id: Option<&str>,
+        selection: &Selection<'_>,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
         let report = context.scratch_path("pytest-junit.xml");
-        let mut argv = self.prefix.clone();
-        argv.extend(strings(&[
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:rerunfailures",
-            "-o",
-            "junit_family=xunit1",
-        ]));
-        argv.push(format!("--junitxml={}", report.display()));
-        let seed = self.randomly.then(|| {
-            let value = options.seed();
-            let argument = format!("--randomly-seed={value}");
-            argv.extend(strings(&["-p", "randomly"]));
-            argv.push(argument.clone());
-            Seed {
-                value,
-                argument,
-                controls: SEED_CONTROLS,
-            }
-        });
-        if let Some(node_id) = node_id {
-            // After `--`, an id such as `-p evil` is a path to pytest, never an option.
-            argv.push("--".to_owned());
-            argv.push(node_id.to_owned());
-        }
+        let (argv, seed) = self.argv(selection, options, Some(&report))?;
         let invocation = context
             .invocation("pytest", argv)
             .env_remove("PYTEST_ADDOPTS")
@@ -91,9 +109,97 @@ impl Pytest {
             report,
             format: Some(Format::Junit),
             seed,
-            workers: self.workers(),
+            workers: if selection.one_process() {
+                Some(1)
+            } else {
+                self.workers()
+            },
             invocations: vec![record],
         })
+    }
+
+    /// The command line of a run, and the seed it passes; the report options only when
+    /// there is a report to write (a command for a person to paste has none).
+    fn argv(
+        &self,
+        selection: &Selection<'_>,
+        options: RunOptions,
+        report: Option<&Path>,
+    ) -> Result<(Vec<String>, Option<Seed>), RunnerError> {
+        let mut argv = self.prefix.clone();
+        argv.extend(strings(&[
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:rerunfailures",
+        ]));
+        if let Some(report) = report {
+            argv.extend(strings(&["-o", "junit_family=xunit1"]));
+            argv.push(format!("--junitxml={}", report.display()));
+        }
+        let value = match selection {
+            Selection::Ordered(_, Arrangement::Shuffled(seed)) => *seed,
+            _ => options.seed(),
+        };
+        let seed = self.randomly.then(|| {
+            let argument = format!("--randomly-seed={value}");
+            argv.extend(strings(&["-p", "randomly"]));
+            argv.push(argument.clone());
+            Seed {
+                value,
+                argument,
+                controls: SEED_CONTROLS,
+            }
+        });
+        let mut ids: Vec<&str> = Vec::new();
+        match selection {
+            Selection::Suite => {}
+            Selection::One(id) => ids.push(id),
+            Selection::Ordered(given, arrangement) => {
+                if *arrangement == Arrangement::AsGiven && self.randomly {
+                    argv.push("--randomly-dont-reorganize".to_owned());
+                }
+                if given.is_empty() {
+                    return Err(RunnerError::NotATestId {
+                        id: String::new(),
+                        kind: RunnerKind::Pytest,
+                        reason: "an ordered run needs at least one test".to_owned(),
+                    });
+                }
+                if matches!(arrangement, Arrangement::Shuffled(_)) && !self.randomly {
+                    return Err(RunnerError::Unsupported {
+                        kind: RunnerKind::Pytest,
+                        what: "shuffle without pytest-randomly",
+                    });
+                }
+                ids.extend(given.iter().map(String::as_str));
+            }
+            Selection::Repeated(id, count) => {
+                if !self.repeat {
+                    return Err(RunnerError::Unsupported {
+                        kind: RunnerKind::Pytest,
+                        what: "repeat a test inside one process without pytest-repeat",
+                    });
+                }
+                if self.randomly {
+                    argv.push("--randomly-dont-reorganize".to_owned());
+                }
+                argv.push(format!("--count={count}"));
+                ids.push(id);
+            }
+        }
+        if selection.one_process() && self.workers() != Some(1) {
+            argv.extend(strings(&["-n", "0"]));
+        }
+        if !ids.is_empty() {
+            // After `--`, an id such as `-p evil` is a path to pytest, never an option.
+            argv.push("--".to_owned());
+            for id in ids {
+                check_node_id(id)?;
+                argv.push(id.to_owned());
+            }
+        }
+        Ok((argv, seed))
     }
 
     /// pytest-xdist's `-n` from the prefix (`auto` and `logical` taken as the machine's
@@ -127,7 +233,7 @@ impl Adapter for Pytest {
         context: &Context<'_>,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        self.run(context, None, options)
+        self.run(context, &Selection::Suite, options)
     }
 
     fn run_one(
@@ -136,24 +242,7 @@ impl Adapter for Pytest {
         test_id: &str,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        let not_an_id = |reason: &str| RunnerError::NotATestId {
-            id: test_id.to_owned(),
-            kind: RunnerKind::Pytest,
-            reason: reason.to_owned(),
-        };
-        if test_id.trim().is_empty() {
-            return Err(not_an_id(
-                "it is empty, which pytest reads as the whole suite",
-            ));
-        }
-        // Node ids are paths. pytest scans every argument for `-p` before it parses the
-        // command line, `--` or not, so `-p evil` would import a module named `evil`.
-        if test_id.starts_with('-') {
-            return Err(not_an_id(
-                "it starts with `-`, which pytest would read as an option even after `--`",
-            ));
-        }
-        self.run(context, Some(test_id), options)
+        self.run(context, &Selection::One(test_id), options)
     }
 
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
@@ -163,6 +252,72 @@ impl Adapter for Pytest {
         let output = context.probe("pytest-collect", argv, &[5])?;
         Ok(parse_collection(&output))
     }
+
+    fn order_support(&self) -> OrderSupport {
+        OrderSupport {
+            given: GivenOrder::Kept,
+            shuffles: self.randomly,
+            repeats: self.repeat,
+            seed_reseeds_tests: self.randomly,
+        }
+    }
+
+    fn process_scope<'t>(&self, _test_id: &'t str) -> Option<&'t str> {
+        // One session, one process (xdist is turned off for ordered runs).
+        Some("")
+    }
+
+    fn run_ordered(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        arrangement: Arrangement,
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        self.run(context, &Selection::Ordered(test_ids, arrangement), options)
+    }
+
+    fn ordered_command(
+        &self,
+        test_ids: &[String],
+        arrangement: Arrangement,
+        options: RunOptions,
+    ) -> Result<Vec<String>, RunnerError> {
+        let selection = Selection::Ordered(test_ids, arrangement);
+        Ok(self.argv(&selection, options, None)?.0)
+    }
+
+    fn run_repeated(
+        &self,
+        context: &Context<'_>,
+        test_id: &str,
+        count: u32,
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        self.run(context, &Selection::Repeated(test_id, count), options)
+    }
+}
+
+/// Refuses what pytest would not read as one node id.
+fn check_node_id(test_id: &str) -> Result<(), RunnerError> {
+    let not_an_id = |reason: &str| RunnerError::NotATestId {
+        id: test_id.to_owned(),
+        kind: RunnerKind::Pytest,
+        reason: reason.to_owned(),
+    };
+    if test_id.trim().is_empty() {
+        return Err(not_an_id(
+            "it is empty, which pytest reads as the whole suite",
+        ));
+    }
+    // Node ids are paths. pytest scans every argument for `-p` before it parses the
+    // command line, `--` or not, so `-p evil` would import a module named `evil`.
+    if test_id.starts_with('-') {
+        return Err(not_an_id(
+            "it starts with `-`, which pytest would read as an option even after `--`",
+        ));
+    }
+    Ok(())
 }
 
 /// Node ids from `pytest --collect-only -q`: one per line until the first blank line,
