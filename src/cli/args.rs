@@ -89,6 +89,9 @@ pub enum RawCommand {
     Init(RawInit),
     /// Show the whole loop on a small example repository, in a temporary directory.
     Demo(RawDemo),
+    /// Find out whether a test's red depends on the tests before it (a polluter or a
+    /// state-setter), on the seed, or on running twice in one process.
+    Order(RawOrder),
 }
 
 /// `candor test`.
@@ -252,6 +255,26 @@ pub struct RawShow {
     /// Show at most this many executions.
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub limit: u32,
+}
+
+/// `candor order`.
+#[derive(Debug, Args)]
+pub struct RawOrder {
+    /// The test's id, as `candor tests` lists it.
+    #[arg(value_name = "TEST")]
+    pub test: String,
+    /// A results file of the run the test went red in (JUnit XML, `go test -json`,
+    /// libtest JSON): the tests before TEST in it are the order to reproduce [default: the
+    /// runner's listing order].
+    #[arg(long, value_name = "RESULT_FILE")]
+    pub from: Option<PathBuf>,
+    /// The base seed: the first run alone uses it and every other seed derives from it;
+    /// give the failing run's seed to try it first [default: a new one, printed].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Wall-clock limit of the whole investigation, in seconds; running out is reported.
+    #[arg(long, value_name = "N", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget_seconds: u64,
 }
 
 /// A commit given on the command line: a (possibly abbreviated) hex sha, stored lowercase.

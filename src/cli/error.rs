@@ -112,6 +112,22 @@ pub enum CliError {
     /// Writing the output failed for another reason than the reader going away.
     #[error("could not write the output")]
     Output(#[from] std::io::Error),
+    /// `order --from` names a results file that does not hold the test.
+    #[error("`{id}` is not in {}", file.display())]
+    NotInResults {
+        /// The test.
+        id: String,
+        /// The file.
+        file: PathBuf,
+    },
+    /// `order` found that the test does not run alone.
+    #[error("`{id}` did not run: the runner's reports do not hold it")]
+    TestDidNotRun {
+        /// The test.
+        id: String,
+        /// The first probe's log.
+        log: Option<PathBuf>,
+    },
 }
 
 impl CliError {
@@ -177,6 +193,16 @@ impl CliError {
                 "the demo needs git and cargo on PATH and a writable temporary directory".into(),
             ),
             CliError::Output(_) => None,
+            CliError::NotInResults { .. } => Some(
+                "give the results file of a run that ran the test, under the id the file uses (`candor tests` lists ids)".into(),
+            ),
+            CliError::TestDidNotRun { log, .. } => Some(match log {
+                Some(log) => format!(
+                    "check the id (`candor tests` lists them); the runner's log says what it ran: {}",
+                    log.display()
+                ),
+                None => "check the id (`candor tests` lists them)".into(),
+            }),
         }
     }
 }

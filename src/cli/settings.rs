@@ -89,6 +89,8 @@ pub enum Command {
     LintSummary(LintSummarySettings),
     /// `candor demo`.
     Demo(DemoSettings),
+    /// `candor order`.
+    Order(Box<OrderSettings>),
 }
 
 /// What candor knows about the working copy it runs in, for the commands that judge red
@@ -158,6 +160,21 @@ pub struct RerunSettings {
     pub test_id: String,
     /// The seed, when given.
     pub seed: Option<u64>,
+    /// The working copy.
+    pub workspace: Workspace,
+}
+
+/// `candor order`, decided.
+#[derive(Debug, Clone)]
+pub struct OrderSettings {
+    /// The test.
+    pub test_id: String,
+    /// The results file whose order is the context.
+    pub from: Option<PathBuf>,
+    /// The base seed, when given.
+    pub seed: Option<u64>,
+    /// The wall-clock budget.
+    pub budget: std::time::Duration,
     /// The working copy.
     pub workspace: Workspace,
 }
@@ -336,6 +353,13 @@ impl Settings {
                 file: context.cwd.join(raw.file),
             }),
             RawCommand::Demo(raw) => Command::Demo(DemoSettings { keep: raw.keep }),
+            RawCommand::Order(raw) => Command::Order(Box::new(OrderSettings {
+                test_id: raw.test,
+                from: raw.from.map(|file| context.cwd.join(file)),
+                seed: raw.seed,
+                budget: std::time::Duration::from_secs(raw.budget_seconds),
+                workspace: resolve_workspace(context, &repo, &mut warnings, None),
+            })),
         };
         let repo_root = repo
             .root(&mut warnings)

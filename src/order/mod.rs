@@ -220,11 +220,15 @@ fn reproduction(adapter: &dyn Adapter, investigation: &Investigation) -> Option<
             ordered(tests, investigation.reproduction_seed)
         }
         Verdict::SeedDependent { failing_seed, .. } => ordered(vec![test], Some(*failing_seed)),
-        Verdict::RepeatDependent { .. } => investigation
-            .probes
-            .iter()
-            .find(|p| p.purpose == Purpose::Repeat)
-            .map(|p| p.argv.clone()),
+        Verdict::RepeatDependent { count } => adapter
+            .repeated_command(
+                &test,
+                *count,
+                RunOptions {
+                    seed: investigation.reproduction_seed,
+                },
+            )
+            .ok(),
         _ => None,
     }
 }

@@ -69,7 +69,17 @@ static DOTTED: LazyLock<Regex> =
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| pattern(r#"'[^']*'|"[^"]*""#));
 
 /// Modules whose dotted names on a source line are calls into them, not shared state.
-const NOT_STATE: [&str; 6] = ["os.path", "self.", "pytest.", "math.", "json.", "re."];
+/// `os.environ` and `sys.modules` are read by the patterns above, with the key.
+const NOT_STATE: [&str; 8] = [
+    "os.path",
+    "os.environ",
+    "sys.modules",
+    "self.",
+    "pytest.",
+    "math.",
+    "json.",
+    "re.",
+];
 
 /// What the failure shows, most specific first, without repeats.
 pub fn shared_state(failure: &Failure) -> Vec<SharedState> {
@@ -120,7 +130,7 @@ pub fn shared_state(failure: &Failure) -> Vec<SharedState> {
                 SharedState::Module(module) => name.starts_with(module.as_str()),
                 _ => false,
             });
-            if !called && !skipped && !already && !name.starts_with("sys.modules") {
+            if !called && !skipped && !already {
                 add(&mut found, SharedState::Attribute(name.to_owned()));
             }
         }
@@ -163,6 +173,11 @@ mod tests {
             ">       assert os.environ.get(\"APP_REGION\") is None",
         ));
         assert_eq!(seen, vec![SharedState::EnvVar("APP_REGION".into())]);
+        let seen = shared_state(&failure(
+            "KeyError: 'APP_CACHE_DIR'",
+            ">       assert os.environ[\"APP_CACHE_DIR\"]",
+        ));
+        assert_eq!(seen, vec![SharedState::EnvVar("APP_CACHE_DIR".into())]);
 
         let seen = shared_state(&failure(
             "FileExistsError: [Errno 17] File exists: '/tmp/app/lock'",

@@ -86,6 +86,15 @@ impl GoTest {
         argv
     }
 
+    fn repeated_plan(test_id: &str, count: u32, options: RunOptions) -> Result<Plan, RunnerError> {
+        let (package, test) = split_id(test_id)?;
+        Ok(Plan {
+            selection: Some((run_pattern(test), package.to_owned())),
+            count: count.max(1),
+            shuffle: Some(options.seed()),
+        })
+    }
+
     /// The plan of an ordered run: every test in one package, selected by its top-level
     /// name.
     fn ordered_plan(test_ids: &[String], arrangement: Arrangement) -> Result<Plan, RunnerError> {
@@ -224,13 +233,16 @@ impl Adapter for GoTest {
         count: u32,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        let (package, test) = split_id(test_id)?;
-        let plan = Plan {
-            selection: Some((run_pattern(test), package.to_owned())),
-            count: count.max(1),
-            shuffle: Some(options.seed()),
-        };
-        self.run(context, plan)
+        self.run(context, Self::repeated_plan(test_id, count, options)?)
+    }
+
+    fn repeated_command(
+        &self,
+        test_id: &str,
+        count: u32,
+        options: RunOptions,
+    ) -> Result<Vec<String>, RunnerError> {
+        Ok(self.argv(&Self::repeated_plan(test_id, count, options)?, false))
     }
 }
 

@@ -459,6 +459,20 @@ pub trait Adapter {
         })
     }
 
+    /// The command a person pastes to run one test `count` times in one process as
+    /// [`Adapter::run_repeated`] does, without candor's report options.
+    fn repeated_command(
+        &self,
+        _test_id: &str,
+        _count: u32,
+        _options: RunOptions,
+    ) -> Result<Vec<String>, RunnerError> {
+        Err(RunnerError::Unsupported {
+            kind: self.kind(),
+            what: "repeat a test inside one process",
+        })
+    }
+
     /// Runs one test `count` times in one process (pytest-repeat's `--count`, go's
     /// `-count`); the report holds every repetition, in order.
     fn run_repeated(

@@ -247,7 +247,16 @@ impl Adapter for Pytest {
 
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
         let mut argv = self.prefix.clone();
-        argv.extend(strings(&["--collect-only", "-q", "-p", "no:cacheprovider"]));
+        // Without pytest-randomly the listing is collection order, the order pytest runs
+        // the suite in when nothing shuffles it: `candor order`'s default context.
+        argv.extend(strings(&[
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+        ]));
         // Exit code 5: nothing collected, an empty list rather than a failure.
         let output = context.probe("pytest-collect", argv, &[5])?;
         Ok(parse_collection(&output))
@@ -295,6 +304,17 @@ impl Adapter for Pytest {
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
         self.run(context, &Selection::Repeated(test_id, count), options)
+    }
+
+    fn repeated_command(
+        &self,
+        test_id: &str,
+        count: u32,
+        options: RunOptions,
+    ) -> Result<Vec<String>, RunnerError> {
+        Ok(self
+            .argv(&Selection::Repeated(test_id, count), options, None)?
+            .0)
     }
 }
 

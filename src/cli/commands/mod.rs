@@ -6,6 +6,7 @@ mod ingest;
 mod init;
 mod ledger;
 mod lint;
+mod order;
 mod reliability;
 mod rerun;
 mod running;
@@ -62,6 +63,7 @@ pub fn run(
             printer,
         ),
         Command::Demo(demo) => demo::run(demo, context, settings.today, printer),
+        Command::Order(order) => order::run(order, &settings.repo_root, printer),
     }
 }
 
