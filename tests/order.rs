@@ -63,9 +63,9 @@ fn strings(value: &Value) -> Vec<String> {
 
 /// Runs an argv from candor's output in the repository, as a person pasting it would.
 fn run_in(repo: &Path, argv: &[String]) -> (i32, String) {
-    let (program, args) = argv.split_first().expect("a program");
+    let (program, arguments) = argv.split_first().expect("a program");
     let output = Command::new(program)
-        .args(args)
+        .args(arguments)
         .current_dir(repo)
         .env_remove("PYTEST_ADDOPTS")
         .output()

@@ -549,14 +549,15 @@ impl<P: Prober> Driver<'_, P> {
         let mut by_seed: Vec<SeedOutcomes> = Vec::new();
         for _ in 0..self.plan.alone_runs {
             let seed = self.next_seed();
-            let Ok(seen) = self.probe(Purpose::Alone, ProbeKind::Alone, seed)? else {
+            let Ok(observed) = self.probe(Purpose::Alone, ProbeKind::Alone, seed)? else {
                 return Ok(self.out_of_budget());
             };
-            self.found.alone.add(seen.outcome);
-            if seen.outcome.is_some_and(Outcome::is_red) && self.found.telling_failure.is_none() {
-                self.found.telling_failure.clone_from(&seen.failure);
+            self.found.alone.add(observed.outcome);
+            if observed.outcome.is_some_and(Outcome::is_red) && self.found.telling_failure.is_none()
+            {
+                self.found.telling_failure.clone_from(&observed.failure);
             }
-            if let Some(outcome) = seen.outcome {
+            if let Some(outcome) = observed.outcome {
                 by_seed.push(SeedOutcomes {
                     seed,
                     outcomes: vec![outcome],
@@ -656,12 +657,12 @@ impl<P: Prober> Driver<'_, P> {
                 continue;
             }
             *counter += 1;
-            let Ok(seen) = self.probe(Purpose::SeedCheck, ProbeKind::Alone, entry.seed)? else {
+            let Ok(observed) = self.probe(Purpose::SeedCheck, ProbeKind::Alone, entry.seed)? else {
                 self.found.alone_by_seed = by_seed;
                 return Ok(self.out_of_budget());
             };
-            self.found.alone.add(seen.outcome);
-            entry.outcomes.extend(seen.outcome);
+            self.found.alone.add(observed.outcome);
+            entry.outcomes.extend(observed.outcome);
         }
         let consistent = by_seed.iter().all(|entry| {
             entry
@@ -704,18 +705,16 @@ impl<P: Prober> Driver<'_, P> {
         };
         let seed = nth_seed(self.plan.base_seed, 0);
         for _ in 0..2 {
-            let seen = match self.probe(Purpose::Repeat, ProbeKind::Repeated(count), seed)? {
-                Ok(seen) => seen,
-                Err(Spent) => {
-                    self.found.repeat = Some(check);
-                    return Ok(Err(Spent));
-                }
+            let Ok(observed) = self.probe(Purpose::Repeat, ProbeKind::Repeated(count), seed)?
+            else {
+                self.found.repeat = Some(check);
+                return Ok(Err(Spent));
             };
-            let dependent = shows(&seen.repetitions);
+            let dependent = shows(&observed.repetitions);
             if dependent && self.found.telling_failure.is_none() {
-                self.found.telling_failure = seen.failure;
+                self.found.telling_failure = observed.failure;
             }
-            check.runs.push(seen.repetitions);
+            check.runs.push(observed.repetitions);
             if !dependent {
                 break;
             }
@@ -754,18 +753,15 @@ impl<P: Prober> Driver<'_, P> {
             };
             for _ in 0..self.plan.context_runs {
                 let kind = ProbeKind::Ordered(context.before.clone());
-                let seen = match self.probe(Purpose::Context, kind, seed)? {
-                    Ok(seen) => seen,
-                    Err(Spent) => {
-                        self.found.context = Some(check);
-                        return Ok(Err(Spent));
-                    }
+                let Ok(observed) = self.probe(Purpose::Context, kind, seed)? else {
+                    self.found.context = Some(check);
+                    return Ok(Err(Spent));
                 };
-                check.tally.add(seen.outcome);
-                if flipped(seen.outcome) && flip.is_none() {
+                check.tally.add(observed.outcome);
+                if flipped(observed.outcome) && flip.is_none() {
                     flip = Some(Flip {
                         from: Purpose::Context,
-                        before: seen.before,
+                        before: observed.before,
                         seed,
                     });
                 }
@@ -795,18 +791,18 @@ impl<P: Prober> Driver<'_, P> {
             } else {
                 ProbeKind::Shuffled(neighbours.clone())
             };
-            let Ok(seen) = self.probe(Purpose::Shuffle, kind, seed)? else {
+            let Ok(observed) = self.probe(Purpose::Shuffle, kind, seed)? else {
                 return Ok(Err(Spent));
             };
             self.found.shuffles.push(ShuffleRun {
                 seed,
-                outcome: seen.outcome,
-                tests_before: seen.before.len(),
+                outcome: observed.outcome,
+                tests_before: observed.before.len(),
             });
-            if flipped(seen.outcome) && flip.is_none() {
+            if flipped(observed.outcome) && flip.is_none() {
                 flip = Some(Flip {
                     from: Purpose::Shuffle,
-                    before: seen.before,
+                    before: observed.before,
                     seed,
                 });
             }
@@ -832,11 +828,11 @@ impl<P: Prober> Driver<'_, P> {
         if flip.from == Purpose::Shuffle {
             // A shuffled run's order, given back as an order: the bisection needs it to flip.
             let kind = ProbeKind::Ordered(flip.before.clone());
-            let Ok(seen) = self.probe(Purpose::Confirm, kind, flip.seed)? else {
+            let Ok(observed) = self.probe(Purpose::Confirm, kind, flip.seed)? else {
                 self.found.bisection = Some(report);
                 return Ok(self.out_of_budget());
             };
-            if flipped(seen.outcome) != ProbeOutcome::Flipped {
+            if flipped(observed.outcome) != ProbeOutcome::Flipped {
                 self.found.bisection = Some(report);
                 return Ok(Verdict::OrderDependentUnisolated);
             }
@@ -845,7 +841,7 @@ impl<P: Prober> Driver<'_, P> {
         let seed = flip.seed;
         let searched = bisect::bisect(&flip.before, |subset: &[String]| {
             match self.probe(Purpose::Bisect, ProbeKind::Ordered(subset.to_vec()), seed) {
-                Ok(Ok(seen)) => Ok(flipped(seen.outcome)),
+                Ok(Ok(observed)) => Ok(flipped(observed.outcome)),
                 Ok(Err(Spent)) => Err(Stop::Budget),
                 Err(error) => Err(Stop::Runner(error)),
             }
@@ -878,31 +874,31 @@ impl<P: Prober> Driver<'_, P> {
         let mut holds = true;
         for _ in 0..self.plan.verify_runs {
             let kind = ProbeKind::Ordered(culprits.clone());
-            let Ok(seen) = self.probe(Purpose::VerifyPair, kind, seed)? else {
+            let Ok(observed) = self.probe(Purpose::VerifyPair, kind, seed)? else {
                 self.found.verification = Some(verification);
                 return Ok(self.out_of_budget());
             };
-            verification.pair.add(seen.outcome);
-            holds &= flipped(seen.outcome) == ProbeOutcome::Flipped;
+            verification.pair.add(observed.outcome);
+            holds &= flipped(observed.outcome) == ProbeOutcome::Flipped;
             if !baseline_red
-                && seen.outcome.is_some_and(Outcome::is_red)
+                && observed.outcome.is_some_and(Outcome::is_red)
                 && self.found.telling_failure.is_none()
             {
-                self.found.telling_failure = seen.failure;
+                self.found.telling_failure = observed.failure;
             }
         }
         for _ in 0..self.plan.verify_runs {
-            let Ok(seen) = self.probe(Purpose::VerifyAlone, ProbeKind::Alone, seed)? else {
+            let Ok(observed) = self.probe(Purpose::VerifyAlone, ProbeKind::Alone, seed)? else {
                 self.found.verification = Some(verification);
                 return Ok(self.out_of_budget());
             };
-            verification.alone.add(seen.outcome);
-            holds &= flipped(seen.outcome) == ProbeOutcome::Unchanged;
+            verification.alone.add(observed.outcome);
+            holds &= flipped(observed.outcome) == ProbeOutcome::Unchanged;
             if baseline_red
-                && seen.outcome.is_some_and(Outcome::is_red)
+                && observed.outcome.is_some_and(Outcome::is_red)
                 && self.found.telling_failure.is_none()
             {
-                self.found.telling_failure = seen.failure;
+                self.found.telling_failure = observed.failure;
             }
         }
         verification.holds = holds;
@@ -948,26 +944,26 @@ impl<P: Prober> Driver<'_, P> {
             purpose,
             kind,
             seed,
-            time_limit: self.plan.budget - elapsed,
+            time_limit: self.plan.budget.saturating_sub(elapsed),
         };
-        let seen = self.prober.run(&probe)?;
+        let observed = self.prober.run(&probe)?;
         self.found.probes.push(ProbeLog {
             number: probe.number,
             purpose,
             seed,
             other_tests,
-            outcome: seen.outcome,
-            timed_out: seen.timed_out,
-            log: seen.log.clone(),
-            record: seen.record.clone(),
-            argv: seen.argv.clone(),
+            outcome: observed.outcome,
+            timed_out: observed.timed_out,
+            log: observed.log.clone(),
+            record: observed.record.clone(),
+            argv: observed.argv.clone(),
         });
-        if seen.timed_out && self.clock.elapsed() >= self.plan.budget {
+        if observed.timed_out && self.clock.elapsed() >= self.plan.budget {
             // Stopped by what was left of the budget: its outcome says nothing.
             self.found.budget.exhausted_during.get_or_insert(purpose);
             return Ok(Err(Spent));
         }
-        Ok(Ok(seen))
+        Ok(Ok(observed))
     }
 }
 
@@ -989,12 +985,15 @@ mod tests {
         }
     }
 
+    /// The test's outcome from the tests before it, the seed and the repetition.
+    type OutcomeRule = dyn Fn(&[String], u64, u32) -> Outcome;
+
     /// A simulated suite: the test's outcome is a function of what ran before it in its
     /// process, the seed and the repetition.
     struct Suite<'c> {
         clock: &'c FakeClock,
         cost: Duration,
-        outcome: Box<dyn Fn(&[String], u64, u32) -> Outcome>,
+        outcome: Box<OutcomeRule>,
         probes: Vec<Probe>,
     }
 
@@ -1186,7 +1185,7 @@ mod tests {
             Duration::from_secs(600),
             move |_, _, _| {
                 counter.set(counter.get() + 1);
-                red_if(counter.get() % 3 == 0)
+                red_if(counter.get().is_multiple_of(3))
             },
         );
         assert_eq!(found.verdict, Verdict::FlakyAlone);
@@ -1327,7 +1326,6 @@ mod tests {
 
     #[test]
     fn a_test_that_never_runs() {
-        let clock = FakeClock(Cell::new(Duration::ZERO));
         struct Nothing;
         impl Prober for Nothing {
             type Error = Infallible;
@@ -1335,6 +1333,7 @@ mod tests {
                 Ok(Observation::default())
             }
         }
+        let clock = FakeClock(Cell::new(Duration::ZERO));
         let plan = Plan::new(1, Duration::from_secs(60));
         let found = drive(
             &request(None, Vec::new()),

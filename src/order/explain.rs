@@ -2,6 +2,8 @@
 //! suggested fix and the quarantine ticket, each naming the polluter or state-setter and
 //! the shared state when the failure shows it.
 
+use std::fmt::Write as _;
+
 use super::driver::{Investigation, Verdict};
 use super::state::SharedState;
 
@@ -112,12 +114,12 @@ pub fn ticket(
     };
     let mut body = format!("candor order: **{}**\n\n", verdict.as_str());
     if let Some(state) = state_words(states) {
-        body.push_str(&format!("Shared state seen in the failure: {state}.\n\n"));
+        let _ = write!(body, "Shared state seen in the failure: {state}.\n\n");
     }
     if let Some(command) = reproduction {
-        body.push_str(&format!("Reproduce:\n\n```\n{command}\n```\n\n"));
+        let _ = write!(body, "Reproduce:\n\n```\n{command}\n```\n\n");
     }
-    body.push_str(&format!("Suggested fix: {fix}\n"));
+    let _ = writeln!(body, "Suggested fix: {fix}");
     Some(Ticket { title, body })
 }
 

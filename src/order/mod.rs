@@ -243,8 +243,8 @@ impl driver::Prober for Watched<'_, '_> {
     type Error = RunnerError;
 
     fn run(&mut self, probe: &Probe) -> Result<Observation, RunnerError> {
-        let seen = self.inner.run(probe)?;
-        (self.on_probe)(probe, &seen);
-        Ok(seen)
+        let observed = self.inner.run(probe)?;
+        (self.on_probe)(probe, &observed);
+        Ok(observed)
     }
 }

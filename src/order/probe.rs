@@ -81,11 +81,11 @@ impl Prober for RunnerProber<'_> {
             ),
         };
         let executions = read_report(&report.report, &self.parse);
-        let mut seen = observe(&executions, &test);
+        let mut observed = observe(&executions, &test);
         let invocation = report.invocations.last();
-        seen.timed_out = report.timed_out();
-        seen.argv = invocation.map(|i| i.argv.clone()).unwrap_or_default();
-        seen.log = invocation.map(|i| i.log.clone());
+        observed.timed_out = report.timed_out();
+        observed.argv = invocation.map(|i| i.argv.clone()).unwrap_or_default();
+        observed.log = invocation.map(|i| i.log.clone());
         let record_path = dir.join("record.json");
         let record = ProbeRecord {
             test: test.clone(),
@@ -93,28 +93,28 @@ impl Prober for RunnerProber<'_> {
             commit: self.commit.clone(),
             seed: report.seed.as_ref().map(|s| s.argument.clone()),
             fixture_hash: None,
-            outcome: seen.outcome,
-            signature: seen.failure.as_ref().map(results::Failure::signature),
-            message: seen.failure.as_ref().map(|f| f.message.clone()),
+            outcome: observed.outcome,
+            signature: observed.failure.as_ref().map(results::Failure::signature),
+            message: observed.failure.as_ref().map(|f| f.message.clone()),
             duration_seconds: report
                 .invocations
                 .iter()
                 .map(|i| i.outcome.duration.as_secs_f64())
                 .sum(),
-            argv: seen.argv.clone(),
+            argv: observed.argv.clone(),
             exit_status: report.exit_code(),
-            timed_out: seen.timed_out,
+            timed_out: observed.timed_out,
             probe: probe.number,
             purpose: probe.purpose.as_str(),
             tests_before,
-            ran_before: seen.before.clone(),
-            repetitions: seen.repetitions.clone(),
-            log: seen.log.clone().unwrap_or_default(),
+            ran_before: observed.before.clone(),
+            repetitions: observed.repetitions.clone(),
+            log: observed.log.clone().unwrap_or_default(),
             report: report.report.clone(),
         };
         record::write(&record, &record_path)?;
-        seen.record = Some(record_path);
-        Ok(seen)
+        observed.record = Some(record_path);
+        Ok(observed)
     }
 }
 

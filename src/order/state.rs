@@ -61,7 +61,7 @@ static PATH_ERROR: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 static MISSING_ATTRIBUTE: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r#"(?:type object|module) '([\w.]+)' has no attribute '(\w+)'"#));
+    LazyLock::new(|| pattern(r"(?:type object|module) '([\w.]+)' has no attribute '(\w+)'"));
 /// A dotted name on the failing source line, not called (`settings.MODE`, not
 /// `os.path.exists(`), not a string's content.
 static DOTTED: LazyLock<Regex> =

@@ -46,9 +46,9 @@ impl GoTest {
         }
     }
 
-    fn run(&self, context: &Context<'_>, plan: Plan) -> Result<RunReport, RunnerError> {
+    fn run(&self, context: &Context<'_>, plan: &Plan) -> Result<RunReport, RunnerError> {
         let report = context.scratch_path("go-test.jsonl");
-        let argv = self.argv(&plan, true);
+        let argv = self.argv(plan, true);
         let invocation = context.invocation("go-test", argv).stdout_to(&report);
         let record = context.run(invocation)?;
         Ok(RunReport {
@@ -168,7 +168,7 @@ impl Adapter for GoTest {
             count: 1,
             shuffle: Some(options.seed()),
         };
-        self.run(context, plan)
+        self.run(context, &plan)
     }
 
     fn run_one(
@@ -183,7 +183,7 @@ impl Adapter for GoTest {
             count: 1,
             shuffle: Some(options.seed()),
         };
-        self.run(context, plan)
+        self.run(context, &plan)
     }
 
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
@@ -214,7 +214,7 @@ impl Adapter for GoTest {
         arrangement: Arrangement,
         _options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        self.run(context, Self::ordered_plan(test_ids, arrangement)?)
+        self.run(context, &Self::ordered_plan(test_ids, arrangement)?)
     }
 
     fn ordered_command(
@@ -233,7 +233,7 @@ impl Adapter for GoTest {
         count: u32,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        self.run(context, Self::repeated_plan(test_id, count, options)?)
+        self.run(context, &Self::repeated_plan(test_id, count, options)?)
     }
 
     fn repeated_command(

@@ -23,7 +23,7 @@ use crate::order::explain::shell_words;
 use crate::order::prefix::{go_shuffle_seed, tests_before};
 use crate::order::{self, Finding, Plan, RecordedOrder, SystemClock, Verdict};
 use crate::policy::Config;
-use crate::results::{self, Execution, ParseOptions};
+use crate::results::{self, Execution, Outcome, ParseOptions};
 use crate::runner::process::SystemExecutor;
 use crate::runner::{self, Adapter};
 
@@ -78,8 +78,8 @@ pub(super) fn run(
     let base_seed = settings.seed.unwrap_or_else(new_seed);
     let plan = Plan::new(base_seed, settings.budget);
     let finding = {
-        let mut on_probe = |probe: &order::Probe, seen: &order::Observation| {
-            let outcome = seen.outcome.map_or("did not run", |o| o.as_str());
+        let mut on_probe = |probe: &order::Probe, observed: &order::Observation| {
+            let outcome = observed.outcome.map_or("did not run", |o| o.as_str());
             // A progress line that cannot be written (stderr gone) is no reason to stop
             // the investigation.
             let _ = printer.progress(&format!(
@@ -210,7 +210,7 @@ fn print_human(
         let mut runs = Tally::default();
         for shuffle in &found.shuffles {
             runs.runs += u32::from(shuffle.outcome.is_some());
-            runs.red += u32::from(shuffle.outcome.is_some_and(|o| o.is_red()));
+            runs.red += u32::from(shuffle.outcome.is_some_and(Outcome::is_red));
         }
         let seeds: Vec<String> = found.shuffles.iter().map(|s| s.seed.to_string()).collect();
         printer.line(&format!(
@@ -276,7 +276,7 @@ fn print_human(
         Verdict::OrderDependentUnisolated => {
             if let Some(bisection) = found.bisection.as_ref().filter(|b| b.interrupted) {
                 printer.line(&format!(
-                    "  smallest flipping set seen: {} tests",
+                    "  smallest flipping set observed: {} tests",
                     bisection.culprits.len()
                 ))?;
             } else if let runner::GivenOrder::Fixed(why) = adapter.order_support().given {
