@@ -4,23 +4,27 @@
 //! test).
 //!
 //! # Method
-//! Usually one preceding test is the cause (Shi, Lam, Oei, Xie and Marinov, "iFixFlakies",
-//! ESEC/FSE 2019, found one polluter or state-setter enough in most of the order-dependent
-//! tests they studied), so the search first assumes one:
+//! Every probe keeps the prefix's relative order, and the prefix as a whole flips the test
+//! (the caller knows: it is the order that flipped it) while the empty set does not (the
+//! caller ran the test alone). If the flip needs all of its culprits and nothing that ran
+//! before them can undo it (anything that could runs after them, and then the whole prefix
+//! would not flip), then "the first `k` tests flip it" is monotone in `k`, and:
 //!
-//! 1. **Binary split.** The candidates flip (the caller knows: they are the order that
-//!    flipped). Probe the first half; if it flips, keep it, else keep the second half
-//!    *without probing it*: if one test is the cause, it is there. One probe per halving,
-//!    `ceil(log2 n)` in all, plus one probe of the last test alone when the last halving
-//!    was inferred rather than seen.
-//! 2. **Fallback: ddmin.** When that last test does not flip alone, the assumption was
-//!    wrong (two tests are needed together, or a later test cleans up after an earlier
-//!    one), and Zeller and Hildebrandt's ddmin ("Simplifying and Isolating
-//!    Failure-Inducing Input", IEEE TSE 28(2), 2002) runs on the whole prefix. It returns
-//!    a 1-minimal set: removing any one of its tests no longer flips.
+//! 1. a binary search over `k` finds the shortest flipping prefix; its last test is a
+//!    culprit (without it, that prefix does not flip);
+//! 2. if that culprit alone flips the test, it is the answer; else the search repeats on
+//!    the tests before it, with the culprits found so far always appended.
 //!
-//! Every probe keeps the prefix's relative order. Results are remembered by subset, so no
-//! subset is run twice. The empty set is never probed: the caller has run the test alone.
+//! One culprit costs `ceil(log2 n) + 1` probes (iFixFlakies, Shi et al., ESEC/FSE 2019,
+//! found one polluter or state-setter enough for most order-dependent tests they
+//! studied); `m` culprits about `m · (log2 n + 1)`, where Zeller and Hildebrandt's ddmin
+//! ("Simplifying and Isolating Failure-Inducing Input", IEEE TSE 28(2), 2002) needs
+//! several times more for two and up to O(n²) in general (benches/order.rs measures both
+//! cases). The result is 1-minimal when the flip is monotone as above; when it is not
+//! (a flaky probe), the result still flipped when probed, and the caller's verification
+//! is what decides.
+//!
+//! Results are remembered by subset, so no subset is run twice.
 
 use std::collections::HashMap;
 
@@ -31,31 +35,18 @@ pub enum ProbeOutcome {
     Flipped,
     /// The test behaved as it does alone.
     Unchanged,
-    /// No answer: the test did not run (a collection error, a crash before it). ddmin's
-    /// "unresolved"; never taken as a flip.
+    /// No answer: the test did not run (a collection error, a crash before it). Never
+    /// taken as a flip.
     Unresolved,
-}
-
-/// How the culprits were found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Method {
-    /// The binary split alone: one test was enough.
-    BinarySplit,
-    /// The binary split did not end on a test that flips alone; ddmin found the set.
-    Ddmin,
 }
 
 /// The smallest flipping set found, in the prefix's order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bisection<T> {
-    /// The culprits: run before the test, they flip it, and (1-minimality) no proper
-    /// subset obtained by removing one of them does.
+    /// The culprits: run before the test, they flip it.
     pub culprits: Vec<T>,
     /// Probes run.
     pub probes: u32,
-    /// How they were found.
-    pub method: Method,
 }
 
 /// The search stopped because a probe returned an error (a budget ran out, a runner
@@ -87,10 +78,9 @@ pub fn bisect<T: Clone, E>(
     let found = search.run();
     let items = |indices: &[usize]| indices.iter().map(|&i| prefix[i].clone()).collect();
     match found {
-        Ok((indices, method)) => Ok(Bisection {
+        Ok(indices) => Ok(Bisection {
             culprits: items(&indices),
             probes: search.probes,
-            method,
         }),
         Err(error) => Err(Interrupted {
             error,
@@ -111,78 +101,32 @@ struct Search<'p, T, P> {
 }
 
 impl<T: Clone, E, P: FnMut(&[T]) -> Result<ProbeOutcome, E>> Search<'_, T, P> {
-    fn run(&mut self) -> Result<(Vec<usize>, Method), E> {
-        let all: Vec<usize> = (0..self.prefix.len()).collect();
-        if all.len() <= 1 {
-            return Ok((all, Method::BinarySplit));
-        }
-        let leaf = self.binary_split(all.clone())?;
-        if let Some(leaf) = leaf {
-            return Ok((leaf, Method::BinarySplit));
-        }
-        Ok((self.ddmin(all)?, Method::Ddmin))
-    }
-
-    /// Halves the candidates down to one, assuming one culprit; `None` when the last one
-    /// does not flip on its own.
-    fn binary_split(&mut self, mut candidates: Vec<usize>) -> Result<Option<Vec<usize>>, E> {
-        let mut last_seen_flipping = true;
-        while candidates.len() > 1 {
-            let second = candidates.split_off(candidates.len() / 2);
-            if self.flips(&candidates)? {
-                last_seen_flipping = true;
-            } else {
-                candidates = second;
-                last_seen_flipping = false;
+    /// Invariant: `candidates` then `culprits` flips the test; `culprits` alone (or
+    /// nothing, at first) does not.
+    fn run(&mut self) -> Result<Vec<usize>, E> {
+        let mut candidates: Vec<usize> = (0..self.prefix.len()).collect();
+        let mut culprits: Vec<usize> = Vec::new();
+        while !candidates.is_empty() {
+            if !culprits.is_empty() && self.flips(&culprits)? {
+                break;
             }
-        }
-        if last_seen_flipping || self.flips(&candidates)? {
-            Ok(Some(candidates))
-        } else {
-            Ok(None)
-        }
-    }
-
-    /// ddmin: split into `n` parts; keep a part that flips, else a complement that flips,
-    /// else split finer; stop when every part is one test and nothing smaller flips.
-    fn ddmin(&mut self, mut current: Vec<usize>) -> Result<Vec<usize>, E> {
-        let mut granularity = 2usize;
-        while current.len() >= 2 {
-            let parts = split(&current, granularity);
-            let mut reduced = false;
-            for part in &parts {
-                if self.flips(part)? {
-                    current.clone_from(part);
-                    granularity = 2;
-                    reduced = true;
-                    break;
+            // The shortest `candidates[..k]` that flips with the culprits: `k = len` does,
+            // `k = 0` does not.
+            let (mut low, mut high) = (0, candidates.len());
+            while high - low > 1 {
+                let middle = low + (high - low) / 2;
+                let mut subset = candidates[..middle].to_vec();
+                subset.extend_from_slice(&culprits);
+                if self.flips(&subset)? {
+                    high = middle;
+                } else {
+                    low = middle;
                 }
             }
-            // With two parts each complement is the other part, already probed.
-            if !reduced && parts.len() > 2 {
-                for skip in 0..parts.len() {
-                    let complement: Vec<usize> = parts
-                        .iter()
-                        .enumerate()
-                        .filter(|(at, _)| *at != skip)
-                        .flat_map(|(_, part)| part.iter().copied())
-                        .collect();
-                    if self.flips(&complement)? {
-                        current = complement;
-                        granularity = (granularity - 1).max(2);
-                        reduced = true;
-                        break;
-                    }
-                }
-            }
-            if !reduced {
-                if granularity >= current.len() {
-                    break;
-                }
-                granularity = (granularity * 2).min(current.len());
-            }
+            culprits.insert(0, candidates[high - 1]);
+            candidates.truncate(high - 1);
         }
-        Ok(current)
+        Ok(culprits)
     }
 
     fn flips(&mut self, subset: &[usize]) -> Result<bool, E> {
@@ -199,21 +143,6 @@ impl<T: Clone, E, P: FnMut(&[T]) -> Result<ProbeOutcome, E>> Search<'_, T, P> {
         }
         Ok(flipped)
     }
-}
-
-/// `items` cut into `parts` contiguous, nearly equal pieces (the first ones one longer).
-fn split(items: &[usize], parts: usize) -> Vec<Vec<usize>> {
-    let parts = parts.clamp(1, items.len().max(1));
-    let base = items.len() / parts;
-    let extra = items.len() % parts;
-    let mut pieces = Vec::with_capacity(parts);
-    let mut start = 0;
-    for at in 0..parts {
-        let len = base + usize::from(at < extra);
-        pieces.push(items[start..start + len].to_vec());
-        start += len;
-    }
-    pieces
 }
 
 /// What a linear search costs for the same answer: each preceding test probed alone with
@@ -240,44 +169,32 @@ mod tests {
 
     use super::*;
 
-    /// A suite where the test flips when every test of `needed` ran before it and no
-    /// test of `cleaners` ran after the last of them.
-    fn world(needed: &[usize], cleaners: &[usize]) -> impl Fn(&[usize]) -> ProbeOutcome + use<> {
+    /// A suite where the test flips when every test of `needed` ran before it.
+    fn world(needed: &[usize]) -> impl Fn(&[usize]) -> ProbeOutcome + use<> {
         let needed = needed.to_vec();
-        let cleaners = cleaners.to_vec();
         move |ran: &[usize]| {
-            let Some(last) = needed
-                .iter()
-                .map(|n| ran.iter().position(|r| r == n))
-                .collect::<Option<Vec<_>>>()
-                .and_then(|at| at.into_iter().max())
-            else {
-                return ProbeOutcome::Unchanged;
-            };
-            let cleaned = ran[last..].iter().any(|r| cleaners.contains(r));
-            if cleaned {
-                ProbeOutcome::Unchanged
-            } else {
+            if needed.iter().all(|n| ran.contains(n)) {
                 ProbeOutcome::Flipped
+            } else {
+                ProbeOutcome::Unchanged
             }
         }
     }
 
-    fn run(n: usize, needed: &[usize], cleaners: &[usize]) -> Bisection<usize> {
+    fn run(n: usize, needed: &[usize]) -> Bisection<usize> {
         let prefix: Vec<usize> = (0..n).collect();
-        let world = world(needed, cleaners);
+        let world = world(needed);
         bisect(&prefix, |ran: &[usize]| Ok::<_, Infallible>(world(ran)))
             .unwrap_or_else(|never| match never.error {})
     }
 
     #[test]
-    fn one_polluter_is_found_by_the_binary_split_at_every_position() {
+    fn one_polluter_is_found_at_every_position_in_log2_n_plus_one_probes() {
         for n in [2usize, 3, 7, 50, 200] {
             let bound = (n as f64).log2().ceil() as u32 + 1;
             for at in 0..n {
-                let found = run(n, &[at], &[]);
+                let found = run(n, &[at]);
                 assert_eq!(found.culprits, vec![at], "n={n} at={at}");
-                assert_eq!(found.method, Method::BinarySplit);
                 assert!(found.probes <= bound, "n={n} at={at}: {}", found.probes);
             }
         }
@@ -285,28 +202,35 @@ mod tests {
 
     #[test]
     fn a_single_candidate_needs_no_probe() {
-        let found = run(1, &[0], &[]);
+        let found = run(1, &[0]);
         assert_eq!((found.culprits, found.probes), (vec![0], 0));
     }
 
     #[test]
-    fn two_polluters_needed_together_fall_back_to_ddmin() {
-        let found = run(40, &[3, 31], &[]);
-        assert_eq!(found.culprits, vec![3, 31]);
-        assert_eq!(found.method, Method::Ddmin);
+    fn two_polluters_needed_together_cost_two_searches() {
+        let found = run(200, &[3, 131]);
+        assert_eq!(found.culprits, vec![3, 131]);
+        assert!(found.probes <= 2 * (8 + 1), "{}", found.probes);
     }
 
     #[test]
-    fn a_cleaner_after_the_polluter_is_left_out() {
-        // 5 pollutes, 6 cleans: only 5 alone (or 5 with tests other than 6) flips.
-        let found = run(20, &[5], &[6]);
-        assert_eq!(found.culprits, vec![5]);
+    fn of_two_polluters_either_of_which_suffices_one_is_named() {
+        let prefix: Vec<usize> = (0..40).collect();
+        let found = bisect(&prefix, |ran: &[usize]| {
+            Ok::<_, Infallible>(if ran.contains(&9) || ran.contains(&30) {
+                ProbeOutcome::Flipped
+            } else {
+                ProbeOutcome::Unchanged
+            })
+        })
+        .unwrap_or_else(|never| match never.error {});
+        assert_eq!(found.culprits, vec![9]);
     }
 
     #[test]
     fn no_subset_is_probed_twice() {
         let prefix: Vec<usize> = (0..64).collect();
-        let world = world(&[10, 50], &[]);
+        let world = world(&[10, 50]);
         let mut asked: Vec<Vec<usize>> = Vec::new();
         let found = bisect(&prefix, |ran: &[usize]| {
             asked.push(ran.to_vec());
@@ -324,7 +248,7 @@ mod tests {
     #[test]
     fn an_error_stops_the_search_and_keeps_the_smallest_flipping_set() {
         let prefix: Vec<usize> = (0..16).collect();
-        let world = world(&[2], &[]);
+        let world = world(&[2]);
         let mut left = 2;
         let stopped = bisect(&prefix, |ran: &[usize]| {
             if left == 0 {
@@ -338,7 +262,7 @@ mod tests {
         };
         assert_eq!(stopped.error, "budget");
         assert_eq!(stopped.probes, 2);
-        // 0..8 flipped, then 0..4 flipped.
+        // The first 8 flipped, then the first 4.
         assert_eq!(stopped.smallest_flipping, vec![0, 1, 2, 3]);
     }
 
@@ -359,7 +283,7 @@ mod tests {
     #[test]
     fn linear_search_probes_from_the_nearest() {
         let prefix: Vec<usize> = (0..10).collect();
-        let world = world(&[7], &[]);
+        let world = world(&[7]);
         let found = linear_search(&prefix, |ran: &[usize]| Ok::<_, Infallible>(world(ran)));
         assert_eq!(found.ok(), Some((Some(7), 3)));
     }
@@ -376,8 +300,8 @@ mod tests {
         ) {
             let needed: Vec<usize> = needed.into_iter().filter(|&x| x < n).collect();
             prop_assume!(!needed.is_empty());
-            let world = world(&needed, &[]);
-            let found = run(n, &needed, &[]);
+            let world = world(&needed);
+            let found = run(n, &needed);
             prop_assert_eq!(world(&found.culprits), ProbeOutcome::Flipped);
             prop_assert!(found.culprits.windows(2).all(|w| w[0] < w[1]));
             for drop in 0..found.culprits.len() {

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::bisect::{self, Method, ProbeOutcome};
+use super::bisect::{self, ProbeOutcome};
 use super::seeds::{nth_seed, shuffled};
 use crate::results::{Failure, Outcome};
 use crate::runner::{GivenOrder, OrderSupport};
@@ -380,8 +380,6 @@ pub struct BisectionReport {
     pub candidates: usize,
     /// Probes the search ran (verification not included).
     pub probes: u32,
-    /// How the culprits were found; `None` when the search was interrupted.
-    pub method: Option<Method>,
     /// The culprits, or the smallest flipping set seen when interrupted.
     pub culprits: Vec<String>,
     /// The search was stopped by the budget before it finished.
@@ -821,7 +819,6 @@ impl<P: Prober> Driver<'_, P> {
             seed: flip.seed,
             candidates: flip.before.len(),
             probes: 0,
-            method: None,
             culprits: flip.before.clone(),
             interrupted: false,
         };
@@ -849,7 +846,6 @@ impl<P: Prober> Driver<'_, P> {
         let culprits = match searched {
             Ok(found) => {
                 report.probes = found.probes;
-                report.method = Some(found.method);
                 report.culprits.clone_from(&found.culprits);
                 self.found.bisection = Some(report);
                 found.culprits
@@ -1305,8 +1301,9 @@ mod tests {
         assert_eq!(found.verdict, Verdict::OrderDependentUnisolated);
         let bisection = found.bisection.as_ref().expect("started");
         assert!(bisection.interrupted);
-        // 0..100 and 100..150 do not flip, 150..175 does: the smallest flipping set seen.
-        assert_eq!(bisection.culprits, names(200)[150..175].to_vec());
+        // The first 100 and the first 150 do not flip, the first 175 do: the smallest
+        // flipping set seen.
+        assert_eq!(bisection.culprits, names(200)[..175].to_vec());
         assert!(probes.iter().all(|p| p.time_limit > Duration::ZERO));
         assert!(!found.verdict.explains_red());
     }

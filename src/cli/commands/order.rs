@@ -220,15 +220,15 @@ fn print_human(
         ))?;
     }
     if let Some(bisection) = &found.bisection {
-        let how = match bisection.method {
-            Some(order::bisect::Method::BinarySplit) => "binary split",
-            Some(order::bisect::Method::Ddmin) => "ddmin",
-            None => "stopped",
-        };
         printer.line(&format!(
-            "  bisection: {} probes over {} tests before it ({how}, order from the {} run, seed {})",
+            "  bisection: {} probes over {} tests before it{} (order from the {} run, seed {})",
             bisection.probes,
             bisection.candidates,
+            if bisection.interrupted {
+                ", stopped"
+            } else {
+                ""
+            },
             bisection.from.as_str(),
             bisection.seed
         ))?;
