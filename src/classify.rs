@@ -29,6 +29,15 @@ pub enum Bucket {
     StablePass,
     /// It passed every run, but only on tests the change itself added: proves little.
     UntrustedGreen,
+    /// `candor order`: it passes alone and fails after a polluter (named in the reason).
+    OrderDependentVictim,
+    /// `candor order`: it fails alone and passes after a state-setter (named in the
+    /// reason).
+    OrderDependentBrittle,
+    /// `candor order`: alone, its outcome follows the seed (a failing seed in the reason).
+    SeedDependent,
+    /// `candor order`: it fails when run twice in one process.
+    RepeatDependent,
 }
 
 impl Bucket {
@@ -41,6 +50,10 @@ impl Bucket {
             Bucket::Unclassified => "unclassified",
             Bucket::StablePass => "stable-pass",
             Bucket::UntrustedGreen => "untrusted-green",
+            Bucket::OrderDependentVictim => "order-dependent-victim",
+            Bucket::OrderDependentBrittle => "order-dependent-brittle",
+            Bucket::SeedDependent => "seed-dependent",
+            Bucket::RepeatDependent => "repeat-dependent",
         }
     }
 
@@ -53,6 +66,18 @@ impl Bucket {
             Bucket::Unclassified => "pin the seed and rerun",
             Bucket::StablePass => "nothing",
             Bucket::UntrustedGreen => "do not count it: the change wrote the test that passes",
+            Bucket::OrderDependentVictim => {
+                "not the change's: make the polluter restore the state it changes, or the test set up its own"
+            }
+            Bucket::OrderDependentBrittle => {
+                "not the change's: give the test the setup it now borrows from the state-setter"
+            }
+            Bucket::SeedDependent => {
+                "not the change's: make the test hold for every seed; reproduce with the failing one"
+            }
+            Bucket::RepeatDependent => {
+                "not the change's: reset the state the test's first run leaves behind"
+            }
         }
     }
 
@@ -60,7 +85,14 @@ impl Bucket {
     pub fn is_red(self) -> bool {
         matches!(
             self,
-            Bucket::InvariantMiss | Bucket::FixtureDrift | Bucket::Noise | Bucket::Unclassified
+            Bucket::InvariantMiss
+                | Bucket::FixtureDrift
+                | Bucket::Noise
+                | Bucket::Unclassified
+                | Bucket::OrderDependentVictim
+                | Bucket::OrderDependentBrittle
+                | Bucket::SeedDependent
+                | Bucket::RepeatDependent
         )
     }
 }
@@ -102,11 +134,15 @@ pub fn noisy_message(text: &str) -> bool {
 }
 
 /// Buckets every test in the records, in test-id order. Skipped runs say nothing and are
-/// left out; a test with only skips is not listed.
+/// left out; a test with only skips is not listed. Order probes are left out too: they
+/// flip the test on purpose, and `candor order`'s verdict is their bucket
+/// (`order::classified`).
 pub fn classify(records: &[RunRecord]) -> Vec<Classified> {
     let mut by_test: BTreeMap<&str, Vec<&RunRecord>> = BTreeMap::new();
     for record in records {
-        if record.outcome != crate::results::Outcome::Skip {
+        if record.outcome != crate::results::Outcome::Skip
+            && record.side != crate::records::Side::Probe
+        {
             by_test.entry(&record.test).or_default().push(record);
         }
     }

@@ -139,7 +139,8 @@ fn a_polluter_hidden_among_fifty_tests_is_found_and_the_pair_verified() {
     let (code, output) = run_in(&suite.repo, &alone);
     assert_eq!(code, 0, "{output}");
 
-    // Every probe is a run with a log and a run record naming the commit and the seed.
+    // Every probe is a run with a log and a run record (candor.run-record.v1) naming the
+    // commit and the seed.
     let probes = probes_of(&line);
     assert!(probes.len() >= 15, "{line}");
     for probe in &probes {
@@ -148,20 +149,39 @@ fn a_polluter_hidden_among_fifty_tests_is_found_and_the_pair_verified() {
             &std::fs::read_to_string(&record_path).expect("the record exists"),
         )
         .expect("the record is JSON");
+        assert_eq!(record["schema"], "candor.run-record.v1");
         assert_eq!(record["test"], VICTIM);
-        assert_eq!(record["side"], "order");
+        assert_eq!(record["side"], "probe");
+        assert_eq!(record["sequence"], probe["number"]);
         assert_eq!(record["commit"].as_str(), Some(head.as_str()));
-        assert_eq!(record["purpose"], probe["purpose"]);
-        assert!(
-            record["seed"]
-                .as_str()
-                .is_some_and(|s| s.starts_with("--randomly-seed=")),
-            "{record}"
-        );
+        assert_eq!(record["seed"], probe["seed"], "{record}");
         assert!(record["argv"].as_array().is_some_and(|a| !a.is_empty()));
         assert!(Path::new(record["log"].as_str().unwrap_or_default()).is_file());
-        assert_eq!(record["outcome"], probe["outcome"]);
+        if probe["purpose"] != "repeat" {
+            assert_eq!(record["outcome"], probe["outcome"]);
+        }
     }
+    let finding = PathBuf::from(line["dir"].as_str().expect("a dir")).join("order.json");
+    assert!(finding.is_file(), "the finding is kept with the records");
+    assert_eq!(line["classified"]["bucket"], "order-dependent-victim");
+    assert!(
+        line["classified"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains(POLLUTER))
+    );
+
+    // `candor classify` on the probes' records leaves them out: they flip on purpose.
+    let records = PathBuf::from(line["dir"].as_str().expect("a dir")).join("records");
+    let classify = suite.candor(
+        &[
+            "classify",
+            "--format",
+            "json",
+            &records.display().to_string(),
+        ],
+        &[],
+    );
+    assert!(classify.lines_of("classify").is_empty(), "{classify:?}");
 }
 
 #[test]

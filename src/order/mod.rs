@@ -10,7 +10,7 @@
 //! | [`prefix`] | the order a results file recorded |
 //! | [`state`] | the shared state a failure shows |
 //! | [`explain`] | reproduction quoting, suggested fix, ticket |
-//! | [`probe`], [`record`] | probes as real runs through the runner adapter, one run record each |
+//! | [`probe`] | probes as real runs through the runner adapter, one run record each (`crate::records`) |
 //! | [`seeds`] | seeds derived from one base seed; a seeded shuffle |
 //!
 //! Nothing here decides what a red means for a change; the verdict says only whether
@@ -21,7 +21,6 @@ pub mod driver;
 pub mod explain;
 pub mod prefix;
 pub mod probe;
-pub mod record;
 pub mod seeds;
 pub mod state;
 
@@ -36,9 +35,13 @@ pub use driver::{
 };
 pub use state::SharedState;
 
+use crate::classify::{Bucket, Classified};
 use crate::results::ParseOptions;
 use crate::runner::process::Executor;
 use crate::runner::{self, Adapter, Arrangement, GivenOrder, RunOptions, RunnerError};
+
+/// Where the fixtures are whose hash the run records carry (as `compare`'s do).
+const FIXTURES_DIR: &str = "tests/fixtures";
 
 /// What a runner-backed investigation needs.
 pub struct Setup<'a> {
@@ -48,8 +51,8 @@ pub struct Setup<'a> {
     pub executor: &'a dyn Executor,
     /// The repository root.
     pub repo_root: &'a Path,
-    /// The investigation's directory (`.candor/runs/order-XXXXXX`): one subdirectory per
-    /// probe with its log, report and run record.
+    /// The investigation's directory (`.candor/runs/order-XXXXXX`): each probe's log and
+    /// report in `probe/NNN/`, its run record in `records/`.
     pub dir: &'a Path,
     /// The longest one probe may run (`[runner] timeout_seconds`); the budget may cut it
     /// shorter.
@@ -99,7 +102,7 @@ pub fn build_request(
         };
         return Ok((request, 0));
     }
-    let context = runner::Context::new(setup.repo_root, setup.dir.join("000-list"), setup.executor)
+    let context = runner::Context::new(setup.repo_root, setup.dir.join("list"), setup.executor)
         .with_timeout(Some(setup.timeout), setup.grace);
     let listed = adapter.list(&context)?;
     let scope = adapter.process_scope(test);
@@ -175,6 +178,9 @@ pub fn investigate(
             parse: setup.parse.clone(),
             test: request.test.clone(),
             commit: setup.commit.map(str::to_owned),
+            fixture_hash: crate::records::fixture_hash(&setup.repo_root.join(FIXTURES_DIR))
+                .ok()
+                .flatten(),
         },
         on_probe,
     };
@@ -189,13 +195,91 @@ pub fn investigate(
     let suggested_fix = explain::suggested_fix(&investigation, &shared_state);
     let pasted = reproduction.as_deref().map(explain::shell_words);
     let ticket = explain::ticket(&investigation, &shared_state, pasted.as_deref());
-    Ok(Finding {
+    let finding = Finding {
         investigation,
         shared_state,
         reproduction,
         suggested_fix,
         ticket,
         dir: setup.dir.to_owned(),
+    };
+    write_finding(&finding, &setup.dir.join(FINDING_FILE))?;
+    Ok(finding)
+}
+
+/// The file in the investigation's directory that holds the whole finding as JSON.
+pub const FINDING_FILE: &str = "order.json";
+
+/// Writes the finding whole or not at all.
+fn write_finding(finding: &Finding, path: &Path) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    fs_err::create_dir_all(dir)?;
+    let mut text = serde_json::to_string_pretty(finding).map_err(std::io::Error::other)?;
+    text.push('\n');
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(&mut file, text.as_bytes())?;
+    file.persist(path).map_err(|error| error.error)?;
+    Ok(())
+}
+
+/// The classifier's bucket for a finding (`classify::Bucket`), with the polluter,
+/// state-setter or failing seed in its reason; `None` when the verdict explains nothing.
+pub fn classified(finding: &Finding) -> Option<Classified> {
+    let investigation = &finding.investigation;
+    let runs = u32::try_from(investigation.probes.len()).unwrap_or(u32::MAX);
+    let failures = u32::try_from(
+        investigation
+            .probes
+            .iter()
+            .filter(|p| p.outcome.is_some_and(crate::results::Outcome::is_red))
+            .count(),
+    )
+    .unwrap_or(u32::MAX);
+    let states = if finding.shared_state.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = finding
+            .shared_state
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        format!("; shared state: {}", names.join(", "))
+    };
+    let (bucket, reason) = match &investigation.verdict {
+        Verdict::OrderDependentVictim { polluters } => (
+            Bucket::OrderDependentVictim,
+            format!(
+                "passes alone, fails after {}{states}",
+                polluters.join(" and ")
+            ),
+        ),
+        Verdict::OrderDependentBrittle { state_setters } => (
+            Bucket::OrderDependentBrittle,
+            format!(
+                "fails alone, passes after {}{states}",
+                state_setters.join(" and ")
+            ),
+        ),
+        Verdict::SeedDependent {
+            failing_seed,
+            passing_seed,
+        } => (
+            Bucket::SeedDependent,
+            format!("fails with seed {failing_seed} every run, passes with seed {passing_seed}"),
+        ),
+        Verdict::RepeatDependent { count } => (
+            Bucket::RepeatDependent,
+            format!("passes alone, fails when run {count} times in one process{states}"),
+        ),
+        _ => return None,
+    };
+    Some(Classified {
+        test: investigation.test.clone(),
+        bucket,
+        spend: bucket.spend(),
+        reason,
+        runs,
+        failures,
     })
 }
 

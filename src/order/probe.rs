@@ -1,14 +1,15 @@
-//! Probes as real runs: each one through the runner adapter in a fresh process, in its
-//! own directory (`NNN-purpose/`) holding the runner's log, its report and the run
-//! record, with what is left of the budget as its time limit.
+//! Probes as real runs: each one through the runner adapter in a fresh process, its log
+//! and report in `probe/NNN/`, its run record (`crate::records`, side `probe`) in
+//! `records/NNN-probe.record.json` of the investigation's directory, with what is left of
+//! the budget as its time limit.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::driver::{Observation, Probe, ProbeKind, Prober};
 use super::prefix::is_repetition_of;
-use super::record::{self, ProbeRecord};
-use crate::results::{self, Execution, ParseOptions};
+use crate::records::{self, RunRecord, SCHEMA, Side};
+use crate::results::{self, Execution, Outcome, ParseOptions};
 use crate::runner::process::Executor;
 use crate::runner::{self, Adapter, Arrangement, RunOptions, RunnerError};
 
@@ -20,7 +21,7 @@ pub struct RunnerProber<'a> {
     pub executor: &'a dyn Executor,
     /// The repository root; every run happens there.
     pub repo_root: PathBuf,
-    /// The investigation's directory; each probe gets a subdirectory.
+    /// The investigation's directory.
     pub dir: PathBuf,
     /// The longest a probe may run however much budget is left (`[runner]
     /// timeout_seconds`).
@@ -33,70 +34,61 @@ pub struct RunnerProber<'a> {
     pub test: String,
     /// The commit, for the records.
     pub commit: Option<String>,
+    /// The fixtures' hash, for the records (`records::fixture_hash`).
+    pub fixture_hash: Option<String>,
 }
 
 impl Prober for RunnerProber<'_> {
     type Error = RunnerError;
 
     fn run(&mut self, probe: &Probe) -> Result<Observation, RunnerError> {
-        let dir = self
-            .dir
-            .join(format!("{:03}-{}", probe.number, probe.purpose.as_str()));
-        fs_err::create_dir_all(&dir)?;
-        let context = runner::Context::new(&self.repo_root, &dir, self.executor)
+        let scratch = self.dir.join("probe").join(format!("{:03}", probe.number));
+        fs_err::create_dir_all(&scratch)?;
+        let context = runner::Context::new(&self.repo_root, &scratch, self.executor)
             .with_timeout(Some(self.timeout.min(probe.time_limit)), self.grace);
         let options = RunOptions {
             seed: Some(probe.seed),
         };
         let test = self.test.clone();
-        let with_test = |before: &[String]| {
-            let mut tests = before.to_vec();
-            tests.push(test.clone());
-            tests
-        };
-        let (report, tests_before) = match &probe.kind {
-            ProbeKind::Alone => (self.adapter.run_one(&context, &test, options)?, Vec::new()),
-            ProbeKind::Ordered(before) => (
-                self.adapter.run_ordered(
-                    &context,
-                    &with_test(before),
-                    Arrangement::AsGiven,
-                    options,
-                )?,
-                before.clone(),
-            ),
-            ProbeKind::Shuffled(all) => (
-                self.adapter.run_ordered(
-                    &context,
-                    all,
-                    Arrangement::Shuffled(probe.seed),
-                    options,
-                )?,
-                Vec::new(),
-            ),
-            ProbeKind::Repeated(count) => (
+        let report = match &probe.kind {
+            ProbeKind::Alone => self.adapter.run_one(&context, &test, options)?,
+            ProbeKind::Ordered(before) => {
+                let mut tests = before.clone();
+                tests.push(test.clone());
                 self.adapter
-                    .run_repeated(&context, &test, *count, options)?,
-                Vec::new(),
-            ),
+                    .run_ordered(&context, &tests, Arrangement::AsGiven, options)?
+            }
+            ProbeKind::Shuffled(all) => self.adapter.run_ordered(
+                &context,
+                all,
+                Arrangement::Shuffled(probe.seed),
+                options,
+            )?,
+            ProbeKind::Repeated(count) => self
+                .adapter
+                .run_repeated(&context, &test, *count, options)?,
         };
         let executions = read_report(&report.report, &self.parse);
         let mut observed = observe(&executions, &test);
-        let invocation = report.invocations.last();
+        let invocation = report.invocations.first();
         observed.timed_out = report.timed_out();
         observed.argv = invocation.map(|i| i.argv.clone()).unwrap_or_default();
         observed.log = invocation.map(|i| i.log.clone());
-        let record_path = dir.join("record.json");
-        let record = ProbeRecord {
+        let mut record = RunRecord {
+            schema: SCHEMA.to_owned(),
             test: test.clone(),
-            side: "order",
+            side: Side::Probe,
+            sequence: probe.number,
             commit: self.commit.clone(),
-            seed: report.seed.as_ref().map(|s| s.argument.clone()),
-            fixture_hash: None,
-            outcome: observed.outcome,
-            signature: observed.failure.as_ref().map(results::Failure::signature),
-            message: observed.failure.as_ref().map(|f| f.message.clone()),
-            duration_seconds: report
+            seed: report.seed.as_ref().map(|s| s.value),
+            fixture_hash: self.fixture_hash.clone(),
+            outcome: Outcome::Error,
+            found: false,
+            signature: None,
+            exception: None,
+            message: None,
+            duration_seconds: None,
+            wall_seconds: report
                 .invocations
                 .iter()
                 .map(|i| i.outcome.duration.as_secs_f64())
@@ -104,16 +96,23 @@ impl Prober for RunnerProber<'_> {
             argv: observed.argv.clone(),
             exit_status: report.exit_code(),
             timed_out: observed.timed_out,
-            probe: probe.number,
-            purpose: probe.purpose.as_str(),
-            tests_before,
-            ran_before: observed.before.clone(),
-            repetitions: observed.repetitions.clone(),
+            started_at: invocation.map_or_else(jiff::Timestamp::now, |i| i.outcome.started_at),
             log: observed.log.clone().unwrap_or_default(),
             report: report.report.clone(),
+            new_test: false,
         };
-        record::write(&record, &record_path)?;
-        observed.record = Some(record_path);
+        // A repeated run's record is about its first red repetition, if any.
+        let instances: Vec<&Execution> = executions
+            .iter()
+            .filter(|e| e.test_id == test || is_repetition_of(&e.test_id, &test))
+            .collect();
+        let shown = instances
+            .iter()
+            .find(|e| e.outcome.is_red())
+            .or_else(|| instances.first())
+            .copied();
+        record.set_execution(shown);
+        observed.record = Some(records::write(&self.dir.join("records"), &record)?);
         Ok(observed)
     }
 }

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::running::scratch;
+use crate::classify::Classified;
 use crate::cli::error::CliError;
 use crate::cli::output::{Printer, Style, terminal_safe};
 use crate::cli::settings::OrderSettings;
@@ -38,6 +39,8 @@ struct OrderLine<'a> {
     /// Tests of the recorded order left out because the runner no longer lists them or
     /// they run in another process.
     recorded_dropped: usize,
+    /// The classifier's bucket, when the verdict explains the red.
+    classified: Option<Classified>,
 }
 
 pub(super) fn run(
@@ -51,7 +54,7 @@ pub(super) fn run(
     let executor = SystemExecutor;
     let dir = scratch(repo_root, "order")?;
     let runner_config = &config.runner;
-    let setup_context = runner::Context::new(repo_root, dir.join("000-setup"), &executor)
+    let setup_context = runner::Context::new(repo_root, dir.join("setup"), &executor)
         .with_timeout(Some(runner_config.timeout), runner_config.grace);
     let adapter = runner::adapter(runner_config, &setup_context)?;
     let test = settings.test_id.as_str();
@@ -107,6 +110,7 @@ pub(super) fn run(
                 finding: &finding,
                 reproduction_command: pasted,
                 recorded_dropped: dropped,
+                classified: order::classified(&finding),
             },
         )?;
     } else {
