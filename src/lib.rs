@@ -13,6 +13,7 @@ pub mod ci_env;
 pub mod cli;
 pub mod env_vars;
 pub mod exit_codes;
+pub mod gate;
 pub mod git;
 pub mod history;
 pub mod ingest;

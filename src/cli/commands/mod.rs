@@ -2,10 +2,13 @@
 //! code, or a [`CliError`] that ends it.
 
 mod demo;
+mod freeze;
 mod ingest;
 mod init;
 mod ledger;
 mod lint;
+mod lint_diff;
+mod lock;
 mod reliability;
 mod rerun;
 mod running;
@@ -62,6 +65,9 @@ pub fn run(
             printer,
         ),
         Command::Demo(demo) => demo::run(demo, context, settings.today, printer),
+        Command::LintDiff(lint) => lint_diff::run(lint, &settings.repo_root, printer),
+        Command::Lock(lock) => lock::run(*lock, &settings.repo_root, printer),
+        Command::FreezeCheck => freeze::run(&settings.repo_root, settings.today, printer),
     }
 }
 
