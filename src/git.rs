@@ -270,6 +270,8 @@ impl Git {
         let mut child = self
             .command(&["cat-file", "--batch"])
             .stdin(Stdio::piped())
+            // Nothing reads it while the batch runs; a missing object is said on stdout.
+            .stderr(Stdio::null())
             .spawn()
             .map_err(GitError::Spawn)?;
         let mut stdin = child
