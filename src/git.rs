@@ -1,6 +1,7 @@
 //! git through the `git` program, never a shell: argv only, stdin closed, and the
 //! variables that would point git at another repository removed from its environment.
-//! Answers only what candor needs (repository root, HEAD, branch, merge base).
+//! Answers only what candor needs (repository root, HEAD, branch, merge base) and keeps
+//! the one worktree `compare` measures the merge base in.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -24,6 +25,14 @@ pub enum GitError {
         dir: PathBuf,
         /// The first line of what git wrote on stderr.
         stderr: String,
+    },
+    /// A folder candor keeps for git could not be cleared.
+    #[error("could not remove {}: {source}", path.display())]
+    Clear {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
     },
     /// git printed something that is not UTF-8 where a path or name was expected.
     #[error("`git {args}` printed a non-UTF-8 answer")]
@@ -135,6 +144,53 @@ impl Git {
             }
         }
         Ok(None)
+    }
+
+    /// Checks `commit` out, detached, in a worktree at `path` that candor owns: created on
+    /// first use, reused afterwards (its untracked files removed, ignored build output
+    /// kept, so a second comparison does not rebuild from nothing). The user's own work
+    /// tree is never touched.
+    pub fn checkout_worktree(&self, path: &Path, commit: &str) -> Result<(), GitError> {
+        let path_text = path.to_string_lossy();
+        if path.join(".git").exists() {
+            let worktree = Git::new(path);
+            worktree.succeed(&["checkout", "--quiet", "--detach", "--force", commit])?;
+            worktree.succeed(&["clean", "--quiet", "-ffd"])?;
+            return Ok(());
+        }
+        // A folder left by a crash, or a worktree git still lists after its folder went.
+        if path.exists() {
+            std::fs::remove_dir_all(path).map_err(|source| GitError::Clear {
+                path: path.to_owned(),
+                source,
+            })?;
+        }
+        self.succeed(&["worktree", "prune"])?;
+        self.succeed(&[
+            "worktree", "add", "--quiet", "--detach", "--force", &path_text, commit,
+        ])
+    }
+
+    /// Removes a worktree made by [`Git::checkout_worktree`], folder and registration.
+    pub fn remove_worktree(&self, path: &Path) -> Result<(), GitError> {
+        if path.exists() {
+            self.succeed(&["worktree", "remove", "--force", &path.to_string_lossy()])?;
+        }
+        self.succeed(&["worktree", "prune"])
+    }
+
+    /// Runs git for its effect; any non-zero exit is an error with git's first line.
+    fn succeed(&self, args: &[&str]) -> Result<(), GitError> {
+        let output = self.command(args).output().map_err(GitError::Spawn)?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        Err(GitError::Failed {
+            args: args.join(" "),
+            dir: self.dir.clone(),
+            stderr: stderr.lines().next().unwrap_or("").trim().to_owned(),
+        })
     }
 
     /// Runs git and returns its trimmed stdout; `None` when git exits non-zero without an

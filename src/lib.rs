@@ -10,7 +10,9 @@
 //! `docs/architecture.md`.
 
 pub mod ci_env;
+pub mod classify;
 pub mod cli;
+pub mod compare;
 pub mod env_vars;
 pub mod exit_codes;
 pub mod gate;
@@ -19,6 +21,7 @@ pub mod history;
 pub mod ingest;
 pub mod ledger;
 pub mod policy;
+pub mod records;
 pub mod reliability;
 pub mod results;
 pub mod runner;

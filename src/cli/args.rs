@@ -70,6 +70,15 @@ pub enum RawCommand {
     Triage(RawTriage),
     /// Rerun one known flake in isolation, after writing its ledger line.
     Rerun(RawRerun),
+    /// Measure one test's failure rate on the branch against the merge base, interleaved,
+    /// before anyone writes a fix: same-rate writes a quarantine ticket.
+    Compare(RawCompare),
+    /// Check a claimed deterministic reproduction: with the seed, the test fails on the
+    /// merge base every run and passes on the branch every run.
+    Repro(RawRepro),
+    /// Bucket run records per test (invariant-miss, fixture-drift, noise, unclassified,
+    /// stable-pass, untrusted-green) with what to spend on each.
+    Classify(RawClassify),
     /// Store result files (JUnit XML, libtest JSON, `go test -json`) in the history.
     Ingest(RawIngest),
     /// List every test in the history with its record.
@@ -137,6 +146,63 @@ pub struct RawRerun {
     /// The seed to hand the runner, where it takes one [default: a new one, recorded].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+}
+
+/// `candor compare`.
+#[derive(Debug, Args)]
+pub struct RawCompare {
+    /// The test's id, as `candor tests` lists it.
+    #[arg(value_name = "TEST")]
+    pub test: String,
+    /// Compare against the merge base of HEAD with this branch or commit [default: the
+    /// default branch].
+    #[arg(long, value_name = "REF", value_parser = NonEmptyStringValueParser::new())]
+    pub base: Option<String>,
+    /// Most runs per side [default: candor.toml's `[compare] runs`, 30].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub runs: Option<u32>,
+    /// Largest false branch-worse rate [default: `[compare] alpha`, 0.05].
+    #[arg(long, value_name = "A", value_parser = parse_alpha)]
+    pub alpha: Option<f64>,
+    /// Run every planned run: no early stopping.
+    #[arg(long)]
+    pub no_early_stop: bool,
+    /// Derive every run's seed from this one, to replay a comparison [default: a new one,
+    /// printed].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+}
+
+/// `candor repro`.
+#[derive(Debug, Args)]
+pub struct RawRepro {
+    /// The test's id.
+    #[arg(value_name = "TEST")]
+    pub test: String,
+    /// The seed that is claimed to reproduce the failure.
+    #[arg(long, value_name = "S")]
+    pub seed: u64,
+    /// The merge base of HEAD with this branch or commit [default: the default branch].
+    #[arg(long, value_name = "REF", value_parser = NonEmptyStringValueParser::new())]
+    pub base: Option<String>,
+    /// Runs per side.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub runs: u32,
+}
+
+/// `candor classify`.
+#[derive(Debug, Args)]
+pub struct RawClassify {
+    /// Run record files (`*.record.json`) or folders holding them (`.candor/runs/…`).
+    #[arg(value_name = "RECORD", required = true)]
+    pub records: Vec<PathBuf>,
+}
+
+fn parse_alpha(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(alpha) if alpha > 0.0 && alpha <= 0.5 => Ok(alpha),
+        _ => Err(format!("{text} is not a number above 0 and at most 0.5")),
+    }
 }
 
 /// `candor ledger`.

@@ -109,6 +109,40 @@ pub enum CliError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// `compare` and `repro` found no merge base to measure against.
+    #[error("no merge base of HEAD with {against}")]
+    NoMergeBase {
+        /// The branch or commit it was taken with.
+        against: String,
+    },
+    /// git failed while candor prepared the merge base's worktree.
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+    /// The test is not in the runner's report on one side.
+    #[error("the runner ran no test `{test}` on the {side} ({commit})")]
+    TestMissing {
+        /// The test.
+        test: String,
+        /// `base` or `branch`.
+        side: &'static str,
+        /// The side's commit.
+        commit: String,
+        /// The run's log.
+        log: PathBuf,
+    },
+    /// The test was skipped on one side: nothing to measure.
+    #[error("`{test}` was skipped on the {side}; a skipped run measures nothing")]
+    TestSkipped {
+        /// The test.
+        test: String,
+        /// `base` or `branch`.
+        side: &'static str,
+        /// The run's log.
+        log: PathBuf,
+    },
+    /// Run records could not be read.
+    #[error(transparent)]
+    Records(#[from] crate::records::RecordError),
     /// Writing the output failed for another reason than the reader going away.
     #[error("could not write the output")]
     Output(#[from] std::io::Error),
@@ -190,6 +224,23 @@ impl CliError {
             CliError::Read { .. } => Some("check that the file exists and is readable".into()),
             CliError::Demo { .. } => Some(
                 "the demo needs git and cargo on PATH and a writable temporary directory".into(),
+            ),
+            CliError::NoMergeBase { .. } => Some(
+                "fetch the base branch (a shallow clone may lack it) or name one with --base".into(),
+            ),
+            CliError::Git(_) => Some(
+                "check the repository with `git worktree list`; candor's worktree is under .candor/worktrees and can be removed".into(),
+            ),
+            CliError::TestMissing { log, side, .. } => Some(format!(
+                "check the id with `candor tests`; a test the change adds does not exist on the base, so there is nothing to compare ({side} log: {})",
+                log.display()
+            )),
+            CliError::TestSkipped { log, .. } => Some(format!(
+                "remove the skip, or compare a test that runs; log: {}",
+                log.display()
+            )),
+            CliError::Records(_) => Some(
+                "give `.record.json` files written by candor compare, repro or the gate, or the folders under .candor/runs that hold them".into(),
             ),
             CliError::Output(_) => None,
             CliError::Gate(error) => error.hint(),

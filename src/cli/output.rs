@@ -180,6 +180,24 @@ impl Printer {
         self.write_err(&format!("{text}\n"))
     }
 
+    /// A progress bar on stderr for `total` steps, drawn only where progress lines would be
+    /// (a terminal, not under `--quiet`); hidden otherwise, so callers need not ask.
+    pub fn progress_bar(&self, total: u64) -> indicatif::ProgressBar {
+        if !self.settings.progress {
+            return indicatif::ProgressBar::hidden();
+        }
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(total),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({elapsed})")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    }
+
     /// Writes buffered stdout; a closed pipe is not an error.
     pub fn flush(&mut self) -> io::Result<()> {
         self.write_out(|out| out.flush())

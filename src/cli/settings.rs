@@ -84,6 +84,12 @@ pub enum Command {
     Triage(Box<TriageSettings>),
     /// `candor rerun`.
     Rerun(Box<RerunSettings>),
+    /// `candor compare`.
+    Compare(Box<CompareSettings>),
+    /// `candor repro`.
+    Repro(Box<ReproSettings>),
+    /// `candor classify`.
+    Classify(ClassifySettings),
     /// `candor ledger stats`.
     LedgerStats,
     /// `candor lint summary`.
@@ -170,6 +176,48 @@ pub struct TestSettings {
     pub seed: Option<u64>,
     /// The working copy.
     pub workspace: Workspace,
+}
+
+/// `candor compare`, decided.
+#[derive(Debug, Clone)]
+pub struct CompareSettings {
+    /// The test.
+    pub test_id: String,
+    /// The branch or commit whose merge base with HEAD is compared against; `None`: the
+    /// default branch.
+    pub base: Option<String>,
+    /// Most runs per side, overriding `[compare] runs`.
+    pub runs: Option<u32>,
+    /// Alpha, overriding `[compare] alpha`.
+    pub alpha: Option<f64>,
+    /// No early stopping.
+    pub no_early_stop: bool,
+    /// The seed every run's seed derives from.
+    pub seed: Option<u64>,
+    /// The working copy.
+    pub workspace: Workspace,
+}
+
+/// `candor repro`, decided.
+#[derive(Debug, Clone)]
+pub struct ReproSettings {
+    /// The test.
+    pub test_id: String,
+    /// The claimed seed.
+    pub seed: u64,
+    /// As for compare.
+    pub base: Option<String>,
+    /// Runs per side.
+    pub runs: u32,
+    /// The working copy.
+    pub workspace: Workspace,
+}
+
+/// `candor classify`, decided.
+#[derive(Debug, Clone)]
+pub struct ClassifySettings {
+    /// Record files and folders.
+    pub records: Vec<PathBuf>,
 }
 
 /// `candor triage`, decided.
@@ -364,6 +412,25 @@ impl Settings {
                 seed: raw.seed,
                 workspace: resolve_workspace(context, &repo, &mut warnings, raw.change),
             })),
+            RawCommand::Compare(raw) => Command::Compare(Box::new(CompareSettings {
+                test_id: raw.test,
+                base: raw.base,
+                runs: raw.runs,
+                alpha: raw.alpha,
+                no_early_stop: raw.no_early_stop,
+                seed: raw.seed,
+                workspace: resolve_workspace(context, &repo, &mut warnings, None),
+            })),
+            RawCommand::Repro(raw) => Command::Repro(Box::new(ReproSettings {
+                test_id: raw.test,
+                seed: raw.seed,
+                base: raw.base,
+                runs: raw.runs,
+                workspace: resolve_workspace(context, &repo, &mut warnings, None),
+            })),
+            RawCommand::Classify(raw) => Command::Classify(ClassifySettings {
+                records: raw.records.iter().map(|r| context.cwd.join(r)).collect(),
+            }),
             RawCommand::Ledger(RawLedger::Stats) => Command::LedgerStats,
             RawCommand::Lint(RawLint::Summary(raw)) => Command::LintSummary(LintSummarySettings {
                 shown: raw.file.display().to_string(),

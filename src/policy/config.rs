@@ -39,12 +39,43 @@ pub struct Config {
     pub runner: RunnerConfig,
     /// Every `[[fingerprint]]`, in file order.
     pub fingerprints: Vec<Fingerprint>,
+    /// `[compare]`: the sequential design of `candor compare`.
+    pub compare: CompareConfig,
     /// `[lane]`: the merge lane's settings.
     pub lane: LaneConfig,
     /// Every `[[freeze]]`, in file order.
     pub freezes: Vec<Freeze>,
     /// Every `[[ban]]`, in file order.
     pub bans: Vec<Ban>,
+}
+
+/// `[compare]`, resolved: how `candor compare` measures a test on the branch against the
+/// merge base (docs/compare.md).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareConfig {
+    /// Most runs per side.
+    pub runs: u32,
+    /// The largest false branch-worse rate allowed.
+    pub alpha: f64,
+    /// Runs per side between looks; equal to `runs` turns sequential stopping off.
+    pub look_every: u32,
+    /// The smallest increase in failure rate the design is meant to catch: futility stops
+    /// once an increase this large is ruled out.
+    pub min_increase: f64,
+    /// Where quarantine tickets go, relative to the repository root.
+    pub tickets: PathBuf,
+}
+
+impl Default for CompareConfig {
+    fn default() -> Self {
+        CompareConfig {
+            runs: 30,
+            alpha: 0.05,
+            look_every: 5,
+            min_increase: 0.25,
+            tickets: PathBuf::from(".candor/tickets"),
+        }
+    }
 }
 
 /// `[reliability]`, resolved.
@@ -175,6 +206,8 @@ struct RawConfig {
     triage: Option<RawTriage>,
     #[serde(default)]
     runner: Option<Spanned<RawRunner>>,
+    #[serde(default)]
+    compare: Option<RawCompare>,
     /// Read table by table in a second pass, so that errors can name the fingerprint.
     #[serde(default)]
     #[expect(
@@ -234,6 +267,16 @@ struct RawRunner {
     command: Option<Spanned<Vec<String>>>,
     timeout_seconds: Option<Spanned<i64>>,
     grace_seconds: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCompare {
+    runs: Option<Spanned<i64>>,
+    alpha: Option<Spanned<f64>>,
+    look_every: Option<Spanned<i64>>,
+    min_increase: Option<Spanned<f64>>,
+    tickets: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -310,6 +353,7 @@ impl Config {
         let rerun = resolve_rerun(source, raw.rerun)?;
         let triage = resolve_triage(source, raw.triage)?;
         let runner = resolve_runner(source, raw.runner)?;
+        let compare = resolve_compare(source, raw.compare)?;
         let fingerprints = match fingerprint_tables {
             Some(tables) => resolve_fingerprints(source, tables)?,
             None => Vec::new(),
@@ -330,6 +374,7 @@ impl Config {
             triage,
             runner,
             fingerprints,
+            compare,
             lane,
             freezes,
             bans,
@@ -425,6 +470,55 @@ fn resolve_rerun(source: Source<'_>, raw: Option<RawRerun>) -> Result<RerunConfi
         }
     }
     Ok(rerun)
+}
+
+fn resolve_compare(
+    source: Source<'_>,
+    raw: Option<RawCompare>,
+) -> Result<CompareConfig, ConfigError> {
+    let mut compare = CompareConfig::default();
+    let Some(raw) = raw else {
+        return Ok(compare);
+    };
+    if let Some(value) = raw.runs {
+        compare.runs = positive(source, "compare.runs", &value)?;
+    }
+    if let Some(value) = raw.look_every {
+        compare.look_every = positive(source, "compare.look_every", &value)?;
+    }
+    if compare.look_every > compare.runs {
+        return Err(source.error(
+            None,
+            format!(
+                "`compare.look_every` is {} but `compare.runs` is {}: looks come at most every `runs` runs",
+                compare.look_every, compare.runs
+            ),
+        ));
+    }
+    if let Some(value) = raw.alpha {
+        let alpha = *value.get_ref();
+        if !(alpha > 0.0 && alpha <= 0.5) {
+            return Err(source.error(
+                Some(value.span()),
+                format!("`compare.alpha` is {alpha}: it must be above 0 and at most 0.5"),
+            ));
+        }
+        compare.alpha = alpha;
+    }
+    if let Some(value) = raw.min_increase {
+        let increase = *value.get_ref();
+        if !(increase > 0.0 && increase <= 1.0) {
+            return Err(source.error(
+                Some(value.span()),
+                format!("`compare.min_increase` is {increase}: it must be above 0 and at most 1"),
+            ));
+        }
+        compare.min_increase = increase;
+    }
+    if let Some(value) = raw.tickets {
+        compare.tickets = non_empty_path(source, "compare.tickets", value)?;
+    }
+    Ok(compare)
 }
 
 fn resolve_triage(source: Source<'_>, raw: Option<RawTriage>) -> Result<TriageConfig, ConfigError> {

@@ -149,7 +149,37 @@ pub struct Context<'a> {
     pub timeout: Option<Duration>,
     /// Time between SIGTERM and SIGKILL after the timeout.
     pub grace: Duration,
+    /// Whether children get the merge lane's pinned environment ([`PINNED_ENVIRONMENT`]).
+    pub pinned_environment: bool,
     sequence: AtomicU32,
+}
+
+/// What the merge lane's replays change in every child's environment, so that nothing
+/// the user's shell or CI sets can retry, reorder or reseed a replay: variables that carry
+/// runner options are removed, and Python's hash seed is pinned.
+pub const PINNED_ENVIRONMENT: PinnedEnvironment = PinnedEnvironment {
+    removed: &[
+        "PYTEST_ADDOPTS",
+        "PYTEST_PLUGINS",
+        "GOFLAGS",
+        "NEXTEST_RETRIES",
+        "NEXTEST_PROFILE",
+        "NEXTEST_TEST_THREADS",
+        "RUST_TEST_THREADS",
+        "RUST_TEST_SHUFFLE",
+        "RUST_TEST_SHUFFLE_SEED",
+        "CARGO_BUILD_RUSTFLAGS",
+    ],
+    set: &[("PYTHONHASHSEED", "0"), ("PYTHONDONTWRITEBYTECODE", "1")],
+};
+
+/// Variables removed from and set in a child's environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PinnedEnvironment {
+    /// Removed.
+    pub removed: &'static [&'static str],
+    /// Set, name and value.
+    pub set: &'static [(&'static str, &'static str)],
 }
 
 impl<'a> Context<'a> {
@@ -165,6 +195,7 @@ impl<'a> Context<'a> {
             executor,
             timeout: None,
             grace: DEFAULT_GRACE,
+            pinned_environment: false,
             sequence: AtomicU32::new(0),
         }
     }
@@ -174,6 +205,13 @@ impl<'a> Context<'a> {
     pub fn with_timeout(mut self, timeout: Option<Duration>, grace: Duration) -> Self {
         self.timeout = timeout;
         self.grace = grace;
+        self
+    }
+
+    /// The same context, giving every child the merge lane's pinned environment.
+    #[must_use]
+    pub fn with_pinned_environment(mut self) -> Self {
+        self.pinned_environment = true;
         self
     }
 
@@ -187,12 +225,21 @@ impl<'a> Context<'a> {
     /// An invocation running in the repository root, logging into a fresh scratch file,
     /// under this context's time limit.
     pub fn invocation(&self, name: &str, argv: Vec<String>) -> Invocation {
-        Invocation::new(
+        let mut invocation = Invocation::new(
             argv,
             &self.repo_root,
             self.scratch_path(&format!("{name}.log")),
         )
-        .timeout(self.timeout, self.grace)
+        .timeout(self.timeout, self.grace);
+        if self.pinned_environment {
+            for name in PINNED_ENVIRONMENT.removed {
+                invocation = invocation.env_remove(name);
+            }
+            for (name, value) in PINNED_ENVIRONMENT.set {
+                invocation = invocation.env(name, value);
+            }
+        }
+        invocation
     }
 
     /// Runs an invocation and records it.
@@ -516,6 +563,25 @@ mod tests {
 
     fn argv(items: &[&str]) -> Vec<String> {
         strings(items)
+    }
+
+    #[test]
+    fn the_pinned_environment_reaches_every_child_of_a_pinned_context() {
+        let executor = fake::FakeExecutor::new([]);
+        let dir = std::env::temp_dir();
+        let plain = Context::new(&dir, &dir, &executor).invocation("x", argv(&["true"]));
+        assert!(plain.env_set.is_empty() && plain.env_remove.is_empty());
+        let pinned = Context::new(&dir, &dir, &executor)
+            .with_pinned_environment()
+            .invocation("x", argv(&["true"]));
+        assert!(pinned.env_remove.iter().any(|n| n == "PYTEST_ADDOPTS"));
+        assert!(pinned.env_remove.iter().any(|n| n == "GOFLAGS"));
+        assert!(
+            pinned
+                .env_set
+                .iter()
+                .any(|(n, v)| n == "PYTHONHASHSEED" && v == "0")
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! One module per command; each takes its settings and a printer and returns the exit
 //! code, or a [`CliError`] that ends it.
 
+mod classify;
+mod compare;
 mod demo;
 mod freeze;
 mod ingest;
@@ -55,6 +57,15 @@ pub fn run(
             settings.today,
             printer,
         ),
+        Command::Compare(compare) => compare::run(
+            compare,
+            &settings.db,
+            &settings.repo_root,
+            settings.today,
+            printer,
+        ),
+        Command::Repro(repro) => compare::repro(repro, &settings.db, &settings.repo_root, printer),
+        Command::Classify(classify) => classify::run(classify, printer),
         Command::LedgerStats => ledger::run(&settings.repo_root, printer),
         Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
         Command::Test(test) => test::run(

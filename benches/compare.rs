@@ -1,0 +1,247 @@
+//! `cargo bench --bench compare`: two figures for `candor compare` (docs/benchmarks.md).
+//!
+//! 1. **Runs to a verdict**: the sequential design of the default `[compare]` against the
+//!    fixed 20 + 20 protocol (one exact Fisher test after 20 runs per side), for the cases
+//!    the design is judged on: the same rate on both sides (0, 1/7, 0.3), a rise from 0
+//!    to 0.25, a deterministic regression, and a real bug at 3/4 on a 1/7 flake. Mean runs
+//!    and verdict rates come from simulated runs through `compare::measure` (seeded).
+//! 2. **Overhead per rerun**: the release binary compares a trivial test whose "runner" is
+//!    `cp` copying a canned JUnit report, at two run counts; candor's marginal time per run
+//!    beyond its child processes' own wall time is the slope.
+
+use std::convert::Infallible;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+use candor::compare::{self, CompareVerdict};
+use candor::records::{self, RunRecord, SCHEMA, Side};
+use candor::results::Outcome;
+use candor::stats::sequential::Design;
+use clap::Parser;
+
+#[derive(Debug, Parser)]
+#[command(about = "Measures candor compare: runs to a verdict, and overhead per rerun")]
+struct Options {
+    /// Simulated comparisons per case.
+    #[arg(long, default_value_t = 20_000)]
+    simulations: u32,
+    /// Generator seed (printed).
+    #[arg(long, default_value_t = 0x00CA_4D0A)]
+    seed: u64,
+    /// Runs per side of the short and the long overhead measurement.
+    #[arg(long, default_value_t = 5)]
+    short_runs: u32,
+    /// See `--short-runs`.
+    #[arg(long, default_value_t = 45)]
+    long_runs: u32,
+    /// Passed by `cargo bench`; ignored.
+    #[arg(long, hide = true)]
+    bench: bool,
+}
+
+struct Draws(u64);
+
+impl Draws {
+    fn next_unit(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn record(side: Side, sequence: u32, failed: bool) -> RunRecord {
+    RunRecord {
+        schema: SCHEMA.to_owned(),
+        test: "sim".to_owned(),
+        side,
+        sequence,
+        commit: None,
+        seed: Some(1),
+        fixture_hash: None,
+        outcome: if failed { Outcome::Fail } else { Outcome::Pass },
+        found: true,
+        signature: None,
+        exception: None,
+        message: None,
+        duration_seconds: None,
+        wall_seconds: 0.0,
+        argv: Vec::new(),
+        exit_status: 0,
+        timed_out: false,
+        started_at: jiff::Timestamp::UNIX_EPOCH,
+        log: PathBuf::new(),
+        report: PathBuf::new(),
+        new_test: false,
+    }
+}
+
+/// (share called branch-worse or deterministic-regression, mean total runs)
+fn simulate(design: &Design, base: f64, branch: f64, n: u32, draws: &mut Draws) -> (f64, f64) {
+    let (mut worse, mut runs) = (0u32, 0u64);
+    for _ in 0..n {
+        let measured = compare::measure(
+            design,
+            |side, sequence| {
+                let rate = if side == Side::Base { base } else { branch };
+                Ok::<_, Infallible>(record(side, sequence, draws.next_unit() < rate))
+            },
+            |_, _| {},
+        )
+        .unwrap_or_else(|never| match never {});
+        runs += u64::from(measured.runs());
+        if matches!(
+            measured.verdict(),
+            CompareVerdict::BranchWorse | CompareVerdict::DeterministicRegression
+        ) {
+            worse += 1;
+        }
+    }
+    (f64::from(worse) / f64::from(n), runs as f64 / f64::from(n))
+}
+
+fn runs_to_verdict(options: &Options) {
+    let started = Instant::now();
+    let sequential = Design::new(0.05, 30, 5, 0.25);
+    let calibration = started.elapsed();
+    let fixed = Design::new(0.05, 20, 20, 0.25);
+    println!(
+        "Sequential design: looks at {:?} runs per side, calibration factor {:.2}, built in {:.0} ms; seed {}, {} simulations per case\n",
+        sequential.looks(),
+        sequential.calibration(),
+        calibration.as_secs_f64() * 1e3,
+        options.seed,
+        options.simulations
+    );
+    println!(
+        "| case | base | branch | sequential: runs | sequential: called worse | fixed 20+20: runs | fixed 20+20: called worse | runs vs fixed |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    let cases = [
+        ("same rate", 0.0, 0.0),
+        ("same rate", 1.0 / 7.0, 1.0 / 7.0),
+        ("same rate", 0.3, 0.3),
+        ("rise to 1/4", 0.0, 0.25),
+        ("deterministic regression", 0.0, 1.0),
+        ("real bug on a flake", 1.0 / 7.0, 0.75),
+    ];
+    let mut draws = Draws(options.seed);
+    for (name, base, branch) in cases {
+        let (seq_worse, seq_runs) =
+            simulate(&sequential, base, branch, options.simulations, &mut draws);
+        let (fixed_worse, fixed_runs) =
+            simulate(&fixed, base, branch, options.simulations, &mut draws);
+        println!(
+            "| {name} | {base:.3} | {branch:.3} | {seq_runs:.1} | {seq_worse:.3} | {fixed_runs:.0} | {fixed_worse:.3} | {:.2} |",
+            seq_runs / fixed_runs
+        );
+    }
+    println!();
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "b")
+        .env("GIT_AUTHOR_EMAIL", "b@example.invalid")
+        .env("GIT_COMMITTER_NAME", "b")
+        .env("GIT_COMMITTER_EMAIL", "b@example.invalid")
+        .stdout(Stdio::null())
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+/// (candor's wall seconds, the children's wall seconds, runs)
+fn compare_once(repo: &Path, runs_per_side: u32) -> (f64, f64, u32) {
+    let started = Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args([
+            "compare",
+            "suite::trivial",
+            "--no-early-stop",
+            "--seed",
+            "1",
+            "--format",
+            "json",
+            "--runs",
+            &runs_per_side.to_string(),
+        ])
+        .current_dir(repo)
+        .env("CANDOR_DB", repo.join(".candor/history.db"))
+        .output()
+        .expect("candor runs");
+    let wall = started.elapsed().as_secs_f64();
+    let line: serde_json::Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {output:?}"));
+    let dir = PathBuf::from(line["records"].as_str().expect("records"));
+    let records = records::read_all(&[dir]).expect("records");
+    let children: f64 = records.iter().map(|r| r.wall_seconds).sum();
+    (
+        wall,
+        children,
+        u32::try_from(records.len()).expect("few runs"),
+    )
+}
+
+fn overhead(options: &Options) {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let repo = temp.path();
+    git(repo, &["init", "--quiet", "-b", "main"]);
+    std::fs::write(
+        repo.join("candor.toml"),
+        "[runner]\nkind = \"command\"\ncommand = [\"cp\", \"canned/{test}.xml\", \"{report}\"]\n",
+    )
+    .expect("candor.toml");
+    std::fs::create_dir_all(repo.join("canned")).expect("canned");
+    std::fs::write(
+        repo.join("canned/suite::trivial.xml"),
+        "<testsuite name=\"suite\" tests=\"1\"><testcase classname=\"suite\" name=\"trivial\" time=\"0.001\"/></testsuite>\n",
+    )
+    .expect("report");
+    std::fs::write(repo.join(".gitignore"), ".candor/\n").expect("ignore");
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "--quiet", "-m", "trivial"]);
+    // Warm the worktree and the history so both measurements reuse them.
+    compare_once(repo, 1);
+    let mut slopes = Vec::new();
+    for _ in 0..3 {
+        let (short_wall, short_children, short_runs) = compare_once(repo, options.short_runs);
+        let (long_wall, long_children, long_runs) = compare_once(repo, options.long_runs);
+        let extra_runs = f64::from(long_runs - short_runs);
+        let candor_only = (long_wall - long_children) - (short_wall - short_children);
+        slopes.push((
+            candor_only / extra_runs,
+            (long_children - short_children) / extra_runs,
+            long_wall / f64::from(long_runs),
+        ));
+    }
+    slopes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (per_run, child, total) = slopes[1];
+    println!("| measure (median of 3) | per run |");
+    println!("| --- | --- |");
+    println!(
+        "| candor's overhead beyond the runner process | {:.2} ms |",
+        per_run * 1e3
+    );
+    println!(
+        "| the runner process (`cp` of a canned report) | {:.2} ms |",
+        child * 1e3
+    );
+    println!(
+        "| whole `candor compare --runs {}` divided by its runs | {:.2} ms |",
+        options.long_runs,
+        total * 1e3
+    );
+}
+
+fn main() -> ExitCode {
+    let options = Options::parse();
+    runs_to_verdict(&options);
+    overhead(&options);
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,323 @@
+//! The red-bucket classifier: from a test's run records, which kind of red (or green) it
+//! is and what a reader should spend on it next. Pure: records in, buckets out. `compare`,
+//! the gate and `candor classify` all judge with [`classify`]; docs/classify.md has the
+//! rules in the order they are tried.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::records::RunRecord;
+
+/// What a test's runs say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bucket {
+    /// It fails every run, with one seed and one fixture state: the code breaks an
+    /// invariant the test checks.
+    InvariantMiss,
+    /// The fixture files changed between runs: the red may be the data's, not the code's.
+    FixtureDrift,
+    /// Outcomes flip between runs, or the failure cites wall time, a temp path, a port or a
+    /// connection: the test depends on something outside its input.
+    Noise,
+    /// It failed in a run that recorded no seed: nothing can be said until it is pinned.
+    Unclassified,
+    /// It passed every run, on a test the change did not add.
+    StablePass,
+    /// It passed every run, but only on tests the change itself added: proves little.
+    UntrustedGreen,
+}
+
+impl Bucket {
+    /// The spelling in output and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Bucket::InvariantMiss => "invariant-miss",
+            Bucket::FixtureDrift => "fixture-drift",
+            Bucket::Noise => "noise",
+            Bucket::Unclassified => "unclassified",
+            Bucket::StablePass => "stable-pass",
+            Bucket::UntrustedGreen => "untrusted-green",
+        }
+    }
+
+    /// What to spend on a test in this bucket.
+    pub fn spend(self) -> &'static str {
+        match self {
+            Bucket::InvariantMiss => "strengthen a property: the code breaks what the test checks",
+            Bucket::FixtureDrift => "diff and lock the fixture, then rerun on the locked data",
+            Bucket::Noise => "capture the input and fix the test's isolation",
+            Bucket::Unclassified => "pin the seed and rerun",
+            Bucket::StablePass => "nothing",
+            Bucket::UntrustedGreen => "do not count it: the change wrote the test that passes",
+        }
+    }
+
+    /// Whether the bucket holds a red the reader must act on.
+    pub fn is_red(self) -> bool {
+        matches!(
+            self,
+            Bucket::InvariantMiss | Bucket::FixtureDrift | Bucket::Noise | Bucket::Unclassified
+        )
+    }
+}
+
+/// One test's bucket and the facts behind it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Classified {
+    /// The test.
+    pub test: String,
+    /// Its bucket.
+    pub bucket: Bucket,
+    /// What to spend on it.
+    pub spend: &'static str,
+    /// Why this bucket, in one sentence.
+    pub reason: String,
+    /// Runs seen.
+    pub runs: u32,
+    /// Of those, failures.
+    pub failures: u32,
+}
+
+/// Failure messages that point outside the test's input: elapsed time, temporary paths,
+/// ports, connections.
+static NOISY_MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)",
+        r"timed? ?out|timeout|deadline|elapsed|took \d+(\.\d+)? ?(ms|s|sec)|",
+        r"/tmp/|/var/folders/|\\temp\\|\btmp[a-z0-9_]{6,}|",
+        r"\bport \d+|(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0):\d+|",
+        r"connection (refused|reset|aborted|closed)|econnrefused|econnreset|broken pipe|",
+        r"address already in use"
+    ))
+    .expect("the noise pattern is a valid regex")
+});
+
+/// Whether a failure message cites wall time, a temp path, a port or a connection.
+pub fn noisy_message(text: &str) -> bool {
+    NOISY_MESSAGE.is_match(text)
+}
+
+/// Buckets every test in the records, in test-id order. Skipped runs say nothing and are
+/// left out; a test with only skips is not listed.
+pub fn classify(records: &[RunRecord]) -> Vec<Classified> {
+    let mut by_test: BTreeMap<&str, Vec<&RunRecord>> = BTreeMap::new();
+    for record in records {
+        if record.outcome != crate::results::Outcome::Skip {
+            by_test.entry(&record.test).or_default().push(record);
+        }
+    }
+    by_test
+        .into_iter()
+        .map(|(test, runs)| classify_test(test, &runs))
+        .collect()
+}
+
+/// The rules, tried in order (docs/classify.md).
+fn classify_test(test: &str, runs: &[&RunRecord]) -> Classified {
+    let count = u32::try_from(runs.len()).unwrap_or(u32::MAX);
+    let failures = u32::try_from(runs.iter().filter(|r| r.failed()).count()).unwrap_or(u32::MAX);
+    let (bucket, reason) = bucket_of(runs, count, failures);
+    Classified {
+        test: test.to_owned(),
+        bucket,
+        spend: bucket.spend(),
+        reason,
+        runs: count,
+        failures,
+    }
+}
+
+fn bucket_of(runs: &[&RunRecord], count: u32, failures: u32) -> (Bucket, String) {
+    if failures == 0 {
+        return if runs.iter().all(|r| r.new_test) {
+            (
+                Bucket::UntrustedGreen,
+                format!("passed {count} of {count} runs, but the change added this test"),
+            )
+        } else {
+            (
+                Bucket::StablePass,
+                format!("passed {count} of {count} runs"),
+            )
+        };
+    }
+    let mut fixture_hashes: Vec<&Option<String>> = runs.iter().map(|r| &r.fixture_hash).collect();
+    fixture_hashes.dedup();
+    if fixture_hashes.len() > 1 {
+        return (
+            Bucket::FixtureDrift,
+            format!(
+                "the fixture hash took {} values across {count} runs",
+                fixture_hashes.len()
+            ),
+        );
+    }
+    if failures < count {
+        return (
+            Bucket::Noise,
+            format!("outcomes flip: {failures} of {count} runs failed"),
+        );
+    }
+    if let Some(message) = runs
+        .iter()
+        .filter_map(|r| r.message.as_deref())
+        .find(|m| noisy_message(m))
+    {
+        return (
+            Bucket::Noise,
+            format!(
+                "the failure cites time, a path, a port or a connection: {}",
+                first_line(message)
+            ),
+        );
+    }
+    if runs.iter().any(|r| r.seed.is_none()) {
+        return (
+            Bucket::Unclassified,
+            format!("failed {failures} of {count} runs, but not every run recorded its seed"),
+        );
+    }
+    let mut seeds: Vec<Option<u64>> = runs.iter().map(|r| r.seed).collect();
+    seeds.sort_unstable();
+    seeds.dedup();
+    let seeds = if seeds.len() == 1 {
+        "one seed".to_owned()
+    } else {
+        format!("{} seeds", seeds.len())
+    };
+    (
+        Bucket::InvariantMiss,
+        format!("failed {count} of {count} runs with {seeds} and one fixture state"),
+    )
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+/// The exit code `candor classify` ends with: 2 when any test is unclassified (it needs a
+/// pinned seed before anyone reasons about it), 1 when any other red bucket is present,
+/// 0 when every test is green.
+pub fn exit_code(classified: &[Classified]) -> u8 {
+    if classified.iter().any(|c| c.bucket == Bucket::Unclassified) {
+        crate::exit_codes::USAGE_OR_INPUT
+    } else if classified.iter().any(|c| c.bucket.is_red()) {
+        crate::exit_codes::NEGATIVE
+    } else {
+        crate::exit_codes::OK
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::{SCHEMA, Side};
+    use crate::results::Outcome;
+    use jiff::Timestamp;
+    use std::path::PathBuf;
+
+    fn run(outcome: Outcome) -> RunRecord {
+        RunRecord {
+            schema: SCHEMA.to_owned(),
+            test: "t".to_owned(),
+            side: Side::Branch,
+            sequence: 1,
+            commit: None,
+            seed: Some(1),
+            fixture_hash: Some("f".to_owned()),
+            outcome,
+            found: true,
+            signature: None,
+            exception: None,
+            message: (outcome != Outcome::Pass).then(|| "assert 1 == 2".to_owned()),
+            duration_seconds: None,
+            wall_seconds: 0.1,
+            argv: Vec::new(),
+            exit_status: 0,
+            timed_out: false,
+            started_at: Timestamp::UNIX_EPOCH,
+            log: PathBuf::new(),
+            report: PathBuf::new(),
+            new_test: false,
+        }
+    }
+
+    fn bucket(records: &[RunRecord]) -> Bucket {
+        let classified = classify(records);
+        assert_eq!(classified.len(), 1, "{classified:?}");
+        classified[0].bucket
+    }
+
+    #[test]
+    fn every_bucket_has_its_case() {
+        let fail = run(Outcome::Fail);
+        let pass = run(Outcome::Pass);
+        assert_eq!(bucket(&[fail.clone(), fail.clone()]), Bucket::InvariantMiss);
+        assert_eq!(bucket(&[pass.clone(), pass.clone()]), Bucket::StablePass);
+        assert_eq!(bucket(&[fail.clone(), pass.clone()]), Bucket::Noise);
+        let drifted = RunRecord {
+            fixture_hash: Some("g".to_owned()),
+            ..fail.clone()
+        };
+        assert_eq!(bucket(&[fail.clone(), drifted]), Bucket::FixtureDrift);
+        let unseeded = RunRecord {
+            seed: None,
+            ..fail.clone()
+        };
+        assert_eq!(bucket(&[fail.clone(), unseeded]), Bucket::Unclassified);
+        let timeout = RunRecord {
+            message: Some("Timed out after 30s waiting for 127.0.0.1:8080".to_owned()),
+            ..fail.clone()
+        };
+        assert_eq!(bucket(&[timeout.clone(), timeout]), Bucket::Noise);
+        let new = RunRecord {
+            new_test: true,
+            ..pass.clone()
+        };
+        assert_eq!(bucket(&[new.clone(), new]), Bucket::UntrustedGreen);
+    }
+
+    #[test]
+    fn skips_say_nothing_and_tests_are_kept_apart() {
+        let skip = run(Outcome::Skip);
+        assert!(classify(&[skip]).is_empty());
+        let other = RunRecord {
+            test: "u".to_owned(),
+            ..run(Outcome::Fail)
+        };
+        let classified = classify(&[run(Outcome::Pass), other]);
+        let buckets: Vec<_> = classified
+            .iter()
+            .map(|c| (c.test.as_str(), c.bucket))
+            .collect();
+        assert_eq!(
+            buckets,
+            [("t", Bucket::StablePass), ("u", Bucket::InvariantMiss)]
+        );
+        assert_eq!(exit_code(&classified), crate::exit_codes::NEGATIVE);
+    }
+
+    #[test]
+    fn noisy_messages_are_recognised_and_plain_ones_are_not() {
+        for noisy in [
+            "TimeoutError: deadline exceeded",
+            "FileNotFoundError: /tmp/pytest-of-root/x",
+            "ConnectionRefusedError: [Errno 111] Connection refused",
+            "could not bind port 8080",
+            "OSError: Address already in use",
+        ] {
+            assert!(noisy_message(noisy), "{noisy}");
+        }
+        for plain in [
+            "assert 3 == 4",
+            "KeyError: 'total'",
+            "expected 200, got 404",
+        ] {
+            assert!(!noisy_message(plain), "{plain}");
+        }
+    }
+}

@@ -1,0 +1,735 @@
+//! `candor compare` and `candor repro`: the I/O around [`crate::compare`] — the merge
+//! base's worktree under `.candor/worktrees`, one runner process per run on each side, a
+//! run record and a history run for each, the ticket on same-rate, the output.
+
+use std::path::{Path, PathBuf};
+
+use jiff::civil::Date;
+use serde::Serialize;
+
+use super::running::scratch;
+use super::{Open, open_store};
+use crate::classify::{Classified, classify};
+use crate::cli::error::CliError;
+use crate::cli::output::{Printer, terminal_safe};
+use crate::cli::settings::{CompareSettings, ReproSettings, Workspace};
+use crate::compare::ticket::{self, FirstFailure, Ticket};
+use crate::compare::{
+    self, CompareVerdict, Measurement, ReproVerdict, SideSummary, repro_verdict, run_seed,
+};
+use crate::exit_codes;
+use crate::git::Git;
+use crate::history::{HistoryStore, Source};
+use crate::policy::Config;
+use crate::records::{self, RunRecord, SCHEMA, Side};
+use crate::reliability::ReliabilityFile;
+use crate::results::{Outcome, ParseOptions, parse_all};
+use crate::runner::process::SystemExecutor;
+use crate::runner::{self, Adapter, RunOptions, RunReport, SeedSupport};
+use crate::stats::sequential::{Design, Tally, detectable_increase};
+
+/// Where candor keeps the merge base's worktree, relative to the repository root.
+pub(super) const BASE_WORKTREE: &str = ".candor/worktrees/base";
+
+/// The fixtures folder hashed into every run record, relative to a side's root.
+const FIXTURES_DIR: &str = "tests/fixtures";
+
+/// The merge base of HEAD with `against` (default: the default branch).
+fn resolve_base(
+    repo_root: &Path,
+    workspace: &Workspace,
+    against: Option<&str>,
+) -> Result<(String, String), CliError> {
+    let head = workspace.commit.clone().ok_or(CliError::NoCommit)?;
+    let git = Git::new(repo_root);
+    let against = match against {
+        Some(given) => given.to_owned(),
+        None => git.default_branch()?.ok_or_else(|| CliError::NoMergeBase {
+            against: "the default branch (there is no origin/HEAD, main or master)".into(),
+        })?,
+    };
+    let base = git
+        .merge_base(&head, &against)?
+        .ok_or(CliError::NoMergeBase { against })?;
+    Ok((base, head))
+}
+
+/// One side: where it runs and what it is.
+struct SideRoot {
+    root: PathBuf,
+    commit: String,
+    scratch: PathBuf,
+}
+
+/// Runs the test on either side and records each run.
+struct Bench<'a> {
+    test: &'a str,
+    adapter: Box<dyn Adapter>,
+    executor: SystemExecutor,
+    timeout: std::time::Duration,
+    grace: std::time::Duration,
+    base: SideRoot,
+    branch: SideRoot,
+    records_dir: PathBuf,
+    store: Box<dyn HistoryStore>,
+    workspace: &'a Workspace,
+    first_failures: Vec<(Side, FirstFailure)>,
+}
+
+impl Bench<'_> {
+    fn side(&self, side: Side) -> &SideRoot {
+        if side == Side::Base {
+            &self.base
+        } else {
+            &self.branch
+        }
+    }
+
+    /// One run of the test on `side`: runner process, record file, history run.
+    fn run(&mut self, side: Side, sequence: u32, seed: Option<u64>) -> Result<RunRecord, CliError> {
+        let root = self.side(side);
+        // Each run gets its own scratch folder so reports never overwrite each other.
+        let context = runner::Context::new(
+            &root.root,
+            root.scratch.join(format!("{sequence:03}")),
+            &self.executor,
+        )
+        .with_timeout(Some(self.timeout), self.grace);
+        let report = self
+            .adapter
+            .run_one(&context, self.test, RunOptions { seed })?;
+        let parse = ParseOptions {
+            repo_root: Some(root.root.to_string_lossy().into_owned()),
+        };
+        let execution = read_execution(&report, self.test, &parse);
+        let record = self.record(side, sequence, &report, execution.as_ref())?;
+        if sequence <= 2 && !record.found {
+            return Err(CliError::TestMissing {
+                test: self.test.to_owned(),
+                side: side.as_str(),
+                commit: self.side(side).commit.clone(),
+                log: record.log.clone(),
+            });
+        }
+        if record.outcome == Outcome::Skip {
+            return Err(CliError::TestSkipped {
+                test: self.test.to_owned(),
+                side: side.as_str(),
+                log: record.log.clone(),
+            });
+        }
+        if let Some(failure) = execution.and_then(|e| e.failure)
+            && record.failed()
+            && !self.first_failures.iter().any(|(s, _)| *s == side)
+        {
+            self.first_failures.push((
+                side,
+                FirstFailure {
+                    seed,
+                    failure,
+                    log: record.log.display().to_string(),
+                },
+            ));
+        }
+        records::write(&self.records_dir, &record).map_err(|source| CliError::Write {
+            path: self.records_dir.clone(),
+            source,
+        })?;
+        self.store_run(side, &report, &parse)?;
+        Ok(record)
+    }
+
+    fn record(
+        &self,
+        side: Side,
+        sequence: u32,
+        report: &RunReport,
+        execution: Option<&crate::results::Execution>,
+    ) -> Result<RunRecord, CliError> {
+        let root = self.side(side);
+        let fixture_hash =
+            records::fixture_hash(&root.root.join(FIXTURES_DIR)).map_err(|source| {
+                CliError::Read {
+                    path: root.root.join(FIXTURES_DIR),
+                    source,
+                }
+            })?;
+        let first = report.invocations.first();
+        let mut record = RunRecord {
+            schema: SCHEMA.to_owned(),
+            test: self.test.to_owned(),
+            side,
+            sequence,
+            commit: Some(root.commit.clone()),
+            seed: report.seed.as_ref().map(|s| s.value),
+            fixture_hash,
+            outcome: Outcome::Error,
+            found: false,
+            signature: None,
+            exception: None,
+            message: None,
+            duration_seconds: None,
+            wall_seconds: report
+                .invocations
+                .iter()
+                .map(|i| i.outcome.duration.as_secs_f64())
+                .sum(),
+            argv: first.map(|i| i.argv.clone()).unwrap_or_default(),
+            exit_status: report.exit_code(),
+            timed_out: report.timed_out(),
+            started_at: first.map_or_else(jiff::Timestamp::now, |i| i.outcome.started_at),
+            log: first.map(|i| i.log.clone()).unwrap_or_default(),
+            report: report.report.clone(),
+            new_test: false,
+        };
+        record.set_execution(execution);
+        Ok(record)
+    }
+
+    /// Stores the run in the history as source=compare, under its side's commit. A report
+    /// the runner never wrote is left out: the record says the test was not found.
+    fn store_run(
+        &mut self,
+        side: Side,
+        report: &RunReport,
+        parse: &ParseOptions,
+    ) -> Result<(), CliError> {
+        if !fs_err::metadata(&report.report).is_ok_and(|m| m.len() > 0) {
+            return Ok(());
+        }
+        let mut run = super::running::new_run(self.workspace, report, Source::Compare);
+        run.commit = Some(self.side(side).commit.clone());
+        if side == Side::Base {
+            run.branch = None;
+        }
+        crate::ingest::ingest_file(&mut *self.store, &report.report, &run, parse)
+            .map_err(CliError::Results)?;
+        Ok(())
+    }
+}
+
+/// The test's execution in a runner's report, if the report holds it.
+fn read_execution(
+    report: &RunReport,
+    test: &str,
+    parse: &ParseOptions,
+) -> Option<crate::results::Execution> {
+    let file = fs_err::File::open(&report.report).ok()?;
+    let (executions, _) = parse_all(file, parse).ok()?;
+    executions.into_iter().find(|e| e.test_id == test)
+}
+
+/// Sets up both sides; removes the worktree again when anything fails before the first
+/// run, so a broken checkout is never reused.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "compare and repro share it; each is one value"
+)]
+fn prepare<'a>(
+    test: &'a str,
+    repo_root: &Path,
+    db: &Path,
+    workspace: &'a Workspace,
+    config: &Config,
+    base_commit: &str,
+    head: &str,
+    what: &str,
+) -> Result<Bench<'a>, CliError> {
+    let worktree = repo_root.join(BASE_WORKTREE);
+    let git = Git::new(repo_root);
+    if let Some(parent) = worktree.parent() {
+        fs_err::create_dir_all(parent).map_err(|source| CliError::Write {
+            path: parent.to_owned(),
+            source,
+        })?;
+    }
+    git.checkout_worktree(&worktree, base_commit)
+        .inspect_err(|_| {
+            let _ = git.remove_worktree(&worktree);
+        })?;
+    let dir = scratch(repo_root, what)?;
+    let executor = SystemExecutor;
+    let adapter = {
+        let context = runner::Context::new(repo_root, dir.join("probe"), &executor);
+        runner::adapter(&config.runner, &context)?
+    };
+    let store = open_store(db, Open::CreateIfMissing)?;
+    Ok(Bench {
+        test,
+        adapter,
+        executor,
+        timeout: config.runner.timeout,
+        grace: config.runner.grace,
+        base: SideRoot {
+            root: worktree,
+            commit: base_commit.to_owned(),
+            scratch: dir.join("base"),
+        },
+        branch: SideRoot {
+            root: repo_root.to_owned(),
+            commit: head.to_owned(),
+            scratch: dir.join("branch"),
+        },
+        records_dir: dir.join("records"),
+        store,
+        workspace,
+        first_failures: Vec::new(),
+    })
+}
+
+/// Runs `body`, removing the base worktree when it fails: a worktree left half-used by an
+/// error is not reused.
+fn or_remove_worktree<T>(
+    repo_root: &Path,
+    body: impl FnOnce() -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    body().inspect_err(|_| {
+        let _ = Git::new(repo_root).remove_worktree(&repo_root.join(BASE_WORKTREE));
+    })
+}
+
+#[derive(Serialize)]
+struct CompareLine<'a> {
+    test: &'a str,
+    verdict: CompareVerdict,
+    base: &'a SideSummary,
+    branch: &'a SideSummary,
+    p_value: f64,
+    stopped: compare::Stop,
+    runs: u32,
+    alpha: f64,
+    max_runs_per_side: u32,
+    detectable_increase: Option<f64>,
+    seed: u64,
+    runner: &'static str,
+    seed_controls: &'static str,
+    buckets: Vec<Classified>,
+    ticket: Option<PathBuf>,
+    records: PathBuf,
+    advice: &'static str,
+}
+
+/// `candor compare`.
+pub(super) fn run(
+    settings: &CompareSettings,
+    db: &Path,
+    repo_root: &Path,
+    today: Date,
+    printer: &mut Printer,
+) -> Result<u8, CliError> {
+    let workspace = &settings.workspace;
+    let config = Config::load(repo_root)?;
+    let (base_commit, head) = resolve_base(repo_root, workspace, settings.base.as_deref())?;
+    let mut bench = prepare(
+        &settings.test_id,
+        repo_root,
+        db,
+        workspace,
+        &config,
+        &base_commit,
+        &head,
+        "compare",
+    )?;
+    let runs = settings.runs.unwrap_or(config.compare.runs);
+    let alpha = settings.alpha.unwrap_or(config.compare.alpha);
+    let look_every = if settings.no_early_stop {
+        runs
+    } else {
+        config.compare.look_every.min(runs)
+    };
+    let design = Design::new(alpha, runs, look_every, config.compare.min_increase);
+    let seed = settings.seed.unwrap_or_else(fresh_seed);
+    let (takes_seed, seed_controls) = match bench.adapter.seed_support() {
+        SeedSupport::Controls(what) => (true, what),
+        SeedSupport::None(why) => (false, why),
+    };
+    let runner_name = bench.adapter.kind().as_str();
+    printer.progress(&format!(
+        "comparing {} on the merge base {} and the branch {} with {runner_name}, seed {seed}",
+        terminal_safe(&settings.test_id),
+        short(&base_commit),
+        short(&head),
+    ))?;
+    let bar = printer.progress_bar(u64::from(design.max_runs()) * 2);
+    let measured = or_remove_worktree(repo_root, || {
+        compare::measure(
+            &design,
+            |side, sequence| {
+                let run_seed = takes_seed.then(|| run_seed(seed, sequence));
+                let record = bench.run(side, sequence, run_seed);
+                bar.inc(1);
+                record
+            },
+            |base, branch| {
+                bar.set_message(format!(
+                    "base {}/{} red, branch {}/{} red",
+                    base.failures, base.runs, branch.failures, branch.runs
+                ));
+            },
+        )
+    });
+    bar.finish_and_clear();
+    let measured = measured?;
+    let verdict = measured.verdict();
+    let base_summary = SideSummary::of(&measured.records, Side::Base, measured.base);
+    let branch_summary = SideSummary::of(&measured.records, Side::Branch, measured.branch);
+    let detectable = detectable_increase(
+        measured.base.rate().unwrap_or(0.0),
+        measured.base.runs.min(measured.branch.runs),
+        alpha,
+        0.8,
+    );
+    let records_dir = bench.records_dir.clone();
+    let ticket = if verdict == CompareVerdict::SameRate {
+        Some(write_ticket(
+            repo_root,
+            &config,
+            today,
+            &bench,
+            &measured,
+            (&base_summary, &branch_summary),
+            detectable,
+        )?)
+    } else {
+        None
+    };
+    let buckets = classify(
+        &measured
+            .records
+            .iter()
+            .filter(|r| r.side == Side::Branch)
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    if printer.is_json() {
+        printer.json(
+            "compare",
+            &CompareLine {
+                test: &settings.test_id,
+                verdict,
+                base: &base_summary,
+                branch: &branch_summary,
+                p_value: measured.p_value,
+                stopped: measured.stop,
+                runs: measured.runs(),
+                alpha,
+                max_runs_per_side: design.max_runs(),
+                detectable_increase: detectable,
+                seed,
+                runner: runner_name,
+                seed_controls,
+                buckets,
+                ticket: ticket.clone(),
+                records: records_dir,
+                advice: verdict.advice(),
+            },
+        )?;
+    } else {
+        print_human(
+            printer,
+            &settings.test_id,
+            &measured,
+            (&base_summary, &branch_summary),
+            detectable,
+            seed,
+            ticket.as_deref(),
+            &records_dir,
+        )?;
+    }
+    Ok(if verdict.is_negative() {
+        exit_codes::NEGATIVE
+    } else {
+        exit_codes::OK
+    })
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site; the output needs them all"
+)]
+fn print_human(
+    printer: &mut Printer,
+    test: &str,
+    measured: &Measurement,
+    (base, branch): (&SideSummary, &SideSummary),
+    detectable: Option<f64>,
+    seed: u64,
+    ticket: Option<&Path>,
+    records_dir: &Path,
+) -> Result<(), CliError> {
+    let verdict = measured.verdict();
+    let side_text = |name: &str, side: &SideSummary| {
+        format!(
+            "{name} {} failed {}/{}{}",
+            side.commit.as_deref().map_or("?", short),
+            side.failures,
+            side.runs,
+            match (side.rate, side.interval) {
+                (Some(rate), Some(i)) => format!(
+                    " ({:.1}%, 95% {:.1}–{:.1}%)",
+                    rate * 100.0,
+                    i.low * 100.0,
+                    i.high * 100.0
+                ),
+                _ => String::new(),
+            }
+        )
+    };
+    printer.line(&format!("{}: {}", verdict.as_str(), terminal_safe(test)))?;
+    printer.line(&format!("  {}", side_text("merge base", base)))?;
+    printer.line(&format!("  {}", side_text("branch", branch)))?;
+    let stopped = match measured.stop {
+        compare::Stop::Efficacy => "stopped early: the evidence crossed the boundary",
+        compare::Stop::Futility => "stopped early: a large increase is ruled out",
+        compare::Stop::Exhausted => "every planned run made",
+    };
+    printer.line(&format!(
+        "  one-sided p = {:.4} after {} runs ({stopped}); seed {seed} replays them with --seed {seed}",
+        measured.p_value,
+        measured.runs()
+    ))?;
+    if matches!(
+        verdict,
+        CompareVerdict::SameRate | CompareVerdict::PassesBoth | CompareVerdict::FailsBoth
+    ) {
+        match detectable {
+            Some(increase) => printer.line(&format!(
+                "  these runs would have caught an increase of {:.0} points or more with 80% power",
+                increase * 100.0
+            ))?,
+            None => {
+                printer.line("  these runs are too few to rule out any increase with 80% power")?
+            }
+        }
+    }
+    printer.line(verdict.advice())?;
+    if let Some(ticket) = ticket {
+        printer.line(&format!("ticket: {}", ticket.display()))?;
+    }
+    printer.info(&format!("records: {}", records_dir.display()))?;
+    Ok(())
+}
+
+fn write_ticket(
+    repo_root: &Path,
+    config: &Config,
+    today: Date,
+    bench: &Bench<'_>,
+    measured: &Measurement,
+    (base, branch): (&SideSummary, &SideSummary),
+    detectable: Option<f64>,
+) -> Result<PathBuf, CliError> {
+    let test = bench.test;
+    let history = bench
+        .store
+        .executions(test, config.reliability.tiers.window_runs)
+        .ok()
+        .map(|executions| {
+            let counted: Vec<_> = executions
+                .iter()
+                .filter(|e| e.execution.outcome != Outcome::Skip)
+                .collect();
+            let failures = counted
+                .iter()
+                .filter(|e| e.execution.outcome.is_red())
+                .count();
+            (failures as u64, counted.len() as u64)
+        });
+    let tier = ReliabilityFile::load(&repo_root.join(&config.reliability.file))
+        .ok()
+        .and_then(|file| crate::triage::tier_of(&file, test));
+    let fingerprint_id = next_fingerprint_id(config);
+    let first = |side| {
+        bench
+            .first_failures
+            .iter()
+            .find(|(s, _)| *s == side)
+            .map(|(_, f)| f)
+    };
+    let records_dir = bench.records_dir.display().to_string();
+    let markdown = ticket::render(&Ticket {
+        test,
+        today,
+        base,
+        branch,
+        p_value: measured.p_value,
+        detectable_increase: detectable,
+        base_failure: first(Side::Base),
+        branch_failure: first(Side::Branch),
+        records_dir: &records_dir,
+        history,
+        tier,
+        fingerprint_id: &fingerprint_id,
+    });
+    let dir = repo_root.join(&config.compare.tickets);
+    let write_error = |source| CliError::Write {
+        path: dir.clone(),
+        source,
+    };
+    fs_err::create_dir_all(&dir).map_err(write_error)?;
+    let slug: String = test
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .take(80)
+        .collect();
+    let mut path = dir.join(format!("{today}-{slug}.md"));
+    let mut n = 2;
+    while path.exists() {
+        path = dir.join(format!("{today}-{slug}-{n}.md"));
+        n += 1;
+    }
+    let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(write_error)?;
+    std::io::Write::write_all(&mut file, markdown.as_bytes()).map_err(write_error)?;
+    file.persist(&path).map_err(|e| write_error(e.error))?;
+    Ok(path
+        .strip_prefix(repo_root)
+        .map(Path::to_owned)
+        .unwrap_or(path))
+}
+
+/// The next free `FP-NNN` among the configured fingerprints.
+fn next_fingerprint_id(config: &Config) -> String {
+    let highest = config
+        .fingerprints
+        .iter()
+        .filter_map(|f| f.id.strip_prefix("FP-")?.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0);
+    format!("FP-{:03}", highest + 1)
+}
+
+#[derive(Serialize)]
+struct ReproLine<'a> {
+    test: &'a str,
+    verdict: ReproVerdict,
+    seed: u64,
+    seed_applied: bool,
+    seed_controls: &'static str,
+    base: SideSummary,
+    branch: SideSummary,
+    receipt: String,
+    records: PathBuf,
+}
+
+/// `candor repro`.
+pub(super) fn repro(
+    settings: &ReproSettings,
+    db: &Path,
+    repo_root: &Path,
+    printer: &mut Printer,
+) -> Result<u8, CliError> {
+    let workspace = &settings.workspace;
+    let config = Config::load(repo_root)?;
+    let (base_commit, head) = resolve_base(repo_root, workspace, settings.base.as_deref())?;
+    let mut bench = prepare(
+        &settings.test_id,
+        repo_root,
+        db,
+        workspace,
+        &config,
+        &base_commit,
+        &head,
+        "repro",
+    )?;
+    let (seed_applied, seed_controls) = match bench.adapter.seed_support() {
+        SeedSupport::Controls(what) => (true, what),
+        SeedSupport::None(why) => (false, why),
+    };
+    let seed = settings.seed;
+    let bar = printer.progress_bar(u64::from(settings.runs) * 2);
+    let records = or_remove_worktree(repo_root, || {
+        let mut records = Vec::new();
+        let mut sequence = 0;
+        for _ in 0..settings.runs {
+            for side in [Side::Base, Side::Branch] {
+                sequence += 1;
+                records.push(bench.run(side, sequence, seed_applied.then_some(seed))?);
+                bar.inc(1);
+            }
+        }
+        Ok(records)
+    });
+    bar.finish_and_clear();
+    let records = records?;
+    let tally = |side| {
+        let mine = records.iter().filter(|r| r.side == side);
+        Tally {
+            runs: u32::try_from(mine.clone().count()).unwrap_or(u32::MAX),
+            failures: u32::try_from(mine.filter(|r| r.failed()).count()).unwrap_or(u32::MAX),
+        }
+    };
+    let (base, branch) = (tally(Side::Base), tally(Side::Branch));
+    let verdict = repro_verdict(base, branch);
+    let receipt = match verdict {
+        ReproVerdict::Confirmed => format!(
+            "repro confirmed: `{}` with seed {seed} fails on the merge base {} ({}/{} runs) and passes on the branch {} ({}/{} runs) [candor repro]",
+            settings.test_id,
+            short(&base_commit),
+            base.failures,
+            base.runs,
+            short(&head),
+            branch.runs - branch.failures,
+            branch.runs,
+        ),
+        ReproVerdict::BaseDidNotFail => format!(
+            "repro not confirmed: with seed {seed} the merge base {} passed {} of {} runs; the seed does not reproduce the failure",
+            short(&base_commit),
+            base.runs - base.failures,
+            base.runs
+        ),
+        ReproVerdict::BranchFailed => format!(
+            "repro not confirmed: with seed {seed} the branch {} failed {} of {} runs; the fix does not hold",
+            short(&head),
+            branch.failures,
+            branch.runs
+        ),
+        ReproVerdict::Neither => format!(
+            "repro not confirmed: with seed {seed} the merge base failed {}/{} and the branch failed {}/{}",
+            base.failures, base.runs, branch.failures, branch.runs
+        ),
+    };
+    let records_dir = bench.records_dir.clone();
+    if printer.is_json() {
+        printer.json(
+            "repro",
+            &ReproLine {
+                test: &settings.test_id,
+                verdict,
+                seed,
+                seed_applied,
+                seed_controls,
+                base: SideSummary::of(&records, Side::Base, base),
+                branch: SideSummary::of(&records, Side::Branch, branch),
+                receipt,
+                records: records_dir,
+            },
+        )?;
+    } else {
+        printer.line(&terminal_safe(&receipt))?;
+        let applies = if seed_applied {
+            format!("the seed fixes: {seed_controls}")
+        } else {
+            format!("the seed was not applied: {seed_controls}")
+        };
+        printer.line(&format!("  {} ({})", applies, bench.adapter.kind()))?;
+        printer.info(&format!("records: {}", records_dir.display()))?;
+    }
+    Ok(if verdict == ReproVerdict::Confirmed {
+        exit_codes::OK
+    } else {
+        exit_codes::NEGATIVE
+    })
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+/// A seed below 2^32 for a comparison whose user gave none.
+fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
+        % (1 << 32)
+}

@@ -1,0 +1,222 @@
+//! `candor compare`, `repro` and `classify` end to end: real git repositories, real pytest
+//! runs, the merge base measured in candor's worktree. The flaky test's randomness comes
+//! from the seed candor hands pytest-randomly, and every comparison is given `--seed`, so
+//! each of these tests replays the same runs every time.
+
+mod triage_support;
+
+use std::path::Path;
+
+use triage_support::{Suite, empty, git};
+
+const TEST: &str = "tests/test_checkout.py::test_checkout";
+
+/// A pytest project whose checkout test fails whenever the seed pytest-randomly was given
+/// is a multiple of 7 — about 1 run in 7, whatever the code does — and which also checks
+/// `app.cart.total`.
+fn flaky_project() -> Suite {
+    let suite = empty();
+    suite.write(
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n",
+    );
+    suite.write("app/__init__.py", "");
+    suite.write(
+        "app/cart.py",
+        "def total(prices):\n    return sum(prices)\n",
+    );
+    suite.write(
+        "tests/test_checkout.py",
+        r#"from app.cart import total
+
+
+def test_checkout(request):
+    seed = request.config.getoption("randomly_seed")
+    # The stand-in for a race on a shared runner: it loses about 1 run in 7.
+    assert seed % 7 != 0, f"checkout lost the race (seed {seed})"
+    assert total([1, 2, 3]) == 6
+"#,
+    );
+    suite.write(".gitignore", ".candor/\n__pycache__/\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "the shop"]);
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    suite
+}
+
+fn commit_all(repo: &Path, message: &str) {
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "--quiet", "-m", message]);
+}
+
+fn compare_json(suite: &Suite, extra: &[&str]) -> (i32, serde_json::Value) {
+    let mut args = vec!["compare", TEST, "--format", "json"];
+    args.extend_from_slice(extra);
+    let ran = suite.candor(&args, &[]);
+    let lines = ran.lines_of("compare");
+    assert_eq!(lines.len(), 1, "{ran:?}");
+    (ran.exit, lines[0].clone())
+}
+
+#[test]
+fn an_unrelated_fix_of_a_one_in_seven_flake_is_same_rate_with_a_ticket() {
+    let suite = flaky_project();
+    // The "fix": unrelated code, the kind of change a lucky green would have confirmed.
+    suite.write(
+        "app/cart.py",
+        "def total(prices):\n    \"\"\"Sum of the prices.\"\"\"\n    return sum(prices, 0)\n",
+    );
+    commit_all(&suite.repo, "fix the checkout race");
+
+    let (exit, line) = compare_json(&suite, &["--seed", "11"]);
+    assert_eq!(line["verdict"], "same-rate", "{line:#}");
+    assert_eq!(exit, 0, "{line:#}");
+    let base_failures = line["base"]["failures"].as_u64().unwrap();
+    let branch_failures = line["branch"]["failures"].as_u64().unwrap();
+    assert!(base_failures + branch_failures > 0, "{line:#}");
+    assert_eq!(line["base"]["runs"], line["branch"]["runs"], "{line:#}");
+    // Every run recorded its own seed, and those seeds decided the outcomes.
+    let seeds = line["branch"]["seeds"].as_array().unwrap();
+    assert_eq!(seeds.len() as u64, line["branch"]["runs"].as_u64().unwrap());
+    let red_seeds = seeds
+        .iter()
+        .filter(|s| s.as_u64().unwrap() % 7 == 0)
+        .count() as u64;
+    assert_eq!(red_seeds, branch_failures, "{line:#}");
+
+    let ticket = suite
+        .repo
+        .join(line["ticket"].as_str().expect("a ticket path"));
+    let text = std::fs::read_to_string(&ticket).unwrap();
+    assert!(
+        text.contains(&format!("# Quarantine ticket: `{TEST}`")),
+        "{text}"
+    );
+    assert!(text.contains("[[fingerprint]]"), "{text}");
+    assert!(text.contains("checkout lost the race"), "{text}");
+    assert!(
+        text.contains("frame = \"tests/test_checkout.py:7\""),
+        "{text}"
+    );
+    // The worktree is kept for the next comparison and the user's tree is untouched.
+    assert!(
+        suite
+            .repo
+            .join(".candor/worktrees/base/app/cart.py")
+            .is_file()
+    );
+    assert_eq!(git(&suite.repo, &["status", "--porcelain"]), "");
+
+    // The records classify: the flake's outcomes flip.
+    let records = line["records"].as_str().unwrap();
+    let ran = suite.candor(&["classify", records, "--format", "json"], &[]);
+    let buckets = ran.lines_of("classify");
+    assert_eq!(buckets.len(), 1, "{ran:?}");
+    assert_eq!(buckets[0]["bucket"], "noise", "{ran:?}");
+    assert_eq!(ran.exit, 1, "{ran:?}");
+
+    // The runs are in the history as compare runs of both commits.
+    let ran = suite.candor(&["show", TEST, "--format", "json"], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert!(ran.stdout.contains("\"compare\""), "{}", ran.stdout);
+}
+
+#[test]
+fn a_real_bug_failing_three_runs_in_four_is_the_branch_s_fault() {
+    let suite = flaky_project();
+    suite.write(
+        "app/cart.py",
+        "import random\n\n\ndef total(prices):\n    # The bug: a rounding shortcut taken 3 times in 4.\n    if random.random() < 0.75:\n        return sum(prices) + 1\n    return sum(prices)\n",
+    );
+    commit_all(&suite.repo, "faster totals");
+    let (exit, line) = compare_json(&suite, &["--seed", "5"]);
+    let verdict = line["verdict"].as_str().unwrap();
+    assert!(
+        verdict == "branch-worse" || verdict == "deterministic-regression",
+        "{line:#}"
+    );
+    assert_eq!(exit, 1, "{line:#}");
+    assert!(line["ticket"].is_null(), "{line:#}");
+    // Sequential stopping: far fewer than the 30 + 30 planned runs.
+    assert!(line["runs"].as_u64().unwrap() <= 30, "{line:#}");
+}
+
+#[test]
+fn a_deterministic_regression_is_called_at_the_first_look() {
+    let suite = flaky_project();
+    suite.write("app/cart.py", "def total(prices):\n    return 0\n");
+    // The flake would muddy the call; this branch also makes the seed check pass always.
+    suite.write(
+        "tests/test_checkout.py",
+        "from app.cart import total\n\n\ndef test_checkout():\n    assert total([1, 2, 3]) == 6\n",
+    );
+    commit_all(&suite.repo, "break totals");
+    // The base still has the 1-in-7 flake; seed 3 gives the base no red in its first runs.
+    let (exit, line) = compare_json(&suite, &["--seed", "3"]);
+    assert_eq!(exit, 1, "{line:#}");
+    if line["base"]["failures"] == 0 {
+        assert_eq!(line["verdict"], "deterministic-regression", "{line:#}");
+        assert_eq!(line["runs"], 10, "{line:#}");
+    } else {
+        assert_eq!(line["verdict"], "branch-worse", "{line:#}");
+    }
+}
+
+#[test]
+fn repro_confirms_a_pinned_seed_and_names_the_side_that_breaks_a_claim() {
+    let suite = flaky_project();
+    // The branch removes the seed-dependent race.
+    suite.write(
+        "tests/test_checkout.py",
+        "from app.cart import total\n\n\ndef test_checkout():\n    assert total([1, 2, 3]) == 6\n",
+    );
+    commit_all(&suite.repo, "remove the race");
+    let ran = suite.candor(&["repro", TEST, "--seed", "14", "--runs", "2"], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert!(ran.stdout.starts_with("repro confirmed: "), "{ran:?}");
+    assert!(ran.stdout.contains("with seed 14"), "{ran:?}");
+    assert!(ran.stdout.contains("the seed fixes"), "{ran:?}");
+
+    // Seed 15 is not a multiple of 7: the base passes, the claim breaks there.
+    let ran = suite.candor(
+        &[
+            "repro", TEST, "--seed", "15", "--runs", "2", "--format", "json",
+        ],
+        &[],
+    );
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    let line = &ran.lines_of("repro")[0];
+    assert_eq!(line["verdict"], "base-did-not-fail", "{line:#}");
+}
+
+#[test]
+fn a_test_the_base_does_not_have_is_an_input_error_and_the_worktree_goes() {
+    let suite = flaky_project();
+    suite.write("tests/test_new.py", "def test_new():\n    assert True\n");
+    commit_all(&suite.repo, "a new test");
+    let ran = suite.candor(
+        &["compare", "tests/test_new.py::test_new", "--seed", "1"],
+        &[],
+    );
+    assert_eq!(ran.exit, 2, "{ran:?}");
+    assert!(
+        ran.stderr
+            .contains("the runner ran no test `tests/test_new.py::test_new` on the base"),
+        "{ran:?}"
+    );
+    assert!(!suite.repo.join(".candor/worktrees/base").exists());
+    assert_eq!(git(&suite.repo, &["worktree", "list"]).lines().count(), 1);
+}
+
+#[test]
+fn classify_refuses_what_is_not_a_record() {
+    let suite = empty();
+    suite.write("junk.record.json", "{\"schema\": \"something else\"}\n");
+    let ran = suite.candor(&["classify", "junk.record.json"], &[]);
+    assert_eq!(ran.exit, 2, "{ran:?}");
+    assert!(
+        ran.stderr.contains("junk.record.json:1: not a run record"),
+        "{ran:?}"
+    );
+}
