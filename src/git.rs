@@ -40,6 +40,14 @@ pub enum GitError {
         /// The arguments, space-separated, for the message.
         args: String,
     },
+    /// A revision the caller needs names no commit here.
+    #[error("`{revision}` names no commit in {}", dir.display())]
+    UnknownRevision {
+        /// The revision as given.
+        revision: String,
+        /// Where git ran.
+        dir: PathBuf,
+    },
 }
 
 impl GitError {
@@ -223,6 +231,244 @@ impl Git {
             command.env_remove(name);
         }
         command
+    }
+}
+
+// What the merge lane asks git: files at a revision, the change between two commits.
+
+/// A file in a commit's tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeFile {
+    /// Repository-relative, `/`-separated (bytes that are not UTF-8 replaced).
+    pub path: String,
+    /// git's mode: `100644`, `100755`, `120000` (a symlink: the blob is its target).
+    pub mode: String,
+    /// The blob's object id.
+    pub oid: String,
+}
+
+impl Git {
+    /// The content of `path` (repository-relative) at `revision`, as `git show REV:path`
+    /// prints it but without any textconv; `None` when no file is there (a missing path
+    /// or a folder). A revision that names no commit is an error.
+    pub fn show(&self, revision: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        let commit = self.require_commit(revision)?;
+        let entries = self.ls_tree(&["-z", "--full-tree", &commit, "--", path])?;
+        let Some(file) = entries.into_iter().find(|file| file.path == path) else {
+            return Ok(None);
+        };
+        self.bytes(&["cat-file", "blob", &file.oid]).map(Some)
+    }
+
+    /// `git diff --unified=0 --no-color --no-renames BASE HEAD` with everything a user's
+    /// configuration could change pinned (prefixes, external diff drivers, textconv,
+    /// relative paths, path quoting), ready for [`crate::gate::diff::parse`].
+    pub fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError> {
+        let base = self.require_commit(base)?;
+        let head = self.require_commit(head)?;
+        self.bytes(&[
+            "-c",
+            "core.quotePath=true",
+            "diff",
+            "--unified=0",
+            "--no-color",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-relative",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            "--ignore-submodules=none",
+            &base,
+            &head,
+            "--",
+        ])
+    }
+
+    /// Every file under `folder` (repository-relative; empty for the whole tree) at
+    /// `revision`, sorted by path. Submodules are left out: they have no content here.
+    pub fn tree_files(&self, revision: &str, folder: &str) -> Result<Vec<TreeFile>, GitError> {
+        let commit = self.require_commit(revision)?;
+        let mut args = vec!["-r", "-z", "--full-tree", commit.as_str()];
+        if !folder.is_empty() {
+            args.extend(["--", folder]);
+        }
+        let mut files = self.ls_tree(&args)?;
+        // ls-tree matches a folder's name as a prefix of its files' paths, and also a file
+        // of the same name: keep what lies under the folder.
+        files.retain(|file| {
+            folder.is_empty()
+                || file
+                    .path
+                    .strip_prefix(folder)
+                    .is_some_and(|r| r.starts_with('/'))
+        });
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(files)
+    }
+
+    /// Streams the blobs `oids` names through `each` (index into `oids`, content), one at
+    /// a time, through a single `git cat-file --batch`.
+    pub fn read_blobs(
+        &self,
+        oids: &[String],
+        mut each: impl FnMut(usize, &[u8]),
+    ) -> Result<(), GitError> {
+        use std::io::{BufRead, BufReader, Read, Write};
+        if oids.is_empty() {
+            return Ok(());
+        }
+        let failed = |stderr: String| GitError::Failed {
+            args: "cat-file --batch".to_owned(),
+            dir: self.dir.clone(),
+            stderr,
+        };
+        let mut child = self
+            .command(&["cat-file", "--batch"])
+            .stdin(Stdio::piped())
+            // Nothing reads it while the batch runs; a missing object is said on stdout.
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(GitError::Spawn)?;
+        let mut stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| failed("no stdin".into()))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| failed("no stdout".into()))?;
+        let requests = oids.iter().fold(String::new(), |mut text, oid| {
+            text.push_str(oid);
+            text.push('\n');
+            text
+        });
+        // Written from another thread: git answers while it reads, and a full pipe either
+        // way would otherwise stop both.
+        let writer = std::thread::spawn(move || stdin.write_all(requests.as_bytes()));
+        let mut reader = BufReader::new(stdout);
+        let mut outcome = Ok(());
+        for (index, oid) in oids.iter().enumerate() {
+            let mut header = String::new();
+            if let Err(error) = reader.read_line(&mut header) {
+                outcome = Err(failed(format!("reading {oid}: {error}")));
+                break;
+            }
+            let size = match header.trim_end().split(' ').collect::<Vec<_>>().as_slice() {
+                [_, "blob", size] => size.parse::<u64>().ok(),
+                _ => None,
+            };
+            let Some(size) = size else {
+                outcome = Err(failed(format!("no blob {oid}: {}", header.trim_end())));
+                break;
+            };
+            let mut content = Vec::new();
+            let read = (&mut reader).take(size).read_to_end(&mut content);
+            let mut newline = [0u8; 1];
+            if read.is_err()
+                || content.len() as u64 != size
+                || reader.read_exact(&mut newline).is_err()
+            {
+                outcome = Err(failed(format!("blob {oid} was cut short")));
+                break;
+            }
+            each(index, &content);
+        }
+        drop(reader);
+        let _ = writer.join();
+        let status = child.wait().map_err(GitError::Spawn)?;
+        if outcome.is_ok() && !status.success() {
+            outcome = Err(failed(format!("exited with {status}")));
+        }
+        outcome
+    }
+
+    /// The files under `folder` (relative to the repository root, which `self` must run
+    /// in) that a commit would hold: tracked ones and untracked ones git does not ignore,
+    /// repository-relative, sorted, each once.
+    pub fn work_tree_files(&self, folder: &str) -> Result<Vec<String>, GitError> {
+        let listing = self.bytes(&[
+            "--literal-pathspecs",
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+            "--full-name",
+            "--",
+            folder,
+        ])?;
+        let mut files: Vec<String> = listing
+            .split(|&b| b == 0)
+            .filter(|path| !path.is_empty())
+            .map(|path| String::from_utf8_lossy(path).into_owned())
+            .collect();
+        files.sort();
+        files.dedup();
+        Ok(files)
+    }
+
+    /// The blobs `git ls-tree ARGS` lists (with `-z`), pathspecs taken literally.
+    fn ls_tree(&self, args: &[&str]) -> Result<Vec<TreeFile>, GitError> {
+        let mut full = vec!["--literal-pathspecs", "ls-tree"];
+        full.extend_from_slice(args);
+        let listing = self.bytes(&full)?;
+        let malformed = || GitError::Failed {
+            args: full.join(" "),
+            dir: self.dir.clone(),
+            stderr: "a line candor cannot read".to_owned(),
+        };
+        let mut files = Vec::new();
+        for record in listing.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+            let tab = record
+                .iter()
+                .position(|&b| b == b'\t')
+                .ok_or_else(malformed)?;
+            let (info, path) = record.split_at(tab);
+            let path = path.get(1..).unwrap_or_default();
+            let info = std::str::from_utf8(info).map_err(|_| malformed())?;
+            let mut fields = info.split(' ');
+            let (Some(mode), Some(kind), Some(oid)) = (fields.next(), fields.next(), fields.next())
+            else {
+                return Err(malformed());
+            };
+            // Trees (without -r) and submodules' commits have no content here.
+            if kind == "blob" {
+                files.push(TreeFile {
+                    path: String::from_utf8_lossy(path).into_owned(),
+                    mode: mode.to_owned(),
+                    oid: oid.to_owned(),
+                });
+            }
+        }
+        Ok(files)
+    }
+
+    /// The full sha of `revision`, or an error naming it when it names no commit.
+    fn require_commit(&self, revision: &str) -> Result<String, GitError> {
+        self.commit(revision)?
+            .ok_or_else(|| GitError::UnknownRevision {
+                revision: revision.to_owned(),
+                dir: self.dir.clone(),
+            })
+    }
+
+    /// Runs git and returns its stdout as bytes; any failure is an error.
+    fn bytes<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Vec<u8>, GitError> {
+        let output = self.command(args).output().map_err(GitError::Spawn)?;
+        if output.status.success() {
+            return Ok(output.stdout);
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        Err(GitError::Failed {
+            args: args
+                .iter()
+                .map(|arg| arg.as_ref().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(" "),
+            dir: self.dir.clone(),
+            stderr: stderr.lines().next().unwrap_or("").trim().to_owned(),
+        })
     }
 }
 

@@ -15,6 +15,7 @@ pub mod cli;
 pub mod compare;
 pub mod env_vars;
 pub mod exit_codes;
+pub mod gate;
 pub mod git;
 pub mod history;
 pub mod ingest;

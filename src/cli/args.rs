@@ -98,6 +98,12 @@ pub enum RawCommand {
     Init(RawInit),
     /// Show the whole loop on a small example repository, in a temporary directory.
     Demo(RawDemo),
+    /// Write the fixture or cassette lock the merge lane checks.
+    #[command(subcommand)]
+    Lock(RawLock),
+    /// The freezes in candor.toml.
+    #[command(subcommand)]
+    Freeze(RawFreeze),
     /// Find out whether a test's red depends on the tests before it (a polluter or a
     /// state-setter), on the seed, or on running twice in one process.
     Order(RawOrder),
@@ -214,6 +220,46 @@ pub enum RawLedger {
 pub enum RawLint {
     /// Refuse rerun claims ("passed on rerun", "known flake", …) that quote no ledger line.
     Summary(RawLintSummary),
+    /// Refuse the lines a change adds that hide or retry tests (skip, xfail, flaky marks,
+    /// retry plugins and settings), match the base's [[ban]]s or its presets.
+    Diff(RawLintDiff),
+}
+
+/// `candor lint diff`.
+#[derive(Debug, Args)]
+pub struct RawLintDiff {
+    /// Compare against the merge base of REF and HEAD [default: the merge base of HEAD
+    /// with the default branch]. Its candor.toml is the policy.
+    #[arg(long, value_name = "REF", value_parser = NonEmptyStringValueParser::new())]
+    pub base: Option<String>,
+    /// The change's last commit.
+    #[arg(long, value_name = "REF", default_value = "HEAD", value_parser = NonEmptyStringValueParser::new())]
+    pub head: String,
+}
+
+/// `candor lock`.
+#[derive(Debug, Subcommand)]
+pub enum RawLock {
+    /// Write the sha256 of every file under [lane] fixtures to [lane] lockfile.
+    Fixtures(RawLockWrite),
+    /// Validate every cassette under [lane] cassettes and write [lane] cassette_lock.
+    Cassettes(RawLockWrite),
+}
+
+/// `candor lock fixtures|cassettes`.
+#[derive(Debug, Args)]
+pub struct RawLockWrite {
+    /// Write nothing; exit 1 when the files differ from the lock.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// `candor freeze`.
+#[derive(Debug, Subcommand)]
+pub enum RawFreeze {
+    /// Fail when a freeze has expired while its test is still skipped or quarantined;
+    /// list the freezes that expire within 7 days.
+    Check,
 }
 
 /// `candor lint summary`.

@@ -146,6 +146,21 @@ pub enum CliError {
     /// Writing the output failed for another reason than the reader going away.
     #[error("could not write the output")]
     Output(#[from] std::io::Error),
+    /// A merge-lane step could not read what it needs.
+    #[error(transparent)]
+    Gate(#[from] crate::gate::GateError),
+    /// `lint diff` found no commits to compare.
+    #[error("cannot tell which change to check: {0}")]
+    NoChange(String),
+    /// Files under a lane folder could not be read.
+    #[error(transparent)]
+    ReadFiles(#[from] crate::gate::locks::ReadError),
+    /// `lock cassettes` found cassettes that are not valid (each was printed).
+    #[error("{count} {} not valid cassette.v1; nothing was written", if *count == 1 { "cassette is" } else { "cassettes are" })]
+    InvalidCassettes {
+        /// How many.
+        count: usize,
+    },
     /// `order --from` names a results file that does not hold the test.
     #[error("`{id}` is not in {}", file.display())]
     NotInResults {
@@ -244,6 +259,14 @@ impl CliError {
                 "give `.record.json` files written by candor compare, repro or the gate, or the folders under .candor/runs that hold them".into(),
             ),
             CliError::Output(_) => None,
+            CliError::Gate(error) => error.hint(),
+            CliError::NoChange(_) => Some(
+                "run it in a git repository on the change's branch, or name the base with --base REF".into(),
+            ),
+            CliError::ReadFiles(_) => Some("check that the folder is readable".into()),
+            CliError::InvalidCassettes { .. } => Some(
+                "fix each cassette named above or record it again; docs/gate.md describes cassette.v1".into(),
+            ),
             CliError::NotInResults { .. } => Some(
                 "give the results file of a run that ran the test, under the id the file uses (`candor tests` lists ids)".into(),
             ),

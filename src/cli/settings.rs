@@ -11,6 +11,7 @@ use jiff::civil::Date;
 use super::args::{
     RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawLedger, RawLint, RawSource, RawTier,
 };
+use super::args::{RawFreeze, RawLintDiff, RawLock};
 use crate::ci_env::CiEnv;
 use crate::env_vars::EnvVars;
 use crate::git::{Git, GitError};
@@ -95,8 +96,41 @@ pub enum Command {
     LintSummary(LintSummarySettings),
     /// `candor demo`.
     Demo(DemoSettings),
+    /// `candor lint diff`.
+    LintDiff(LintDiffSettings),
+    /// `candor lock fixtures` and `candor lock cassettes`.
+    Lock(LockSettings),
+    /// `candor freeze check`.
+    FreezeCheck,
     /// `candor order`.
     Order(Box<OrderSettings>),
+}
+
+/// `candor lint diff`, decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LintDiffSettings {
+    /// The base commit (full sha), or why there is none.
+    pub base: Result<String, String>,
+    /// The head commit (full sha), or why there is none.
+    pub head: Result<String, String>,
+}
+
+/// Which lock `candor lock` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockKind {
+    /// `[lane] lockfile`.
+    Fixtures,
+    /// `[lane] cassette_lock`.
+    Cassettes,
+}
+
+/// `candor lock`, decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LockSettings {
+    /// Which lock.
+    pub kind: LockKind,
+    /// Compare instead of writing.
+    pub check: bool,
 }
 
 /// What candor knows about the working copy it runs in, for the commands that judge red
@@ -420,6 +454,20 @@ impl Settings {
                 file: context.cwd.join(raw.file),
             }),
             RawCommand::Demo(raw) => Command::Demo(DemoSettings { keep: raw.keep }),
+            RawCommand::Lint(RawLint::Diff(raw)) => {
+                Command::LintDiff(resolve_lint_diff(raw, &repo, &mut warnings))
+            }
+            RawCommand::Lock(raw) => Command::Lock(match raw {
+                RawLock::Fixtures(raw) => LockSettings {
+                    kind: LockKind::Fixtures,
+                    check: raw.check,
+                },
+                RawLock::Cassettes(raw) => LockSettings {
+                    kind: LockKind::Cassettes,
+                    check: raw.check,
+                },
+            }),
+            RawCommand::Freeze(RawFreeze::Check) => Command::FreezeCheck,
             RawCommand::Order(raw) => Command::Order(Box::new(OrderSettings {
                 test_id: raw.test,
                 from: raw.from.map(|file| context.cwd.join(file)),
@@ -441,6 +489,50 @@ impl Settings {
             warnings,
         }
     }
+}
+
+/// The commits `lint diff` compares: HEAD (or `--head`), and the merge base of `--base`
+/// (else the default branch) with it, so that what the base branch gained since the change
+/// forked is not read as the change taking it away.
+fn resolve_lint_diff(
+    raw: RawLintDiff,
+    repo: &Repo,
+    warnings: &mut Vec<String>,
+) -> LintDiffSettings {
+    if repo.root(warnings).is_none() {
+        let outside = Err("not in a git repository".to_owned());
+        return LintDiffSettings {
+            base: outside.clone(),
+            head: outside,
+        };
+    }
+    let head = repo
+        .ask(warnings, "the change's head", |git| git.commit(&raw.head))
+        .ok_or_else(|| format!("`{}` names no commit here", raw.head));
+    let base = match (&head, raw.base) {
+        (Err(_), _) => Err("no head commit to compare".to_owned()),
+        (Ok(head), Some(given)) => match repo.ask(warnings, "the base", |git| git.commit(&given)) {
+            None => Err(format!("--base {given} names no commit here")),
+            Some(base) => repo
+                .ask(warnings, "the merge base", |git| {
+                    git.merge_base(&base, head)
+                })
+                .ok_or_else(|| format!("--base {given} shares no history with the change")),
+        },
+        (Ok(head), None) => repo
+            .ask(warnings, "the default branch", Git::default_branch)
+            .ok_or_else(|| {
+                "no default branch (origin's HEAD, main or master) to take the merge base with"
+                    .to_owned()
+            })
+            .and_then(|branch| {
+                repo.ask(warnings, "the merge base", |git| {
+                    git.merge_base(head, &branch)
+                })
+                .ok_or_else(|| format!("HEAD shares no history with {branch}"))
+            }),
+    };
+    LintDiffSettings { base, head }
 }
 
 /// `CANDOR_TODAY` when it is a date, else the current date in UTC.

@@ -498,7 +498,7 @@ fn print_human(
                 increase * 100.0
             ))?,
             None => {
-                printer.line("  these runs are too few to rule out any increase with 80% power")?
+                printer.line("  these runs are too few to rule out any increase with 80% power")?;
             }
         }
     }

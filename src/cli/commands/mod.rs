@@ -4,10 +4,13 @@
 mod classify;
 mod compare;
 mod demo;
+mod freeze;
 mod ingest;
 mod init;
 mod ledger;
 mod lint;
+mod lint_diff;
+mod lock;
 mod order;
 mod reliability;
 mod rerun;
@@ -74,6 +77,9 @@ pub fn run(
             printer,
         ),
         Command::Demo(demo) => demo::run(demo, context, settings.today, printer),
+        Command::LintDiff(lint) => lint_diff::run(lint, &settings.repo_root, printer),
+        Command::Lock(lock) => lock::run(*lock, &settings.repo_root, printer),
+        Command::FreezeCheck => freeze::run(&settings.repo_root, settings.today, printer),
         Command::Order(order) => order::run(order, &settings.repo_root, printer),
     }
 }

@@ -1,0 +1,254 @@
+//! The merge lane's building blocks: the change read from git (`diff`), the rules on its
+//! added lines (`rules`, `oracle`), the fixture and cassette locks (`locks`, `cassettes`),
+//! human-owned files and the ledger (`human_owned`), freezes over time (`freeze`, with
+//! `skips` telling whether a test is still skipped). Each submodule is pure; the functions
+//! here are the edge that reads git and hands the pure parts their input. Policy is always
+//! the base's (`git show BASE:candor.toml`), never the change's. Replays and the verdict
+//! are not here. docs/gate.md describes the rules and formats.
+
+pub mod cassettes;
+pub mod diff;
+pub mod files;
+pub mod freeze;
+pub mod human_owned;
+pub mod locks;
+pub mod oracle;
+pub mod rules;
+pub mod skips;
+
+use std::path::{Path, PathBuf};
+
+use crate::git::{Git, GitError};
+use crate::policy::config::CONFIG_FILE;
+use crate::policy::{Config, ConfigError, LaneConfig};
+
+use self::cassettes::{CassetteError, CassetteLock, Loss};
+use self::diff::{Diff, DiffError};
+use self::human_owned::{OwnedChange, OwnedPaths};
+use self::locks::{Drift, FixtureLock, LockError};
+use self::oracle::{Oracle, OracleError};
+use self::rules::Finding;
+
+/// What stops a gate step from deciding anything.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    /// git failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// git's diff could not be read.
+    #[error(transparent)]
+    Diff(#[from] DiffError),
+    /// The base's candor.toml is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A lock file is invalid.
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// The oracle module cannot be read.
+    #[error(transparent)]
+    Oracle(#[from] OracleError),
+    /// The base's policy names an oracle module the base does not have.
+    #[error("the oracle module {path} named by candor.toml does not exist at {revision}")]
+    OracleMissing {
+        /// The configured path.
+        path: String,
+        /// The base.
+        revision: String,
+    },
+    /// A file that must be text is not UTF-8.
+    #[error("{path} at {revision} is not UTF-8 text")]
+    NotText {
+        /// The file.
+        path: String,
+        /// Where it was read.
+        revision: String,
+    },
+    /// A configured path leaves the repository.
+    #[error("{} is not a path inside the repository", path.display())]
+    OutsideRepository {
+        /// The path.
+        path: PathBuf,
+    },
+}
+
+impl GateError {
+    /// What to do about it.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            GateError::Git(_) => Some("check that both commits exist in this clone (fetch the base branch, or deepen a shallow clone)".into()),
+            GateError::Diff(_) => Some("this is a bug in candor's reading of git's diff; please report it with the diff".into()),
+            GateError::Config(error) => Some(format!(
+                "{} (the lane reads the policy of the base commit, so fix it there first)",
+                error.hint()
+            )),
+            GateError::Lock(error) => Some(error.hint().to_owned()),
+            GateError::Oracle(_) | GateError::OracleMissing { .. } => Some(
+                "point [lane] oracle at a Python module of check functions, or set fail_on_missing_oracle = false".into(),
+            ),
+            GateError::NotText { .. } => None,
+            GateError::OutsideRepository { .. } => {
+                Some("give [lane] paths relative to the repository root".into())
+            }
+        }
+    }
+}
+
+/// A short form of a revision for file names in messages (`abc1234:candor.toml`).
+fn short(revision: &str) -> &str {
+    revision.get(..12).unwrap_or(revision)
+}
+
+fn text(bytes: Vec<u8>, path: &str, revision: &str) -> Result<String, GateError> {
+    String::from_utf8(bytes).map_err(|_| GateError::NotText {
+        path: path.to_owned(),
+        revision: revision.to_owned(),
+    })
+}
+
+/// The repository-relative spelling of a configured path.
+pub fn repo_path(path: &Path) -> Result<String, GateError> {
+    files::repository_relative(path).ok_or_else(|| GateError::OutsideRepository {
+        path: path.to_owned(),
+    })
+}
+
+/// The policy at `base`: its `candor.toml` (the defaults when it has none). Errors name
+/// the file as `BASE:candor.toml`.
+pub fn base_policy(git: &Git, base: &str) -> Result<Config, GateError> {
+    match git.show(base, CONFIG_FILE)? {
+        None => Ok(Config::default()),
+        Some(bytes) => {
+            let shown = format!("{}:{CONFIG_FILE}", short(base));
+            let source = text(bytes, CONFIG_FILE, base)?;
+            Ok(Config::parse(&source, Path::new(&shown))?)
+        }
+    }
+}
+
+/// The change from `base` to `head`, parsed.
+pub fn read_change(git: &Git, base: &str, head: &str) -> Result<Diff, GateError> {
+    Ok(diff::parse(&git.diff_unified(base, head)?)?)
+}
+
+/// The oracle module at `base`, when the base's policy names one.
+pub fn base_oracle(git: &Git, base: &str, lane: &LaneConfig) -> Result<Option<Oracle>, GateError> {
+    let Some(path) = &lane.oracle else {
+        return Ok(None);
+    };
+    let path = repo_path(path)?;
+    let bytes = git
+        .show(base, &path)?
+        .ok_or_else(|| GateError::OracleMissing {
+            path: path.clone(),
+            revision: base.to_owned(),
+        })?;
+    let source = text(bytes, &path, base)?;
+    Ok(Some(Oracle::parse(&path, &source)?))
+}
+
+/// The diff rules (`candor lint diff`): the built-in marks and retry settings, the base's
+/// bans and presets, and, with `fail_on_missing_oracle`, the oracle rule; sorted by file
+/// and line.
+pub fn lint(
+    git: &Git,
+    base: &str,
+    diff: &Diff,
+    policy: &Config,
+) -> Result<Vec<Finding>, GateError> {
+    let mut findings = rules::check(diff, &policy.bans, &policy.lane.presets);
+    if policy.lane.fail_on_missing_oracle
+        && let Some(oracle) = base_oracle(git, base, &policy.lane)?
+    {
+        findings.extend(oracle::missing_calls(&oracle, diff));
+        findings.sort_by(|a, b| (a.file.as_str(), a.line).cmp(&(b.file.as_str(), b.line)));
+    }
+    Ok(findings)
+}
+
+/// Fixtures under the base's `[lane] fixtures` at `head` against the lock at `head` (the
+/// base's `lockfile` path): drift while the lock is unchanged is fixture drift; a changed
+/// lock is a human-owned change the gate reports separately. A missing lock locks nothing.
+pub fn fixture_drift(git: &Git, head: &str, lane: &LaneConfig) -> Result<Vec<Drift>, GateError> {
+    let lock_path = repo_path(&lane.lockfile)?;
+    let locked = match git.show(head, &lock_path)? {
+        Some(bytes) => {
+            let shown = format!("{}:{lock_path}", short(head));
+            FixtureLock::parse(&bytes, Path::new(&shown))?
+        }
+        None => FixtureLock::default(),
+    };
+    let actual = locks::hash_at_revision(git, head, &repo_path(&lane.fixtures)?)?;
+    Ok(locks::drift(&locked.files, &actual))
+}
+
+/// What the cassette step found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CassetteCheck {
+    /// Cassettes at the head that are not valid `cassette.v1`.
+    pub invalid: Vec<CassetteError>,
+    /// Valid cassettes at the head against the cassette lock at the head.
+    pub drift: Vec<Drift>,
+    /// Cassettes of the base deleted at the head, and pins taken away (an invalid head
+    /// cassette is reported as invalid, not as lost).
+    pub losses: Vec<Loss>,
+}
+
+/// Cassettes under the base's `[lane] cassettes`: validated at `head`, hashed against the
+/// head's cassette lock, and compared with `base`'s.
+pub fn cassette_check(
+    git: &Git,
+    base: &str,
+    head: &str,
+    lane: &LaneConfig,
+) -> Result<CassetteCheck, GateError> {
+    let folder = repo_path(&lane.cassettes)?;
+    let lock_path = repo_path(&lane.cassette_lock)?;
+    let at_head = cassettes::at_revision(git, head, &folder)?;
+    let at_base = cassettes::at_revision(git, base, &folder)?;
+    let locked = match git.show(head, &lock_path)? {
+        Some(bytes) => {
+            let shown = format!("{}:{lock_path}", short(head));
+            CassetteLock::parse(&bytes, Path::new(&shown))?
+        }
+        None => CassetteLock::default(),
+    };
+    let invalid_paths: Vec<&Path> = at_head.invalid.iter().map(|e| e.path.as_path()).collect();
+    let losses = cassettes::losses(&at_base.lock, &at_head.lock)
+        .into_iter()
+        .filter(|loss| !invalid_paths.contains(&Path::new(&loss.path)))
+        .collect();
+    Ok(CassetteCheck {
+        drift: locks::drift(&locked.hashes(), &at_head.lock.hashes()),
+        losses,
+        invalid: at_head.invalid,
+    })
+}
+
+/// Human-owned files (named by the base's policy) the change touches, and ledger lines it
+/// altered or removed (appending is allowed).
+pub fn human_owned_changes(
+    git: &Git,
+    base: &str,
+    head: &str,
+    policy: &Config,
+    diff: &Diff,
+) -> Result<Vec<OwnedChange>, GateError> {
+    let paths = OwnedPaths::from_config(policy);
+    let (base_ledger, head_ledger) = match paths.ledger().filter(|ledger| diff.touches(ledger)) {
+        Some(ledger) => {
+            let read = |revision: &str| -> Result<Option<String>, GateError> {
+                git.show(revision, ledger)?
+                    .map(|bytes| text(bytes, ledger, revision))
+                    .transpose()
+            };
+            (read(base)?, read(head)?)
+        }
+        None => (None, None),
+    };
+    Ok(human_owned::changes(
+        &paths,
+        diff,
+        base_ledger.as_deref(),
+        head_ledger.as_deref(),
+    ))
+}

@@ -1,0 +1,900 @@
+//! The lane's rules on the lines a change adds: forbidden test marks in every language
+//! candor knows (skips, expected failures, retries, focus), retry plugins and settings in
+//! the files that configure runners and CI, the repository's own `[[ban]]`s, and the
+//! opt-in presets (`no-sleep-wait`, `no-naive-datetime`). Pure: a parsed diff and the
+//! base's policy in, findings out. The tables below are the rules; docs/gate.md lists them.
+//!
+//! A line is matched as text: a whole-line comment is skipped for the built-in rules, but a
+//! mark inside a string literal is still found (the lane errs towards refusing).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::diff::{ChangedFile, Diff};
+use super::files::{ConfigKind, Language, config_kind, is_test_file};
+use crate::policy::{Ban, Preset};
+
+/// Which family of rule a finding comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RuleKind {
+    /// A built-in forbidden test mark.
+    Mark,
+    /// A built-in retry plugin or setting.
+    Retry,
+    /// An opt-in preset from `[lane] presets`.
+    Preset,
+    /// The repository's own `[[ban]]`.
+    Ban,
+    /// A new test file that calls no oracle function.
+    Oracle,
+}
+
+/// One refused line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The file, repository-relative.
+    pub file: String,
+    /// 1-based line in the new file.
+    pub line: usize,
+    /// The rule's name: `forbidden-mark`, `retry-setting`, a preset's name, a ban's id, or
+    /// `missing-oracle`.
+    pub rule: String,
+    /// Its family.
+    pub kind: RuleKind,
+    /// Why the line is refused and what to do instead.
+    pub reason: String,
+    /// The line, trimmed and cut to 160 characters.
+    pub text: String,
+    /// For a ban, the incident it came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// The rule name of built-in marks.
+pub const FORBIDDEN_MARK: &str = "forbidden-mark";
+/// The rule name of built-in retry settings.
+pub const RETRY_SETTING: &str = "retry-setting";
+
+/// What a forbidden mark does to a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MarkKind {
+    /// It does not run, or its failure does not count (skip, xfail, ignore, disabled).
+    Skip,
+    /// It is rerun until it passes.
+    Retry,
+    /// Only it runs; its neighbours are skipped.
+    Focus,
+}
+
+/// A forbidden mark found in a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    /// What it does.
+    pub kind: MarkKind,
+    /// The matched text, e.g. `mark.flaky`.
+    pub text: String,
+}
+
+/// Where a built-in rule looks.
+#[derive(Clone, Copy)]
+enum Scope {
+    /// Source files of these languages (only test files when `tests_only`).
+    Code(&'static [Language], bool),
+    /// These configuration files.
+    Config(&'static [ConfigKind]),
+}
+
+#[derive(Clone, Copy)]
+struct BuiltIn {
+    scope: Scope,
+    pattern: &'static str,
+    /// A line that also matches this is not refused (an aware datetime, a zero count).
+    unless: Option<&'static str>,
+}
+
+struct Compiled<T> {
+    what: T,
+    scope: Scope,
+    pattern: Regex,
+    unless: Option<Regex>,
+}
+
+use ConfigKind::{
+    Commands, JsTestConfig, Nextest, PackageJson, PytestIni, PythonDependencies, PythonProject,
+};
+use Language::{CSharp, Go, JavaScript, Jvm, Php, Python, Ruby, Rust};
+
+const fn code(languages: &'static [Language], pattern: &'static str) -> BuiltIn {
+    BuiltIn {
+        scope: Scope::Code(languages, false),
+        pattern,
+        unless: None,
+    }
+}
+
+const fn tests(languages: &'static [Language], pattern: &'static str) -> BuiltIn {
+    BuiltIn {
+        scope: Scope::Code(languages, true),
+        pattern,
+        unless: None,
+    }
+}
+
+const fn config(kinds: &'static [ConfigKind], pattern: &'static str) -> BuiltIn {
+    BuiltIn {
+        scope: Scope::Config(kinds),
+        pattern,
+        unless: None,
+    }
+}
+
+const fn unless(rule: BuiltIn, exception: &'static str) -> BuiltIn {
+    BuiltIn {
+        unless: Some(exception),
+        ..rule
+    }
+}
+
+/// Marks that keep a test from running or from counting.
+const SKIP_MARKS: &[BuiltIn] = &[
+    code(&[Python], r"\bmark\.(?:skip|skipif|xfail)\b"),
+    code(&[Python], r"\bpytest\.(?:skip|xfail)\s*\("),
+    code(
+        &[Python],
+        r"\bunittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b",
+    ),
+    code(
+        &[Python],
+        r"^\s*@(?:skip|skipIf|skipUnless|expectedFailure)\b",
+    ),
+    code(&[Python], r"\.skipTest\s*\("),
+    code(&[Python], r"\braise\s+(?:unittest\.)?SkipTest\b"),
+    code(&[Rust], r"#\[\s*ignore\b"),
+    code(&[Rust], r"#\[\s*cfg_attr\s*\(.*\bignore\b"),
+    tests(&[Go], r"\b\w+\.Skip(?:f|Now)?\s*\("),
+    code(
+        &[JavaScript],
+        r"\b(?:it|test|describe|context|suite|specify)(?:\.\w+)*\.(?:skip|failing)\b",
+    ),
+    code(
+        &[JavaScript],
+        r"\b(?:xit|xtest|xdescribe|xcontext|xspecify)\s*\(",
+    ),
+    code(&[JavaScript], r"\bthis\.skip\s*\("),
+    code(&[Jvm], r"@Disabled\w*"),
+    code(&[Jvm], r"@Ignore\b"),
+    code(
+        &[CSharp],
+        r"\[\s*(?:Fact|Theory|Test|TestMethod|TestCase|SkippableFact)\s*\([^)]*\bSkip\s*=",
+    ),
+    code(&[CSharp], r"[\[,]\s*Ignore\b"),
+    code(&[CSharp], r"\bAssert\.Ignore\s*\("),
+    tests(
+        &[Ruby],
+        r"^\s*(?:xit|xdescribe|xcontext|xspecify|xexample|xscenario|skip|pending)\b",
+    ),
+    tests(&[Ruby], r"\bskip:\s*(?:true|['\x22])|:skip\s*=>"),
+    code(&[Php], r"->markTest(?:Skipped|Incomplete)\s*\("),
+];
+
+/// Marks that rerun a failing test.
+const RETRY_MARKS: &[BuiltIn] = &[
+    code(&[Python], r"\bmark\.flaky\b"),
+    code(&[Python], r"^\s*@flaky\b"),
+    tests(&[Python], r"^\s*@retry\b"),
+    code(&[Rust], r"#\[\s*(?:\w+::)*(?:flaky_test|flaky)\b"),
+    code(&[JavaScript], r"\bjest\.retryTimes\s*\("),
+    code(&[JavaScript], r"\bthis\.retries\s*\("),
+    tests(&[JavaScript], r"\bretry\s*:\s*[1-9]"),
+    tests(&[JavaScript], r"\bretries\s*:\s*(?:[1-9]|\{)"),
+    code(&[Jvm], r"@(?:RetryingTest|RepeatedIfExceptionsTest)\b"),
+    code(&[CSharp], r"[\[,]\s*Retry\s*\("),
+    tests(&[Ruby], r"\bretry:\s*[1-9]"),
+];
+
+/// Marks that run one test and skip the rest.
+const FOCUS_MARKS: &[BuiltIn] = &[
+    code(
+        &[JavaScript],
+        r"\b(?:it|test|describe|context|suite|specify)(?:\.\w+)*\.only\b",
+    ),
+    code(&[JavaScript], r"\b(?:fit|fdescribe|ftest)\s*\("),
+    tests(&[Ruby], r"^\s*(?:fit|fdescribe|fcontext)\b|\bfocus:\s*true"),
+];
+
+/// Retry plugins and settings, in the files that configure runners and run them.
+const RETRY_SETTINGS: &[BuiltIn] = &[
+    config(
+        &[
+            PythonDependencies,
+            PythonProject,
+            PytestIni,
+            Commands,
+            PackageJson,
+        ],
+        r"\bpytest[-_](?:rerunfailures|retry)\b",
+    ),
+    code(&[Python], r"\bpytest[-_]rerunfailures\b|\bpytest_retry\b"),
+    config(
+        &[PythonDependencies, PythonProject],
+        r#"(?:^|["'\s,\[])flaky\s*(?:$|[<>=!~;\[,"'\]])"#,
+    ),
+    config(
+        &[PythonProject, PytestIni, Commands, PackageJson],
+        r"(?:^|\s)-p\s*rerunfailures\b",
+    ),
+    config(
+        &[PythonProject, PytestIni, Commands, PackageJson],
+        r"--(?:reruns|only-rerun)\b",
+    ),
+    code(&[Python], r#"["']--(?:reruns|only-rerun)\b"#),
+    config(&[PythonProject, PytestIni], r"^\s*reruns(?:_delay)?\s*="),
+    config(&[PytestIni], r"^\s*retries\s*=\s*[1-9]"),
+    config(&[Nextest], r"^\s*retries\s*=\s*(?:[1-9]|\{)"),
+    config(
+        &[Commands, PackageJson, PythonProject, PytestIni],
+        r"--rerun-fails\b",
+    ),
+    config(
+        &[Commands, PackageJson],
+        r#"--retr(?:y|ies)(?:=|\s+)["']?[1-9]"#,
+    ),
+    config(
+        &[Commands, PackageJson],
+        r#"\bNEXTEST_RETRIES\b["']?\s*[:=]\s*["']?[1-9]"#,
+    ),
+    config(&[Commands], r"\buses:\s*\S*retry"),
+    config(
+        &[JsTestConfig, PackageJson],
+        r#"["']?\bretr(?:y|ies)\b["']?\s*:\s*(?:[1-9]|\{|[A-Za-z_$(])"#,
+    ),
+    config(&[JsTestConfig], r"\bjest\.retryTimes\s*\("),
+];
+
+/// `no-sleep-wait`, in test files.
+const SLEEP_WAITS: &[BuiltIn] = &[
+    tests(&[Python], r"\btime\.sleep\s*\("),
+    tests(&[Python], r"(?:^|[^\w.])sleep\s*\("),
+    tests(
+        &[Python],
+        r"\basyncio\.sleep\s*\(\s*(?:0*[1-9]|0*\.\d*[1-9]|[A-Za-z_])",
+    ),
+    tests(&[Rust], r"\bthread::sleep\s*\(|\btokio::time::sleep\s*\("),
+    tests(
+        &[Rust],
+        r"(?:^|[^\w:.])sleep\s*\(\s*(?:std::time::)?Duration",
+    ),
+    tests(&[Go], r"\btime\.Sleep\s*\("),
+    tests(
+        &[JavaScript],
+        r"\bsetTimeout\s*\(\s*(?:resolve|res|r|done|next|ok)\b",
+    ),
+    tests(&[JavaScript], r"\bnew\s+Promise\b.*\bsetTimeout\s*\("),
+    tests(
+        &[JavaScript],
+        r"\bawait\s+(?:sleep|delay|wait|timeout)\s*\(\s*\d",
+    ),
+    tests(&[JavaScript], r"\bwaitForTimeout\s*\(|\bcy\.wait\s*\(\s*\d"),
+    tests(&[Jvm], r"\bThread\.sleep\s*\(|\bTimeUnit\.\w+\.sleep\s*\("),
+    tests(&[CSharp], r"\bThread\.Sleep\s*\(|\bTask\.Delay\s*\("),
+    tests(&[Ruby], r"(?:^|[^\w.])sleep[\s(]+\d"),
+    tests(&[Php], r"\bu?sleep\s*\("),
+];
+
+/// `no-naive-datetime`, in test files.
+const NAIVE_DATETIMES: &[BuiltIn] = &[
+    tests(&[Python], r"\bdatetime\.now\s*\(\s*\)"),
+    tests(&[Python], r"\.utcnow\s*\(|\.utcfromtimestamp\s*\("),
+    tests(&[Python], r"\b(?:datetime|date)\.today\s*\("),
+    unless(
+        tests(&[Python], r"\.fromtimestamp\s*\("),
+        r"\btz\s*=|,\s*(?:timezone\.utc|UTC|tz)\b",
+    ),
+    unless(
+        tests(&[Python], r"\bdatetime\s*\(\s*\d{4}\s*,"),
+        r"\btzinfo\s*=",
+    ),
+    tests(
+        &[Rust],
+        r"\bNaive(?:Date|DateTime|Time)\b|\bLocal::now\s*\(",
+    ),
+    tests(&[Go], r"\btime\.Local\b"),
+    tests(
+        &[JavaScript],
+        r#"\bnew\s+Date\s*\(\s*["'`]\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?["'`]"#,
+    ),
+    tests(
+        &[Jvm],
+        r"\bLocal(?:Date|DateTime|Time)\.now\s*\(\s*\)|\bnew\s+Date\s*\(\s*\)",
+    ),
+    tests(&[CSharp], r"\bDateTime\.(?:Now|Today)\b"),
+    tests(&[Ruby], r"\b(?:Time|DateTime)\.now\b|\bDate\.today\b"),
+];
+
+fn compile<T: Copy>(rules: &[BuiltIn], what: T) -> Vec<Compiled<T>> {
+    rules
+        .iter()
+        .map(|rule| Compiled {
+            what,
+            scope: rule.scope,
+            pattern: Regex::new(rule.pattern).expect("built-in patterns compile (tested)"),
+            unless: rule.unless.map(|exception| {
+                Regex::new(exception).expect("built-in patterns compile (tested)")
+            }),
+        })
+        .collect()
+}
+
+static MARKS: LazyLock<Vec<Compiled<MarkKind>>> = LazyLock::new(|| {
+    let mut marks = compile(SKIP_MARKS, MarkKind::Skip);
+    marks.extend(compile(RETRY_MARKS, MarkKind::Retry));
+    marks.extend(compile(FOCUS_MARKS, MarkKind::Focus));
+    marks
+});
+
+static RETRIES: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(RETRY_SETTINGS, ()));
+
+static PRESETS: LazyLock<Vec<Compiled<Preset>>> = LazyLock::new(|| {
+    let mut presets = compile(SLEEP_WAITS, Preset::NoSleepWait);
+    presets.extend(compile(NAIVE_DATETIMES, Preset::NoNaiveDatetime));
+    presets
+});
+
+/// What a file is, decided once per file.
+struct FileFacts {
+    language: Option<Language>,
+    test_file: bool,
+    config: Option<ConfigKind>,
+}
+
+impl FileFacts {
+    fn of(path: &str) -> FileFacts {
+        FileFacts {
+            language: Language::of(path),
+            test_file: is_test_file(path),
+            config: config_kind(path),
+        }
+    }
+
+    fn in_scope(&self, scope: Scope) -> bool {
+        match scope {
+            Scope::Code(languages, tests_only) => {
+                self.language.is_some_and(|l| languages.contains(&l))
+                    && (self.test_file || !tests_only)
+            }
+            Scope::Config(kinds) => self.config.is_some_and(|k| kinds.contains(&k)),
+        }
+    }
+
+    fn is_comment(&self, line: &str) -> bool {
+        match (self.language, self.config) {
+            (Some(language), _) => language.is_comment(line),
+            // TOML, INI, requirements, YAML, Makefiles and shell all comment with `#`.
+            (None, Some(kind)) if kind != ConfigKind::PackageJson => {
+                let line = line.trim_start();
+                line.starts_with('#') || line.starts_with(';')
+            }
+            _ => false,
+        }
+    }
+}
+
+fn first_match<'r, T: Copy>(
+    rules: &'r [Compiled<T>],
+    facts: &FileFacts,
+    line: &str,
+) -> Option<(&'r Compiled<T>, String)> {
+    rules
+        .iter()
+        .filter(|rule| facts.in_scope(rule.scope))
+        .find_map(|rule| {
+            let found = rule.pattern.find(line)?;
+            if rule
+                .unless
+                .as_ref()
+                .is_some_and(|exception| exception.is_match(line))
+            {
+                return None;
+            }
+            Some((rule, mark_text(found.as_str())))
+        })
+}
+
+/// The forbidden mark in `line` of a file at `path`, if any.
+pub fn forbidden_mark(path: &str, line: &str) -> Option<Mark> {
+    let facts = FileFacts::of(path);
+    if facts.is_comment(line) {
+        return None;
+    }
+    first_match(&MARKS, &facts, line).map(|(rule, text)| Mark {
+        kind: rule.what,
+        text,
+    })
+}
+
+/// Every finding of the built-in rules, the `bans` and the turned-on `presets` on the
+/// lines `diff` adds, sorted by file, line and rule. One finding per rule family and line.
+pub fn check(diff: &Diff, bans: &[Ban], presets: &[Preset]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for file in &diff.files {
+        check_file(file, bans, presets, &mut findings);
+    }
+    findings.sort_by(|a, b| {
+        (a.file.as_str(), a.line, a.kind, a.rule.as_str()).cmp(&(
+            b.file.as_str(),
+            b.line,
+            b.kind,
+            b.rule.as_str(),
+        ))
+    });
+    findings
+}
+
+fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Vec<Finding>) {
+    let facts = FileFacts::of(&file.path);
+    let bans: Vec<&Ban> = bans
+        .iter()
+        .filter(|ban| ban.applies_to(&file.path))
+        .collect();
+    for line in &file.added {
+        let finding =
+            |rule: &str, kind: RuleKind, reason: String, source: Option<String>| Finding {
+                file: file.path.clone(),
+                line: line.number,
+                rule: rule.to_owned(),
+                kind,
+                reason,
+                text: shown(&line.text),
+                source,
+            };
+        // Bans are the repository's own patterns: they see comments too.
+        for ban in &bans {
+            if ban.pattern.is_match(&line.text) {
+                out.push(finding(
+                    &ban.id,
+                    RuleKind::Ban,
+                    ban.message.clone(),
+                    Some(ban.source.clone()),
+                ));
+            }
+        }
+        if facts.is_comment(&line.text) {
+            continue;
+        }
+        if let Some((rule, text)) = first_match(&MARKS, &facts, &line.text) {
+            out.push(finding(
+                FORBIDDEN_MARK,
+                RuleKind::Mark,
+                mark_reason(rule.what, &text),
+                None,
+            ));
+        }
+        if let Some((_, text)) = first_match(&RETRIES, &facts, &line.text) {
+            out.push(finding(
+                RETRY_SETTING,
+                RuleKind::Retry,
+                format!(
+                    "`{text}` turns retries on: every flake would pass unseen, and the lane's flake budget is zero; take it out (candor reruns a known flake once, with a ledger line)"
+                ),
+                None,
+            ));
+        }
+        let mut reported = Vec::new();
+        for rule in PRESETS.iter().filter(|rule| presets.contains(&rule.what)) {
+            if reported.contains(&rule.what) || !facts.in_scope(rule.scope) {
+                continue;
+            }
+            let Some(found) = rule.pattern.find(&line.text) else {
+                continue;
+            };
+            if rule.unless.as_ref().is_some_and(|e| e.is_match(&line.text)) {
+                continue;
+            }
+            reported.push(rule.what);
+            out.push(finding(
+                rule.what.name(),
+                RuleKind::Preset,
+                preset_reason(rule.what, &mark_text(found.as_str())),
+                None,
+            ));
+        }
+    }
+}
+
+fn mark_reason(kind: MarkKind, text: &str) -> String {
+    match kind {
+        MarkKind::Skip => format!(
+            "`{text}` keeps a test from running or from counting, and a test the lane cannot see cannot fail; fix the test, or ask a human for a [[freeze]] (owner, expiry, ticket) in candor.toml"
+        ),
+        MarkKind::Retry => format!(
+            "`{text}` reruns a failing test until it passes: a test that needs it is a flake, and the lane's flake budget is zero; fix the cause (a known flake gets a fingerprint, not a retry)"
+        ),
+        MarkKind::Focus => {
+            format!("`{text}` runs only this test and silently skips the others; take it out")
+        }
+    }
+}
+
+fn preset_reason(preset: Preset, text: &str) -> String {
+    match preset {
+        Preset::NoSleepWait => format!(
+            "`{text}` waits a fixed time in a test: too short on a slow runner, wasted on a fast one; wait for the condition itself (poll with a deadline, an event, a barrier)"
+        ),
+        Preset::NoNaiveDatetime => format!(
+            "`{text}` makes the test depend on the wall clock or the machine's time zone; use an aware datetime (timezone.utc) and a fixed or injected clock"
+        ),
+    }
+}
+
+/// A match as a name: `time.sleep(` reads as `time.sleep`.
+fn mark_text(found: &str) -> String {
+    found
+        .trim()
+        .trim_end_matches(['(', ' ', '\t'])
+        .trim_start_matches(['[', ',', ' '])
+        .to_owned()
+}
+
+/// A line for a finding: trimmed, at most 160 characters.
+pub(crate) fn shown(text: &str) -> String {
+    let trimmed = text.trim();
+    let mut cut: String = trimmed.chars().take(160).collect();
+    if cut.len() < trimmed.len() {
+        cut.push('…');
+    }
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::gate::diff::{FileStatus, Line};
+    use crate::policy::Config;
+
+    fn change(path: &str, lines: &[&str]) -> Diff {
+        Diff {
+            files: vec![ChangedFile {
+                path: path.to_owned(),
+                status: FileStatus::Modified,
+                binary: false,
+                added: lines
+                    .iter()
+                    .enumerate()
+                    .map(|(i, text)| Line {
+                        number: i + 1,
+                        text: (*text).to_owned(),
+                    })
+                    .collect(),
+                removed: Vec::new(),
+            }],
+        }
+    }
+
+    /// (line, rule) of every finding.
+    fn found(path: &str, lines: &[&str], presets: &[Preset]) -> Vec<(usize, String)> {
+        check(&change(path, lines), &[], presets)
+            .into_iter()
+            .map(|finding| (finding.line, finding.rule))
+            .collect()
+    }
+
+    #[test]
+    fn every_built_in_pattern_compiles() {
+        assert!(!MARKS.is_empty() && !RETRIES.is_empty() && !PRESETS.is_empty());
+        for rules in [
+            SKIP_MARKS,
+            RETRY_MARKS,
+            FOCUS_MARKS,
+            RETRY_SETTINGS,
+            SLEEP_WAITS,
+            NAIVE_DATETIMES,
+        ] {
+            for rule in rules {
+                assert!(Regex::new(rule.pattern).is_ok(), "{}", rule.pattern);
+            }
+        }
+    }
+
+    #[test]
+    fn forbidden_marks_in_each_language() {
+        let refused = [
+            ("tests/test_a.py", "@pytest.mark.flaky(reruns=3)"),
+            ("tests/test_a.py", "@pytest.mark.skip(reason='later')"),
+            (
+                "tests/test_a.py",
+                "@pytest.mark.skipif(sys.platform == 'win32', reason='x')",
+            ),
+            ("tests/test_a.py", "@pytest.mark.xfail"),
+            ("tests/test_a.py", "pytestmark = pytest.mark.skip"),
+            ("tests/test_a.py", "    @mark.xfail(strict=False)"),
+            ("tests/test_a.py", "@flaky(max_runs=3)"),
+            ("tests/test_a.py", "@unittest.skip('x')"),
+            ("tests/test_a.py", "@skipIf(True, 'x')"),
+            ("tests/test_a.py", "        self.skipTest('no network')"),
+            ("tests/test_a.py", "    pytest.skip('later')"),
+            ("tests/test_a.py", "    raise unittest.SkipTest('x')"),
+            ("tests/test_a.py", "@retry(stop=stop_after_attempt(3))"),
+            ("src/lib.rs", "#[ignore]"),
+            ("src/lib.rs", "    #[ignore = \"slow\"]"),
+            ("src/lib.rs", "#[cfg_attr(target_os = \"macos\", ignore)]"),
+            ("tests/a.rs", "#[flaky_test::flaky_test]"),
+            ("pkg/a_test.go", "\tt.Skip(\"flaky on CI\")"),
+            ("pkg/a_test.go", "\tt.Skipf(\"%s\", x)"),
+            ("web/a.test.ts", "it.skip('works', () => {"),
+            ("web/a.test.ts", "test.concurrent.skip('x', async () => {"),
+            ("web/a.test.ts", "describe.only('suite', () => {"),
+            ("web/a.test.ts", "xit('works', () => {"),
+            ("web/a.test.ts", "fdescribe('x', () => {"),
+            ("web/a.test.ts", "test.failing('x', () => {"),
+            ("web/setup.ts", "jest.retryTimes(3)"),
+            ("web/a.spec.js", "  this.retries(4);"),
+            ("web/a.spec.js", "test('x', { retry: 3 }, () => {"),
+            ("src/test/java/FooTest.java", "    @Disabled(\"flaky\")"),
+            (
+                "src/test/java/FooTest.java",
+                "    @DisabledOnOs(OS.WINDOWS)",
+            ),
+            ("src/test/java/FooTest.java", "    @RetryingTest(3)"),
+            ("app/FooTests.kt", "@Ignore"),
+            ("Proj.Tests/Foo.cs", "[Fact(Skip = \"flaky\")]"),
+            ("Proj.Tests/Foo.cs", "[Test, Ignore(\"x\")]"),
+            ("Proj.Tests/Foo.cs", "[Test, Retry(3)]"),
+            ("spec/a_spec.rb", "  xit 'works' do"),
+            ("spec/a_spec.rb", "  it 'works', skip: 'later' do"),
+            ("spec/a_spec.rb", "  it 'works', retry: 3 do"),
+            ("tests/FooTest.php", "        $this->markTestSkipped('x');"),
+        ];
+        for (path, line) in refused {
+            assert_eq!(
+                found(path, &[line], &[]),
+                [(1, FORBIDDEN_MARK.to_owned())],
+                "{path}: {line}"
+            );
+        }
+        let allowed = [
+            ("tests/test_a.py", "# @pytest.mark.skip: we never do this"),
+            ("tests/test_a.py", "@pytest.mark.parametrize('x', [1, 2])"),
+            ("tests/test_a.py", "def test_skip_list():"),
+            ("tests/test_a.py", "    assert skipper(items) == []"),
+            ("src/app.py", "@retry(stop=stop_after_attempt(3))"),
+            ("src/lib.rs", "// #[ignore]"),
+            ("src/lib.rs", "let ignore = true;"),
+            ("pkg/a.go", "\tr.Skip(3)"),
+            ("web/a.test.ts", "it('skips nothing', () => {"),
+            ("web/a.test.ts", "items.filter(skip)"),
+            ("web/a.test.ts", "// it.only('x')"),
+            ("src/main/java/Foo.java", "class Foo {}"),
+            ("README.md", "@pytest.mark.skip"),
+            ("spec/a_spec.rb", "  it 'works' do"),
+        ];
+        for (path, line) in allowed {
+            assert_eq!(found(path, &[line], &[]), [], "{path}: {line}");
+        }
+    }
+
+    #[test]
+    fn retry_plugins_and_settings_per_file_kind() {
+        let refused = [
+            ("requirements-dev.txt", "pytest-rerunfailures==14.0"),
+            ("requirements.txt", "flaky>=3.7"),
+            ("requirements.txt", "flaky"),
+            ("pyproject.toml", "    \"pytest-rerunfailures>=14\","),
+            ("pyproject.toml", "    \"flaky\","),
+            ("pyproject.toml", "addopts = \"-q --reruns 3\""),
+            ("pyproject.toml", "reruns = 2"),
+            (
+                "setup.cfg",
+                "addopts = --reruns=2 --only-rerun TimeoutError",
+            ),
+            ("tox.ini", "commands = pytest -p rerunfailures {posargs}"),
+            ("pytest.ini", "retries = 2"),
+            ("pytest.ini", "addopts = --reruns 5"),
+            ("Pipfile", "pytest-retry = \"*\""),
+            (".config/nextest.toml", "retries = 3"),
+            (
+                ".config/nextest.toml",
+                "retries = { backoff = \"fixed\", count = 2 }",
+            ),
+            ("jest.config.js", "  retries: 2,"),
+            ("vitest.config.ts", "    retry: 3,"),
+            ("playwright.config.ts", "  retries: process.env.CI ? 2 : 0,"),
+            ("package.json", "    \"test\": \"vitest --retry=2\","),
+            ("package.json", "    \"test\": \"mocha --retries 3\","),
+            ("Makefile", "\tgotestsum --rerun-fails --packages ./..."),
+            (
+                ".github/workflows/ci.yml",
+                "      - run: cargo nextest run --retries 2",
+            ),
+            (".github/workflows/ci.yml", "        NEXTEST_RETRIES: 3"),
+            (
+                ".github/workflows/ci.yml",
+                "      - uses: nick-fields/retry@v3",
+            ),
+            (".gitlab-ci.yml", "    - pytest --reruns 2"),
+            ("scripts/ci.sh", "python -m pytest --reruns=3"),
+            (
+                "tests/conftest.py",
+                "pytest_plugins = [\"pytest_rerunfailures\"]",
+            ),
+            ("run_tests.py", "pytest.main([\"--reruns\", \"3\"])"),
+        ];
+        for (path, line) in refused {
+            assert_eq!(
+                found(path, &[line], &[]),
+                [(1, RETRY_SETTING.to_owned())],
+                "{path}: {line}"
+            );
+        }
+        let allowed = [
+            (".config/nextest.toml", "retries = 0"),
+            ("pyproject.toml", "# no --reruns here"),
+            ("pyproject.toml", "markers = [\"flaky: known flaky tests\"]"),
+            ("pyproject.toml", "retries = 3"),
+            ("tox.ini", "commands = pytest -p no:rerunfailures"),
+            ("Makefile", "\tgotestsum --format testname"),
+            ("package.json", "    \"test\": \"mocha --retries 0\","),
+            ("jest.config.js", "  retries: 0,"),
+            ("docs/ci.md", "pytest --reruns 3"),
+            ("requirements.txt", "unflaky==1.0"),
+        ];
+        for (path, line) in allowed {
+            assert_eq!(found(path, &[line], &[]), [], "{path}: {line}");
+        }
+    }
+
+    #[test]
+    fn presets_apply_to_test_files_only_when_turned_on() {
+        let sleep = [Preset::NoSleepWait];
+        let dates = [Preset::NoNaiveDatetime];
+        let sleeping = [
+            ("tests/test_a.py", "    time.sleep(0.5)"),
+            ("tests/test_a.py", "    sleep(2)"),
+            ("tests/test_a.py", "    await asyncio.sleep(0.1)"),
+            (
+                "tests/a.rs",
+                "    std::thread::sleep(Duration::from_millis(50));",
+            ),
+            ("pkg/a_test.go", "\ttime.Sleep(100 * time.Millisecond)"),
+            (
+                "web/a.test.ts",
+                "  await new Promise((r) => setTimeout(r, 100));",
+            ),
+            ("web/a.test.ts", "  await sleep(500);"),
+            ("src/test/java/FooTest.java", "    Thread.sleep(200);"),
+            ("Proj.Tests/Foo.cs", "    await Task.Delay(100);"),
+            ("spec/a_spec.rb", "    sleep 1"),
+        ];
+        for (path, line) in sleeping {
+            assert_eq!(
+                found(path, &[line], &sleep),
+                [(1, "no-sleep-wait".to_owned())],
+                "{path}: {line}"
+            );
+            assert_eq!(found(path, &[line], &[]), [], "off: {path}: {line}");
+        }
+        for (path, line) in [
+            ("src/app.py", "    time.sleep(0.5)"),
+            ("tests/test_a.py", "    await asyncio.sleep(0)"),
+            ("tests/test_a.py", "    # time.sleep(1)"),
+            ("tests/test_a.py", "    self.sleepy = True"),
+        ] {
+            assert_eq!(found(path, &[line], &sleep), [], "{path}: {line}");
+        }
+        let naive = [
+            ("tests/test_a.py", "    now = datetime.now()"),
+            ("tests/test_a.py", "    now = datetime.datetime.utcnow()"),
+            ("tests/test_a.py", "    day = date.today()"),
+            ("tests/test_a.py", "    at = datetime(2026, 1, 2, 3, 4)"),
+            ("tests/test_a.py", "    at = datetime.fromtimestamp(0)"),
+            ("tests/a.rs", "    let at = NaiveDateTime::default();"),
+            (
+                "src/test/java/FooTest.java",
+                "    var now = LocalDateTime.now();",
+            ),
+            (
+                "web/a.test.ts",
+                "  const at = new Date('2026-01-02T03:04:05');",
+            ),
+        ];
+        for (path, line) in naive {
+            assert_eq!(
+                found(path, &[line], &dates),
+                [(1, "no-naive-datetime".to_owned())],
+                "{path}: {line}"
+            );
+        }
+        for (path, line) in [
+            ("tests/test_a.py", "    now = datetime.now(timezone.utc)"),
+            (
+                "tests/test_a.py",
+                "    at = datetime(2026, 1, 2, tzinfo=timezone.utc)",
+            ),
+            (
+                "tests/test_a.py",
+                "    at = datetime.fromtimestamp(0, tz=timezone.utc)",
+            ),
+            (
+                "web/a.test.ts",
+                "  const at = new Date('2026-01-02T03:04:05Z');",
+            ),
+        ] {
+            assert_eq!(found(path, &[line], &dates), [], "{path}: {line}");
+        }
+    }
+
+    #[test]
+    fn bans_apply_to_their_paths_with_their_message_and_source() {
+        let config = Config::parse(
+            "[[ban]]\nid = \"no-wall-clock-wait\"\npaths = [\"tests/**/*.py\"]\npattern = 'time\\.sleep\\('\nmessage = \"Use wait_until\"\nsource = \"FP-001 root cause\"\n",
+            Path::new("candor.toml"),
+        )
+        .unwrap();
+        let diff = change(
+            "tests/api/test_a.py",
+            &[
+                "x = 1",
+                "    time.sleep(1)  # pytest.mark.skip",
+                "# time.sleep(1)",
+            ],
+        );
+        let findings = check(&diff, &config.bans, &[]);
+        let summary: Vec<_> = findings
+            .iter()
+            .map(|f| (f.line, f.rule.as_str(), f.kind, f.source.as_deref()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (2, FORBIDDEN_MARK, RuleKind::Mark, None),
+                (
+                    2,
+                    "no-wall-clock-wait",
+                    RuleKind::Ban,
+                    Some("FP-001 root cause")
+                ),
+                (
+                    3,
+                    "no-wall-clock-wait",
+                    RuleKind::Ban,
+                    Some("FP-001 root cause")
+                ),
+            ]
+        );
+        assert_eq!(findings[1].reason, "Use wait_until");
+        assert_eq!(findings[1].text, "time.sleep(1)  # pytest.mark.skip");
+        let elsewhere = change("src/a.py", &["time.sleep(1)"]);
+        assert!(check(&elsewhere, &config.bans, &[]).is_empty());
+    }
+
+    #[test]
+    fn deleted_lines_and_binary_files_are_not_checked() {
+        let mut diff = change("tests/test_a.py", &[]);
+        diff.files[0].removed.push(Line {
+            number: 1,
+            text: "@pytest.mark.skip".into(),
+        });
+        assert!(check(&diff, &[], &Preset::ALL).is_empty());
+    }
+
+    #[test]
+    fn forbidden_mark_tells_the_kind() {
+        let skip = forbidden_mark("tests/test_a.py", "@pytest.mark.skip").unwrap();
+        assert_eq!(
+            (skip.kind, skip.text.as_str()),
+            (MarkKind::Skip, "mark.skip")
+        );
+        let retry = forbidden_mark("tests/test_a.py", "@pytest.mark.flaky").unwrap();
+        assert_eq!(retry.kind, MarkKind::Retry);
+        let focus = forbidden_mark("web/a.test.js", "it.only('x')").unwrap();
+        assert_eq!(focus.kind, MarkKind::Focus);
+        assert_eq!(
+            forbidden_mark("tests/test_a.py", "# @pytest.mark.skip"),
+            None
+        );
+    }
+}
