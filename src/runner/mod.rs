@@ -13,6 +13,15 @@
 //! | nextest | JUnit through a generated tool config (profile `candor`, store in scratch) | `-p P --lib\|… -- --exact NAME` | `--retries 0`, profile `retries = 0` | none: nextest has no shuffle | `-j`, `NEXTEST_TEST_THREADS`, else CPUs | `cargo nextest list --message-format json` |
 //! | go | `go test -json -count=1 ./...`, stdout is the report | `-run '^Test$/^sub$' PKG`, each level escaped | no retries in go; `-count=1` | `-shuffle=N` | `-p`, `GOMAXPROCS`, else CPUs | `go test -json -list . ./...` (top-level tests, no files) |
 //! | command | template without elements naming `{test}` | `{test}` filled in, one pass | the user's business | `{seed}` when the template has it | unknown | not supported |
+//!
+//! For `candor order` ([`Adapter::run_ordered`], [`Adapter::run_repeated`],
+//! [`Adapter::process_scope`]; docs/order.md):
+//!
+//! | runner | one process holds | ordered run ("as given") | shuffled run | repeated run |
+//! | --- | --- | --- | --- | --- |
+//! | pytest | the session (`-n 0` overrides an xdist `-n`) | node ids in the order given after `--`; `--randomly-dont-reorganize` with pytest-randomly, whose seed still reseeds `random` | `-p randomly --randomly-seed=N` (pytest-randomly only) | `--count=N` when `pytest -VV` lists pytest-repeat |
+//! | go | one package | `-run '^(A\|B)$' -shuffle=off PKG`: source order, whatever order the ids come in; a subtest runs through its top-level test | `-shuffle=N` | `-count=N` |
+//! | cargo, nextest, command | — | unsupported | unsupported | unsupported |
 
 mod cargo;
 mod command;
