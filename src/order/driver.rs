@@ -665,8 +665,8 @@ impl<P: Prober> Driver<'_, P> {
         let consistent = by_seed.iter().all(|entry| {
             entry
                 .outcomes
-                .iter()
-                .all(|o| o.is_red() == entry.outcomes[0].is_red())
+                .windows(2)
+                .all(|pair| pair[0].is_red() == pair[1].is_red())
         });
         let first_with = |red: bool| {
             by_seed
