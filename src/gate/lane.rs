@@ -297,6 +297,9 @@ pub struct ScoreReport<'a> {
     pub max_wall_seconds: u32,
     /// Seconds the whole gate took.
     pub wall_seconds: f64,
+    /// Seconds the runner's probe (which plugins it has) and its listing of the tests took
+    /// (runner processes, like the replays); `None` when no test file changed.
+    pub listing_seconds: Option<f64>,
     /// Tests the change touched.
     pub touched: &'a [TouchedReport],
     /// Every replay.

@@ -51,15 +51,18 @@ pub(super) fn run(
     let lane_time = Duration::from_secs(u64::from(policy.lane.max_wall_seconds));
     let mut replays = Replays::default();
     let mut touched = Vec::new();
+    let mut listing_seconds = None;
     if !changed.is_empty() {
         let dir = scratch(repo_root, "gate")?;
         let executor = SystemExecutor;
         let listing_context = runner::Context::new(repo_root, dir.join("listing"), &executor)
             .with_timeout(Some(policy.runner.timeout), policy.runner.grace)
             .with_pinned_environment();
-        let adapter = runner::adapter(&policy.runner, &listing_context)?;
         printer.progress("listing the tests of the changed test files…")?;
+        let listing_started = Instant::now();
+        let adapter = runner::adapter(&policy.runner, &listing_context)?;
         let listed = adapter.list(&listing_context)?;
+        listing_seconds = Some(listing_started.elapsed().as_secs_f64());
         touched = touched_tests(adapter.kind(), &listed, &changed);
         let seed = match adapter.seed_support() {
             SeedSupport::Controls(_) => Some(pinned_seed(&head)),
@@ -131,6 +134,7 @@ pub(super) fn run(
         seed: replays.seed,
         max_wall_seconds: policy.lane.max_wall_seconds,
         wall_seconds: started.elapsed().as_secs_f64(),
+        listing_seconds,
         touched: &touched_reports,
         runs: &runs,
         findings: &findings,
