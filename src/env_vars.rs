@@ -44,6 +44,9 @@ impl EnvVars {
     pub const GITHUB_REF_TYPE: &'static str = "GITHUB_REF_TYPE";
     /// The job's id within the workflow, recorded as the run's job.
     pub const GITHUB_JOB: &'static str = "GITHUB_JOB";
+    /// A file GitHub Actions shows as the step's summary; `candor gate` appends its
+    /// Markdown summary there.
+    pub const GITHUB_STEP_SUMMARY: &'static str = "GITHUB_STEP_SUMMARY";
 
     // GitLab CI (<https://docs.gitlab.com/ci/variables/predefined_variables/>).
 

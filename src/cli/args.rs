@@ -79,6 +79,10 @@ pub enum RawCommand {
     /// Bucket run records per test (invariant-miss, fixture-drift, noise, unclassified,
     /// stable-pass, untrusted-green) with what to spend on each.
     Classify(RawClassify),
+    /// The merge lane's verdict for a change (HEAD against its merge base), flake budget
+    /// zero: policy from the base, diff rules, fixture and cassette locks, touched tests
+    /// replayed; writes score-report.json.
+    Gate(RawGate),
     /// Store result files (JUnit XML, libtest JSON, `go test -json`) in the history.
     Ingest(RawIngest),
     /// List every test in the history with its record.
@@ -174,6 +178,22 @@ pub struct RawCompare {
     /// printed].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+}
+
+/// `candor gate`.
+#[derive(Debug, Args)]
+pub struct RawGate {
+    /// Judge HEAD against its merge base with REF [default: the default branch]. The
+    /// policy is read from that merge base.
+    #[arg(long, value_name = "REF", value_parser = NonEmptyStringValueParser::new())]
+    pub base: Option<String>,
+    /// Where to write the report [default: score-report.json at the repository root].
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
+    /// A human's approval (a CI label) for changes to human-owned files and cassette
+    /// losses; recorded in the report. It never excuses a red replay or a diff rule.
+    #[arg(long, value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
+    pub approved_by: Option<String>,
 }
 
 /// `candor repro`.

@@ -84,6 +84,8 @@ pub enum Command {
     Triage(Box<TriageSettings>),
     /// `candor rerun`.
     Rerun(Box<RerunSettings>),
+    /// `candor gate`.
+    Gate(Box<GateSettings>),
     /// `candor compare`.
     Compare(Box<CompareSettings>),
     /// `candor repro`.
@@ -176,6 +178,21 @@ pub struct TestSettings {
     pub argv: Vec<String>,
     /// The seed, when given.
     pub seed: Option<u64>,
+    /// The working copy.
+    pub workspace: Workspace,
+}
+
+/// `candor gate`, decided.
+#[derive(Debug, Clone)]
+pub struct GateSettings {
+    /// The base and head, as `lint diff` resolves them.
+    pub change: LintDiffSettings,
+    /// Where the report goes.
+    pub report: PathBuf,
+    /// `--approved-by`.
+    pub approved_by: Option<String>,
+    /// `GITHUB_STEP_SUMMARY`, when set.
+    pub step_summary: Option<PathBuf>,
     /// The working copy.
     pub workspace: Workspace,
 }
@@ -429,6 +446,29 @@ impl Settings {
                 seed: raw.seed,
                 workspace: resolve_workspace(context, &repo, &mut warnings, raw.change),
             })),
+            RawCommand::Gate(raw) => {
+                let change = resolve_lint_diff(
+                    RawLintDiff {
+                        base: raw.base,
+                        head: "HEAD".to_owned(),
+                    },
+                    &repo,
+                    &mut warnings,
+                );
+                let root = repo
+                    .root(&mut warnings)
+                    .unwrap_or_else(|| context.cwd.clone());
+                Command::Gate(Box::new(GateSettings {
+                    change,
+                    report: raw.report.map_or_else(
+                        || root.join("score-report.json"),
+                        |path| context.cwd.join(path),
+                    ),
+                    approved_by: raw.approved_by,
+                    step_summary: context.var(EnvVars::GITHUB_STEP_SUMMARY).map(PathBuf::from),
+                    workspace: resolve_workspace(context, &repo, &mut warnings, None),
+                }))
+            }
             RawCommand::Compare(raw) => Command::Compare(Box::new(CompareSettings {
                 test_id: raw.test,
                 base: raw.base,

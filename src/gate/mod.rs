@@ -3,18 +3,21 @@
 //! human-owned files and the ledger (`human_owned`), freezes over time (`freeze`, with
 //! `skips` telling whether a test is still skipped). Each submodule is pure; the functions
 //! here are the edge that reads git and hands the pure parts their input. Policy is always
-//! the base's (`git show BASE:candor.toml`), never the change's. Replays and the verdict
-//! are not here. docs/gate.md describes the rules and formats.
+//! the base's (`git show BASE:candor.toml`), never the change's. Which tests the change
+//! touched is `touched`; the lane's verdict and `score-report.json` are `lane`. docs/gate.md
+//! describes the rules and formats.
 
 pub mod cassettes;
 pub mod diff;
 pub mod files;
 pub mod freeze;
 pub mod human_owned;
+pub mod lane;
 pub mod locks;
 pub mod oracle;
 pub mod rules;
 pub mod skips;
+pub mod touched;
 
 use std::path::{Path, PathBuf};
 

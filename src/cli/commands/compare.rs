@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use jiff::civil::Date;
 use serde::Serialize;
 
-use super::running::scratch;
+use super::running::{RunPlace, run_record, scratch};
 use super::{Open, open_store};
 use crate::classify::{Classified, classify};
 use crate::cli::error::CliError;
@@ -21,9 +21,9 @@ use crate::exit_codes;
 use crate::git::Git;
 use crate::history::{HistoryStore, Source};
 use crate::policy::Config;
-use crate::records::{self, RunRecord, SCHEMA, Side};
+use crate::records::{self, RunRecord, Side};
 use crate::reliability::ReliabilityFile;
-use crate::results::{Outcome, ParseOptions, parse_all};
+use crate::results::{Outcome, ParseOptions};
 use crate::runner::process::SystemExecutor;
 use crate::runner::{self, Adapter, RunOptions, RunReport, SeedSupport};
 use crate::stats::sequential::{Design, Tally, detectable_increase};
@@ -101,8 +101,19 @@ impl Bench<'_> {
         let parse = ParseOptions {
             repo_root: Some(root.root.to_string_lossy().into_owned()),
         };
-        let execution = read_execution(&report, self.test, &parse);
-        let record = self.record(side, sequence, &report, execution.as_ref())?;
+        let (record, execution) = run_record(
+            &RunPlace {
+                test: self.test,
+                side,
+                sequence,
+                root: &root.root,
+                commit: &root.commit,
+                fixtures: Path::new(FIXTURES_DIR),
+                new_test: false,
+            },
+            &report,
+            &parse,
+        )?;
         if sequence <= 2 && !record.found {
             return Err(CliError::TestMissing {
                 test: self.test.to_owned(),
@@ -139,53 +150,6 @@ impl Bench<'_> {
         Ok(record)
     }
 
-    fn record(
-        &self,
-        side: Side,
-        sequence: u32,
-        report: &RunReport,
-        execution: Option<&crate::results::Execution>,
-    ) -> Result<RunRecord, CliError> {
-        let root = self.side(side);
-        let fixture_hash =
-            records::fixture_hash(&root.root.join(FIXTURES_DIR)).map_err(|source| {
-                CliError::Read {
-                    path: root.root.join(FIXTURES_DIR),
-                    source,
-                }
-            })?;
-        let first = report.invocations.first();
-        let mut record = RunRecord {
-            schema: SCHEMA.to_owned(),
-            test: self.test.to_owned(),
-            side,
-            sequence,
-            commit: Some(root.commit.clone()),
-            seed: report.seed.as_ref().map(|s| s.value),
-            fixture_hash,
-            outcome: Outcome::Error,
-            found: false,
-            signature: None,
-            exception: None,
-            message: None,
-            duration_seconds: None,
-            wall_seconds: report
-                .invocations
-                .iter()
-                .map(|i| i.outcome.duration.as_secs_f64())
-                .sum(),
-            argv: first.map(|i| i.argv.clone()).unwrap_or_default(),
-            exit_status: report.exit_code(),
-            timed_out: report.timed_out(),
-            started_at: first.map_or_else(jiff::Timestamp::now, |i| i.outcome.started_at),
-            log: first.map(|i| i.log.clone()).unwrap_or_default(),
-            report: report.report.clone(),
-            new_test: false,
-        };
-        record.set_execution(execution);
-        Ok(record)
-    }
-
     /// Stores the run in the history as source=compare, under its side's commit. A report
     /// the runner never wrote is left out: the record says the test was not found.
     fn store_run(
@@ -206,17 +170,6 @@ impl Bench<'_> {
             .map_err(CliError::Results)?;
         Ok(())
     }
-}
-
-/// The test's execution in a runner's report, if the report holds it.
-fn read_execution(
-    report: &RunReport,
-    test: &str,
-    parse: &ParseOptions,
-) -> Option<crate::results::Execution> {
-    let file = fs_err::File::open(&report.report).ok()?;
-    let (executions, _) = parse_all(file, parse).ok()?;
-    executions.into_iter().find(|e| e.test_id == test)
 }
 
 /// Sets up both sides; removes the worktree again when anything fails before the first

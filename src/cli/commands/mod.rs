@@ -5,6 +5,7 @@ mod classify;
 mod compare;
 mod demo;
 mod freeze;
+mod gate;
 mod ingest;
 mod init;
 mod ledger;
@@ -53,6 +54,13 @@ pub fn run(
         ),
         Command::Rerun(rerun) => rerun::run(
             rerun,
+            &settings.db,
+            &settings.repo_root,
+            settings.today,
+            printer,
+        ),
+        Command::Gate(gate) => gate::run(
+            gate,
             &settings.db,
             &settings.repo_root,
             settings.today,

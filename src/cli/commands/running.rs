@@ -1,6 +1,6 @@
-//! What `test` and `rerun` share: the runner `[runner]` names (or the repository's files
-//! suggest), a scratch directory under `.candor/runs` kept for its logs, and a runner's
-//! report stored in the history as a run.
+//! What the commands that run tests share: a scratch directory under `.candor/runs` kept
+//! for its logs, a runner's report stored in the history as a run, and one run of one test
+//! turned into a run record (`compare`, `repro`, the gate's replays).
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +8,8 @@ use crate::cli::error::CliError;
 use crate::cli::settings::Workspace;
 use crate::history::{Conditions, HistoryStore, NewRun, Source};
 use crate::ingest::{self, FileIngest};
+use crate::records::{self, RunRecord, SCHEMA, Side};
+use crate::results::{Execution, Outcome, ParseOptions, parse_all};
 use crate::runner::RunReport;
 
 /// Where runs keep their reports and logs, relative to the repository root.
@@ -73,4 +75,69 @@ pub(super) fn store_report(
     }
     let run = new_run(workspace, report, source);
     ingest::ingest_file(store, &report.report, &run, &workspace.parse).map_err(CliError::Results)
+}
+
+/// Where and what one run of one test was.
+pub(super) struct RunPlace<'a> {
+    /// The test.
+    pub test: &'a str,
+    /// Which side or kind of run.
+    pub side: Side,
+    /// Its sequence number.
+    pub sequence: u32,
+    /// The tree it ran in.
+    pub root: &'a Path,
+    /// That tree's commit.
+    pub commit: &'a str,
+    /// The fixtures folder hashed into the record, relative to `root`.
+    pub fixtures: &'a Path,
+    /// Whether the change added the test.
+    pub new_test: bool,
+}
+
+/// The run record of one run, and the test's execution when the report holds it.
+pub(super) fn run_record(
+    place: &RunPlace<'_>,
+    report: &RunReport,
+    parse: &ParseOptions,
+) -> Result<(RunRecord, Option<Execution>), CliError> {
+    let fixtures = place.root.join(place.fixtures);
+    let fixture_hash = records::fixture_hash(&fixtures).map_err(|source| CliError::Read {
+        path: fixtures.clone(),
+        source,
+    })?;
+    let execution = fs_err::File::open(&report.report)
+        .ok()
+        .and_then(|file| parse_all(file, parse).ok())
+        .and_then(|(executions, _)| executions.into_iter().find(|e| e.test_id == place.test));
+    let first = report.invocations.first();
+    let mut record = RunRecord {
+        schema: SCHEMA.to_owned(),
+        test: place.test.to_owned(),
+        side: place.side,
+        sequence: place.sequence,
+        commit: Some(place.commit.to_owned()),
+        seed: report.seed.as_ref().map(|s| s.value),
+        fixture_hash,
+        outcome: Outcome::Error,
+        found: false,
+        signature: None,
+        exception: None,
+        message: None,
+        duration_seconds: None,
+        wall_seconds: report
+            .invocations
+            .iter()
+            .map(|i| i.outcome.duration.as_secs_f64())
+            .sum(),
+        argv: first.map(|i| i.argv.clone()).unwrap_or_default(),
+        exit_status: report.exit_code(),
+        timed_out: report.timed_out(),
+        started_at: first.map_or_else(jiff::Timestamp::now, |i| i.outcome.started_at),
+        log: first.map(|i| i.log.clone()).unwrap_or_default(),
+        report: report.report.clone(),
+        new_test: place.new_test,
+    };
+    record.set_execution(execution.as_ref());
+    Ok((record, execution))
 }

@@ -1,0 +1,164 @@
+//! `cargo bench --bench gate`: the merge lane's own time on a generated repository of
+//! 10,000 pytest tests (200 files of 50, a locked fixture folder of 1,000 files, a ledger,
+//! a policy with bans and presets) and a change that adds one test to a small file. The
+//! gate's own time is its wall time minus its runner processes: the replays (their wall
+//! time is in score-report.json) and the runner's probe and listing (`listing_seconds`). Median of
+//! `--iterations`. See docs/benchmarks.md.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+use clap::Parser;
+
+#[derive(Debug, Parser)]
+#[command(about = "Measures candor gate's own time on a generated 10,000-test repository")]
+struct Options {
+    /// Test files of 50 tests each.
+    #[arg(long, default_value_t = 200)]
+    files: u32,
+    /// Fixture files under tests/fixtures.
+    #[arg(long, default_value_t = 1_000)]
+    fixtures: u32,
+    /// Timed gate runs; the table shows the median.
+    #[arg(long, default_value_t = 3)]
+    iterations: usize,
+    /// Passed by `cargo bench`; ignored.
+    #[arg(long, hide = true)]
+    bench: bool,
+}
+
+fn run(dir: &Path, program: &str, args: &[&str]) {
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "b")
+        .env("GIT_AUTHOR_EMAIL", "b@example.invalid")
+        .env("GIT_COMMITTER_NAME", "b")
+        .env("GIT_COMMITTER_EMAIL", "b@example.invalid")
+        .stdout(Stdio::null())
+        .status()
+        .expect("the program runs");
+    assert!(status.success(), "{program} {args:?}");
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+fn generate(repo: &Path, options: &Options) {
+    write(
+        &repo.join("pyproject.toml"),
+        "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n",
+    );
+    write(
+        &repo.join("candor.toml"),
+        "[lane]\nmin_replays = 3\npresets = [\"no-sleep-wait\", \"no-naive-datetime\"]\n\n[[ban]]\nid = \"no-network\"\npaths = [\"tests/**/*.py\"]\npattern = 'requests\\.get\\('\nmessage = \"use the recorded cassette\"\nsource = \"bench\"\n",
+    );
+    write(
+        &repo.join(".flake-ledger.tsv"),
+        "# date\tsha\ttest_id\tfp\tfirst_fail_sha256\tseed\tworkers\tattempts\toutcome\n",
+    );
+    write(
+        &repo.join(".gitignore"),
+        ".candor/\n__pycache__/\nscore-report.json\n",
+    );
+    for file in 0..options.files {
+        let mut text = String::new();
+        for test in 0..50 {
+            let _ = write!(
+                text,
+                "def test_case_{test}():\n    assert {file} + {test} == {}\n\n\n",
+                file + test
+            );
+        }
+        write(&repo.join(format!("tests/test_module_{file:03}.py")), &text);
+    }
+    for fixture in 0..options.fixtures {
+        write(
+            &repo.join(format!(
+                "tests/fixtures/set_{:02}/item_{fixture:04}.json",
+                fixture % 20
+            )),
+            &format!("{{\"id\": {fixture}, \"price\": {}}}\n", fixture * 7 % 100),
+        );
+    }
+    write(
+        &repo.join("tests/test_small.py"),
+        "def test_small():\n    assert True\n",
+    );
+    run(repo, "git", &["init", "--quiet", "-b", "main"]);
+    run(repo, env!("CARGO_BIN_EXE_candor"), &["lock", "fixtures"]);
+    run(repo, "git", &["add", "-A"]);
+    run(repo, "git", &["commit", "--quiet", "-m", "base"]);
+    run(repo, "git", &["checkout", "--quiet", "-b", "change"]);
+    write(
+        &repo.join("tests/test_small.py"),
+        "def test_small():\n    assert True\n\n\ndef test_added():\n    assert 2 > 1\n",
+    );
+    run(repo, "git", &["commit", "--quiet", "-am", "one more test"]);
+}
+
+struct Measured {
+    wall: f64,
+    replays: f64,
+    listing: f64,
+    runs: usize,
+}
+
+fn gate_once(repo: &Path) -> Measured {
+    let started = Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["gate", "--format", "json"])
+        .current_dir(repo)
+        .env("CANDOR_DB", repo.join(".candor/history.db"))
+        .output()
+        .expect("candor runs");
+    let wall = started.elapsed().as_secs_f64();
+    let line: serde_json::Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {output:?}"));
+    assert_eq!(line["pass"], true, "{line:#}");
+    let runs = line["runs"].as_array().expect("runs");
+    Measured {
+        wall,
+        replays: runs.iter().filter_map(|r| r["seconds"].as_f64()).sum(),
+        listing: line["listing_seconds"].as_f64().unwrap_or(0.0),
+        runs: runs.len(),
+    }
+}
+
+fn main() -> ExitCode {
+    let options = Options::parse();
+    let temp = tempfile::tempdir().expect("temp dir");
+    let repo = temp.path();
+    generate(repo, &options);
+    let mut measured: Vec<Measured> = (0..options.iterations).map(|_| gate_once(repo)).collect();
+    measured.sort_by(|a, b| {
+        (a.wall - a.replays - a.listing).total_cmp(&(b.wall - b.replays - b.listing))
+    });
+    let median = &measured[measured.len() / 2];
+    println!(
+        "Repository: {} tests in {} files, {} locked fixture files; the change adds one test to a 1-test file.\n",
+        options.files * 50 + 1,
+        options.files + 1,
+        options.fixtures
+    );
+    println!("| part (median of {}) | seconds |", options.iterations);
+    println!("| --- | --: |");
+    println!("| whole `candor gate` | {:.3} |", median.wall);
+    println!(
+        "| replays ({} runner processes) | {:.3} |",
+        median.runs, median.replays
+    );
+    println!(
+        "| the runner's probe and listing (`pytest -VV`, `pytest --collect-only -q`) | {:.3} |",
+        median.listing
+    );
+    println!(
+        "| **the gate's own time** (git, policy, diff rules, locks, classification, report) | **{:.3}** |",
+        median.wall - median.replays - median.listing
+    );
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,473 @@
+//! The merge lane's verdict — accept or reject, and every reason — and the
+//! `score-report.json` it is written as (schema `candor.score-report.v1`,
+//! docs/score-report.md), with the Markdown summary for a CI step summary. Pure: every
+//! step's findings come in; `lane_verdict` is where the gate decides.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::CassetteCheck;
+use super::human_owned::OwnedChange;
+use super::locks::Drift;
+use super::rules::Finding;
+use super::touched::TouchedTest;
+use crate::classify::{Bucket, Classified};
+
+/// The report's schema name; bumped on any change a reader could trip on.
+pub const SCHEMA: &str = "candor.score-report.v1";
+
+/// Why the lane rejects (or, for approvals, what it let through).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Reason {
+    /// The change modifies files humans own, without an approval.
+    HumanOwnedFilesChanged {
+        /// The files.
+        paths: Vec<String>,
+    },
+    /// Added lines break diff rules.
+    DiffRules {
+        /// How many findings.
+        findings: usize,
+    },
+    /// Fixture files changed while their lock did not.
+    FixtureDrift {
+        /// The drifted files.
+        paths: Vec<String>,
+    },
+    /// Cassettes that are not valid `cassette.v1`.
+    InvalidCassettes {
+        /// The files.
+        paths: Vec<String>,
+    },
+    /// Cassettes deleted or unpinned, without an approval.
+    CassettesLost {
+        /// The cassettes.
+        paths: Vec<String>,
+    },
+    /// Cassettes changed while their lock did not.
+    CassetteDrift {
+        /// The cassettes.
+        paths: Vec<String>,
+    },
+    /// A touched test failed a replay.
+    ReplayFailed {
+        /// The test.
+        test: String,
+        /// The classifier's bucket.
+        bucket: Bucket,
+        /// Failures among the replays.
+        failures: u32,
+        /// Replays run.
+        replays: u32,
+    },
+    /// The lane ran out of wall-clock time before every replay was made.
+    OutOfTime {
+        /// The lane's limit, in seconds.
+        max_wall_seconds: u32,
+        /// Replays not made.
+        replays_left: u32,
+    },
+}
+
+impl Reason {
+    /// One line for people.
+    pub fn describe(&self) -> String {
+        match self {
+            Reason::HumanOwnedFilesChanged { paths } => format!(
+                "human-owned files changed: {} (a human's --approved-by is needed)",
+                paths.join(", ")
+            ),
+            Reason::DiffRules { findings } => {
+                format!("{findings} added line(s) break the diff rules")
+            }
+            Reason::FixtureDrift { paths } => format!(
+                "fixture-drift: {} changed while the fixture lock did not",
+                paths.join(", ")
+            ),
+            Reason::InvalidCassettes { paths } => {
+                format!("invalid cassettes: {}", paths.join(", "))
+            }
+            Reason::CassettesLost { paths } => format!(
+                "cassettes deleted or unpinned without approval: {}",
+                paths.join(", ")
+            ),
+            Reason::CassetteDrift { paths } => format!(
+                "cassettes changed while the cassette lock did not: {}",
+                paths.join(", ")
+            ),
+            Reason::ReplayFailed {
+                test,
+                bucket,
+                failures,
+                replays,
+            } => {
+                let gap = if *bucket == Bucket::Noise {
+                    " — mixed outcomes under one seed: a cassette gap"
+                } else {
+                    ""
+                };
+                format!(
+                    "{test} failed {failures} of {replays} replays: {}{gap}",
+                    bucket.as_str()
+                )
+            }
+            Reason::OutOfTime {
+                max_wall_seconds,
+                replays_left,
+            } => format!(
+                "out of time: the lane's {max_wall_seconds} s ran out with {replays_left} replay(s) left"
+            ),
+        }
+    }
+}
+
+/// An approval the report records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Approval {
+    /// Who approved (a human's CI label).
+    pub by: String,
+    /// What the approval let through.
+    pub approved: Vec<String>,
+}
+
+/// Everything the lane found, step by step.
+#[derive(Debug, Clone, Default)]
+pub struct LaneFindings<'a> {
+    /// Diff rules.
+    pub findings: &'a [Finding],
+    /// Fixture drift against an unchanged lock.
+    pub fixture_drift: &'a [Drift],
+    /// The cassette step.
+    pub cassettes: Option<&'a CassetteCheck>,
+    /// Human-owned files the change touches.
+    pub human_owned: &'a [OwnedChange],
+    /// `--approved-by`.
+    pub approved_by: Option<&'a str>,
+    /// Each touched test's replays, classified.
+    pub replays: &'a [Classified],
+    /// Replays not made because time ran out (0: all made).
+    pub replays_left: u32,
+    /// The lane's time limit.
+    pub max_wall_seconds: u32,
+}
+
+/// The lane's decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LaneVerdict {
+    /// Accepted: no reason to reject.
+    pub pass: bool,
+    /// Why not, in the order the steps run.
+    pub reasons: Vec<Reason>,
+    /// What `--approved-by` let through.
+    pub approvals: Vec<Approval>,
+}
+
+/// Accept or reject. Zero flake budget: any failed replay rejects; approvals cover only
+/// human-owned files and cassette losses, never a red replay or a diff rule.
+pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
+    let mut reasons = Vec::new();
+    let mut approved = Vec::new();
+    let owned: Vec<String> = found.human_owned.iter().map(|c| c.path.clone()).collect();
+    if !owned.is_empty() {
+        if found.approved_by.is_some() {
+            approved.extend(owned);
+        } else {
+            reasons.push(Reason::HumanOwnedFilesChanged { paths: owned });
+        }
+    }
+    if !found.findings.is_empty() {
+        reasons.push(Reason::DiffRules {
+            findings: found.findings.len(),
+        });
+    }
+    if !found.fixture_drift.is_empty() {
+        reasons.push(Reason::FixtureDrift {
+            paths: found.fixture_drift.iter().map(|d| d.path.clone()).collect(),
+        });
+    }
+    if let Some(cassettes) = found.cassettes {
+        if !cassettes.invalid.is_empty() {
+            reasons.push(Reason::InvalidCassettes {
+                paths: cassettes
+                    .invalid
+                    .iter()
+                    .map(|e| e.path.display().to_string())
+                    .collect(),
+            });
+        }
+        if !cassettes.drift.is_empty() {
+            reasons.push(Reason::CassetteDrift {
+                paths: cassettes.drift.iter().map(|d| d.path.clone()).collect(),
+            });
+        }
+        let lost: Vec<String> = cassettes.losses.iter().map(|l| l.path.clone()).collect();
+        if !lost.is_empty() {
+            if found.approved_by.is_some() {
+                approved.extend(lost);
+            } else {
+                reasons.push(Reason::CassettesLost { paths: lost });
+            }
+        }
+    }
+    for test in found.replays {
+        if test.bucket.is_red() {
+            reasons.push(Reason::ReplayFailed {
+                test: test.test.clone(),
+                bucket: test.bucket,
+                failures: test.failures,
+                replays: test.runs,
+            });
+        }
+    }
+    if found.replays_left > 0 {
+        reasons.push(Reason::OutOfTime {
+            max_wall_seconds: found.max_wall_seconds,
+            replays_left: found.replays_left,
+        });
+    }
+    let approvals = match found.approved_by {
+        Some(by) if !approved.is_empty() => vec![Approval {
+            by: by.to_owned(),
+            approved,
+        }],
+        _ => Vec::new(),
+    };
+    LaneVerdict {
+        pass: reasons.is_empty(),
+        reasons,
+        approvals,
+    }
+}
+
+/// One replay in the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayRun {
+    /// The test.
+    pub test: String,
+    /// Which replay, from 1.
+    pub replay: u32,
+    /// The pinned seed, where the runner takes one.
+    pub seed: Option<u64>,
+    /// The test's outcome.
+    pub outcome: crate::results::Outcome,
+    /// The runner's exit code.
+    pub exit_code: i32,
+    /// The runner's wall time.
+    pub seconds: f64,
+    /// The runner's log.
+    pub log: String,
+}
+
+/// A touched test in the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TouchedReport {
+    /// The test and its file; `new` when the change added it (untrusted).
+    #[serde(flatten)]
+    pub test: TouchedTest,
+    /// Its bucket after the replays; `None` when time ran out before any.
+    pub bucket: Option<Bucket>,
+}
+
+/// `score-report.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScoreReport<'a> {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// Always `merge`.
+    pub lane: &'static str,
+    /// Always 0: the lane allows no flake.
+    pub flake_budget: u32,
+    /// The merge base the policy was read from.
+    pub base: &'a str,
+    /// The commit judged.
+    pub head: &'a str,
+    /// Accepted.
+    pub pass: bool,
+    /// Every touched test gave the same outcome in every replay.
+    pub deterministic: bool,
+    /// Why not, in order.
+    pub reasons: &'a [Reason],
+    /// The replays per test.
+    pub min_replays: u32,
+    /// The seed every replay was pinned to.
+    pub seed: Option<u64>,
+    /// The lane's limit and the time it took.
+    pub max_wall_seconds: u32,
+    /// Seconds the whole gate took.
+    pub wall_seconds: f64,
+    /// Seconds the runner's probe (which plugins it has) and its listing of the tests took
+    /// (runner processes, like the replays); `None` when no test file changed.
+    pub listing_seconds: Option<f64>,
+    /// Tests the change touched.
+    pub touched: &'a [TouchedReport],
+    /// Every replay.
+    pub runs: &'a [ReplayRun],
+    /// Diff-rule findings.
+    pub findings: &'a [Finding],
+    /// Fixture drift against an unchanged lock.
+    pub fixture_drift: &'a [Drift],
+    /// Human-owned files the change touches (approved or not).
+    pub human_owned: &'a [OwnedChange],
+    /// Approvals given.
+    pub approvals: &'a [Approval],
+    /// Freezes in force for tests the change did not touch.
+    pub freezes_in_force: Vec<String>,
+}
+
+/// Whether every test's replays agree.
+pub fn deterministic(replays: &[Classified]) -> bool {
+    replays
+        .iter()
+        .all(|t| t.failures == 0 || t.failures == t.runs)
+}
+
+/// The Markdown summary for `$GITHUB_STEP_SUMMARY`.
+pub fn markdown(report: &ScoreReport<'_>) -> String {
+    let mut out = String::new();
+    let verdict = if report.pass { "accepted" } else { "rejected" };
+    let _ = writeln!(out, "### candor gate: {verdict}");
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "Merge lane, flake budget 0. Base `{}`, head `{}`; policy read from the base.",
+        short(report.base),
+        short(report.head)
+    );
+    let _ = writeln!(out);
+    if !report.reasons.is_empty() {
+        let _ = writeln!(out, "**Why rejected**");
+        let _ = writeln!(out);
+        for reason in report.reasons {
+            let _ = writeln!(out, "- {}", escape(&reason.describe()));
+        }
+        let _ = writeln!(out);
+    }
+    if !report.touched.is_empty() {
+        let _ = writeln!(
+            out,
+            "| touched test | new | replays (seed {}) |",
+            report
+                .seed
+                .map_or_else(|| "none".to_owned(), |s| s.to_string())
+        );
+        let _ = writeln!(out, "| --- | --- | --- |");
+        for touched in report.touched {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} |",
+                touched.test.id.replace('`', "'"),
+                if touched.test.new {
+                    "yes (untrusted)"
+                } else {
+                    "no"
+                },
+                touched.bucket.map_or("not run", Bucket::as_str)
+            );
+        }
+        let _ = writeln!(out);
+    }
+    for finding in report.findings {
+        let _ = writeln!(
+            out,
+            "- `{}:{}` {}: {}",
+            finding.file.replace('`', "'"),
+            finding.line,
+            finding.rule,
+            escape(&finding.reason)
+        );
+    }
+    for approval in report.approvals {
+        let _ = writeln!(
+            out,
+            "- approved by {}: {}",
+            escape(&approval.by),
+            escape(&approval.approved.join(", "))
+        );
+    }
+    out
+}
+
+fn escape(text: &str) -> String {
+    text.replace('|', "\\|").replace('<', "&lt;")
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classified(test: &str, bucket: Bucket, runs: u32, failures: u32) -> Classified {
+        Classified {
+            test: test.to_owned(),
+            bucket,
+            spend: bucket.spend(),
+            reason: String::new(),
+            runs,
+            failures,
+        }
+    }
+
+    #[test]
+    fn a_clean_change_passes_and_any_red_replay_rejects() {
+        let green = [classified("t", Bucket::StablePass, 3, 0)];
+        let clean = lane_verdict(&LaneFindings {
+            replays: &green,
+            ..LaneFindings::default()
+        });
+        assert!(clean.pass, "{clean:?}");
+        let flaky = [classified("t", Bucket::Noise, 3, 1)];
+        let verdict = lane_verdict(&LaneFindings {
+            replays: &flaky,
+            ..LaneFindings::default()
+        });
+        assert!(!verdict.pass);
+        assert!(verdict.reasons[0].describe().contains("a cassette gap"));
+        assert!(!deterministic(&flaky) && deterministic(&green));
+    }
+
+    #[test]
+    fn approval_covers_human_owned_files_but_never_a_red_replay() {
+        let owned = [OwnedChange {
+            path: "candor.toml".to_owned(),
+            role: super::super::human_owned::Role::Policy,
+            status: super::super::diff::FileStatus::Modified,
+            ledger_line: None,
+        }];
+        let red = [classified("t", Bucket::InvariantMiss, 3, 3)];
+        let unapproved = lane_verdict(&LaneFindings {
+            human_owned: &owned,
+            ..LaneFindings::default()
+        });
+        assert_eq!(
+            unapproved.reasons,
+            [Reason::HumanOwnedFilesChanged {
+                paths: vec!["candor.toml".to_owned()]
+            }]
+        );
+        let approved = lane_verdict(&LaneFindings {
+            human_owned: &owned,
+            approved_by: Some("alice"),
+            replays: &red,
+            ..LaneFindings::default()
+        });
+        assert!(!approved.pass);
+        assert_eq!(approved.approvals[0].approved, ["candor.toml"]);
+        assert!(matches!(approved.reasons[0], Reason::ReplayFailed { .. }));
+    }
+
+    #[test]
+    fn running_out_of_time_rejects() {
+        let verdict = lane_verdict(&LaneFindings {
+            replays_left: 2,
+            max_wall_seconds: 180,
+            ..LaneFindings::default()
+        });
+        assert!(!verdict.pass);
+        assert!(verdict.reasons[0].describe().starts_with("out of time"));
+    }
+}
