@@ -220,3 +220,52 @@ fn classify_refuses_what_is_not_a_record() {
         "{ran:?}"
     );
 }
+
+#[test]
+fn a_red_that_isolation_cannot_reproduce_is_rerun_in_its_suite_s_order() {
+    const VICTIM: &str = "tests/test_reports.py::test_report_uses_default_mode";
+    const POLLUTER: &str = "tests/test_config.py::test_strict_mode_can_be_enabled";
+    let suite = empty();
+    triage_support::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/order_pytest"),
+        &suite.repo,
+    );
+    suite.write(".gitignore", ".candor/\n__pycache__/\nsuite.xml\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    commit_all(&suite.repo, "the suite");
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    git(
+        &suite.repo,
+        &["commit", "--quiet", "--allow-empty", "-m", "a change"],
+    );
+    // The suite run in collection order, where the polluter runs before the victim.
+    let pytest = std::process::Command::new("python3")
+        .args([
+            "-m",
+            "pytest",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+        ])
+        .arg("--junitxml=suite.xml")
+        .current_dir(&suite.repo)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .expect("pytest runs");
+    assert_eq!(pytest.status.code(), Some(1), "{pytest:?}");
+    let ingested = suite.candor(&["ingest", "suite.xml"], &[]);
+    assert_eq!(ingested.exit, 0, "{ingested:?}");
+
+    let ran = suite.candor(&["compare", VICTIM, "--seed", "2", "--format", "json"], &[]);
+    let line = &ran.lines_of("compare")[0];
+    assert_eq!(line["verdict"], "passes-both", "{line:#}");
+    assert_eq!(ran.exit, 0, "{line:#}");
+    let order = &line["order"];
+    assert_eq!(
+        order["verdict"]["kind"], "order-dependent-victim",
+        "{order:#}"
+    );
+    assert_eq!(order["verdict"]["polluters"][0], POLLUTER, "{order:#}");
+}

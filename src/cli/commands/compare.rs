@@ -260,6 +260,9 @@ struct CompareLine<'a> {
     ticket: Option<PathBuf>,
     records: PathBuf,
     advice: &'static str,
+    /// The order investigation run when isolation did not explain a red seen in a suite
+    /// run (docs/order.md); null otherwise.
+    order: Option<&'a crate::order::Finding>,
 }
 
 /// `candor compare`.
@@ -346,6 +349,14 @@ pub(super) fn run(
     } else {
         None
     };
+    let order = if matches!(
+        verdict,
+        CompareVerdict::PassesBoth | CompareVerdict::FailsBoth
+    ) {
+        suite_context(&bench, repo_root, workspace, seed, &config, printer)?
+    } else {
+        None
+    };
     let buckets = classify(
         &measured
             .records
@@ -375,6 +386,7 @@ pub(super) fn run(
                 ticket: ticket.clone(),
                 records: records_dir,
                 advice: verdict.advice(),
+                order: order.as_ref(),
             },
         )?;
     } else {
@@ -388,6 +400,9 @@ pub(super) fn run(
             ticket.as_deref(),
             &records_dir,
         )?;
+        if let Some(finding) = &order {
+            print_order(printer, finding)?;
+        }
     }
     Ok(if verdict.is_negative() {
         exit_codes::NEGATIVE
@@ -460,6 +475,90 @@ fn print_human(
         printer.line(&format!("ticket: {}", ticket.display()))?;
     }
     printer.info(&format!("records: {}", records_dir.display()))?;
+    Ok(())
+}
+
+/// How long the order investigation compare starts may take.
+const ORDER_BUDGET: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// When isolation does not explain a red the history saw in a suite run (a run of more
+/// than this test, from CI or `candor test`), the order investigation on the branch: the
+/// run's own order when its results file is still there, else the runner's.
+fn suite_context(
+    bench: &Bench<'_>,
+    repo_root: &Path,
+    workspace: &Workspace,
+    seed: u64,
+    config: &Config,
+    printer: &mut Printer,
+) -> Result<Option<crate::order::Finding>, CliError> {
+    let Some(suite_run) = bench
+        .store
+        .executions(bench.test, 200)?
+        .into_iter()
+        .filter(|e| e.execution.outcome.is_red() && matches!(e.source, Source::Ci | Source::Local))
+        .find_map(|e| {
+            bench
+                .store
+                .run(e.run_id)
+                .ok()
+                .flatten()
+                .filter(|run| run.executions > 1)
+        })
+    else {
+        return Ok(None);
+    };
+    printer.progress(&format!(
+        "isolation does not explain the red of run #{}: rerunning {} in its suite's order",
+        suite_run.id,
+        terminal_safe(bench.test)
+    ))?;
+    let parse = &workspace.parse;
+    let recorded = suite_run
+        .run
+        .source_path
+        .as_deref()
+        .map(Path::new)
+        .filter(|path| path.is_file())
+        .and_then(|path| {
+            super::order::recorded_order(path, bench.test, &*bench.adapter, parse).ok()
+        });
+    let dir = scratch(repo_root, "order")?;
+    let setup = crate::order::Setup {
+        adapter: &*bench.adapter,
+        executor: &bench.executor,
+        repo_root,
+        dir: &dir,
+        timeout: config.runner.timeout,
+        grace: config.runner.grace,
+        parse,
+        commit: workspace.commit.as_deref(),
+    };
+    let (request, _dropped) = crate::order::build_request(&setup, bench.test, recorded)?;
+    let clock = crate::order::SystemClock::start();
+    let plan = crate::order::Plan::new(seed, ORDER_BUDGET);
+    let finding = crate::order::investigate(&setup, &request, &plan, &clock, &mut |_, _| {})?;
+    Ok(Some(finding))
+}
+
+fn print_order(printer: &mut Printer, finding: &crate::order::Finding) -> Result<(), CliError> {
+    let verdict = &finding.investigation.verdict;
+    let culprits = verdict.culprits();
+    let named = if culprits.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", culprits.join(", "))
+    };
+    printer.line(&terminal_safe(&format!(
+        "in its suite's order: {}{named}",
+        verdict.as_str()
+    )))?;
+    if let Some(reproduction) = &finding.reproduction {
+        printer.line(&format!(
+            "  reproduce: {}",
+            terminal_safe(&crate::order::explain::shell_words(reproduction))
+        ))?;
+    }
     Ok(())
 }
 

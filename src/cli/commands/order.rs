@@ -125,7 +125,7 @@ pub(super) fn run(
 
 /// The tests before `test` in the results file that share its process, and the file's
 /// seed where the format records it (`go test -json`).
-fn recorded_order(
+pub(super) fn recorded_order(
     file: &Path,
     test: &str,
     adapter: &dyn Adapter,
