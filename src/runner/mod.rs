@@ -303,7 +303,7 @@ impl RunOptions {
 
 /// A seed below 2^32: pytest-randomly hands it to NumPy, which refuses larger ones, and
 /// every runner accepts it.
-fn pick_seed() -> u64 {
+pub fn pick_seed() -> u64 {
     RandomState::new().build_hasher().finish() % (1 << 32)
 }
 

@@ -294,7 +294,7 @@ pub(super) fn run(
         config.compare.look_every.min(runs)
     };
     let design = Design::new(alpha, runs, look_every, config.compare.min_increase);
-    let seed = settings.seed.unwrap_or_else(fresh_seed);
+    let seed = settings.seed.unwrap_or_else(crate::runner::pick_seed);
     let (takes_seed, seed_controls) = match bench.adapter.seed_support() {
         SeedSupport::Controls(what) => (true, what),
         SeedSupport::None(why) => (false, why),
@@ -775,13 +775,4 @@ pub(super) fn repro(
 
 fn short(sha: &str) -> &str {
     sha.get(..12).unwrap_or(sha)
-}
-
-/// A seed below 2^32 for a comparison whose user gave none.
-fn fresh_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish()
-        % (1 << 32)
 }

@@ -78,7 +78,7 @@ pub(super) fn run(
         adapter.kind().as_str()
     ))?;
     let (request, dropped) = order::build_request(&setup, test, recorded)?;
-    let base_seed = settings.seed.unwrap_or_else(new_seed);
+    let base_seed = settings.seed.unwrap_or_else(crate::runner::pick_seed);
     let plan = Plan::new(base_seed, settings.budget);
     let finding = {
         let mut on_probe = |probe: &order::Probe, observed: &order::Observation| {
@@ -333,13 +333,4 @@ fn stage_name(purpose: Purpose) -> &'static str {
 
 fn display_dir(dir: &Path) -> String {
     terminal_safe(&PathBuf::from(dir).display().to_string())
-}
-
-/// A base seed below 2^32, which every runner accepts.
-fn new_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish()
-        % (1 << 32)
 }

@@ -98,7 +98,7 @@ pub(super) fn run(
         .with_timeout(Some(runner_config.timeout), runner_config.grace);
     let adapter = runner::adapter(&judge.config.runner, &context)?;
     let seed = match adapter.seed_support() {
-        SeedSupport::Controls(_) => Some(settings.seed.unwrap_or_else(new_seed)),
+        SeedSupport::Controls(_) => Some(settings.seed.unwrap_or_else(crate::runner::pick_seed)),
         SeedSupport::None(_) => None,
     };
     let failure = red.failure.as_ref();
@@ -303,13 +303,4 @@ fn outcome_of(report: &RunReport, test_id: &str, workspace: &Workspace) -> Outco
                 .find(|execution| execution.test_id == test_id)
         })
         .map_or(Outcome::Error, |execution| execution.outcome)
-}
-
-/// A seed below 2^32, which every runner accepts (pytest-randomly hands it to NumPy).
-fn new_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish()
-        % (1 << 32)
 }
