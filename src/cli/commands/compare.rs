@@ -31,8 +31,6 @@ use crate::stats::sequential::{Design, Tally, detectable_increase};
 /// Where candor keeps the merge base's worktree, relative to the repository root.
 pub(super) const BASE_WORKTREE: &str = ".candor/worktrees/base";
 
-/// The fixtures folder hashed into every run record, relative to a side's root.
-const FIXTURES_DIR: &str = "tests/fixtures";
 
 /// The merge base of HEAD with `against` (default: the default branch).
 fn resolve_base(
@@ -71,6 +69,8 @@ struct Bench<'a> {
     base: SideRoot,
     branch: SideRoot,
     records_dir: PathBuf,
+    /// `[lane] fixtures`, hashed into every run record, relative to a side's root.
+    fixtures: PathBuf,
     store: Box<dyn HistoryStore>,
     workspace: &'a Workspace,
     first_failures: Vec<(Side, FirstFailure)>,
@@ -108,7 +108,7 @@ impl Bench<'_> {
                 sequence,
                 root: &root.root,
                 commit: &root.commit,
-                fixtures: Path::new(FIXTURES_DIR),
+                fixtures: &self.fixtures,
                 new_test: false,
             },
             &report,
@@ -224,6 +224,7 @@ fn prepare<'a>(
             scratch: dir.join("branch"),
         },
         records_dir: dir.join("records"),
+        fixtures: config.lane.fixtures.clone(),
         store,
         workspace,
         first_failures: Vec::new(),
