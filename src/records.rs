@@ -242,48 +242,27 @@ fn read_file(path: &Path, records: &mut Vec<RunRecord>) -> Result<(), RecordErro
     Ok(())
 }
 
-/// sha256 over every file under `dir` (relative path, NUL, the file's sha256, newline; in
-/// byte order of the paths); `None` when `dir` does not exist. Symbolic links are hashed
-/// by their target path, not followed, so a fixture tree cannot loop.
-pub fn fixture_hash(dir: &Path) -> std::io::Result<Option<String>> {
-    if !dir.is_dir() {
+/// sha256 over every file under `folder` (repository-relative) in the tree at `root`: for
+/// each file in path order, its repository-relative path, NUL, its sha256 and a newline,
+/// with the files hashed as the fixture lock hashes them (`gate::locks::hash_folder`:
+/// symbolic links by their target, never followed). `None` when the folder does not exist.
+pub fn fixture_hash(
+    root: &Path,
+    folder: &Path,
+) -> Result<Option<String>, crate::gate::locks::ReadError> {
+    if !root.join(folder).is_dir() {
         return Ok(None);
     }
-    let mut files = Vec::new();
-    list_files(dir, dir, &mut files)?;
-    files.sort();
-    let mut hasher = Sha256::new();
-    for (relative, digest) in files {
-        hasher.update(relative.as_bytes());
-        hasher.update([0]);
-        hasher.update(digest.as_bytes());
-        hasher.update(b"\n");
+    let folder = folder.to_string_lossy().replace('\\', "/");
+    let files = crate::gate::locks::hash_folder(root, folder.trim_end_matches('/'))?;
+    let mut combined = Sha256::new();
+    for (path, digest) in files {
+        combined.update(path.as_bytes());
+        combined.update([0]);
+        combined.update(digest.as_bytes());
+        combined.update(b"\n");
     }
-    Ok(Some(hex::encode(hasher.finalize())))
-}
-
-fn list_files(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> std::io::Result<()> {
-    for entry in fs_err::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        let kind = entry.file_type()?;
-        let relative = path
-            .strip_prefix(root)
-            .unwrap_or(&path)
-            .to_string_lossy()
-            .replace('\\', "/");
-        if kind.is_dir() {
-            list_files(root, &path, files)?;
-        } else if kind.is_symlink() {
-            let target = fs_err::read_link(&path)?;
-            let digest = Sha256::digest(target.to_string_lossy().as_bytes());
-            files.push((relative, hex::encode(digest)));
-        } else {
-            let digest = Sha256::digest(fs_err::read(&path)?);
-            files.push((relative, hex::encode(digest)));
-        }
-    }
-    Ok(())
+    Ok(Some(hex::encode(combined.finalize())))
 }
 
 #[cfg(test)]
@@ -353,19 +332,18 @@ mod tests {
     #[test]
     fn the_fixture_hash_moves_with_any_file_and_is_stable_otherwise() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(fixture_hash(&dir.path().join("missing")).unwrap(), None);
-        fs_err::create_dir_all(dir.path().join("f/sub")).unwrap();
-        fs_err::write(dir.path().join("f/a.json"), "{}").unwrap();
-        fs_err::write(dir.path().join("f/sub/b.txt"), "b").unwrap();
-        let first = fixture_hash(&dir.path().join("f")).unwrap().unwrap();
-        assert_eq!(fixture_hash(&dir.path().join("f")).unwrap().unwrap(), first);
-        fs_err::write(dir.path().join("f/sub/b.txt"), "c").unwrap();
-        let changed = fixture_hash(&dir.path().join("f")).unwrap().unwrap();
+        let root = dir.path();
+        let folder = Path::new("f");
+        assert_eq!(fixture_hash(root, Path::new("missing")).unwrap(), None);
+        fs_err::create_dir_all(root.join("f/sub")).unwrap();
+        fs_err::write(root.join("f/a.json"), "{}").unwrap();
+        fs_err::write(root.join("f/sub/b.txt"), "b").unwrap();
+        let first = fixture_hash(root, folder).unwrap().unwrap();
+        assert_eq!(fixture_hash(root, folder).unwrap().unwrap(), first);
+        fs_err::write(root.join("f/sub/b.txt"), "c").unwrap();
+        let changed = fixture_hash(root, folder).unwrap().unwrap();
         assert_ne!(changed, first);
-        fs_err::rename(dir.path().join("f/sub/b.txt"), dir.path().join("f/b.txt")).unwrap();
-        assert_ne!(
-            fixture_hash(&dir.path().join("f")).unwrap().unwrap(),
-            changed
-        );
+        fs_err::rename(root.join("f/sub/b.txt"), root.join("f/b.txt")).unwrap();
+        assert_ne!(fixture_hash(root, folder).unwrap().unwrap(), changed);
     }
 }

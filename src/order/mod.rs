@@ -40,9 +40,6 @@ use crate::results::ParseOptions;
 use crate::runner::process::Executor;
 use crate::runner::{self, Adapter, Arrangement, GivenOrder, RunOptions, RunnerError};
 
-/// Where the fixtures are whose hash the run records carry (as `compare`'s do).
-const FIXTURES_DIR: &str = "tests/fixtures";
-
 /// What a runner-backed investigation needs.
 pub struct Setup<'a> {
     /// The runner.
@@ -63,6 +60,8 @@ pub struct Setup<'a> {
     pub parse: &'a ParseOptions,
     /// The commit, for the run records.
     pub commit: Option<&'a str>,
+    /// `[lane] fixtures`, whose hash every probe's run record carries.
+    pub fixtures: &'a Path,
 }
 
 /// An investigation with what its reader needs.
@@ -178,7 +177,7 @@ pub fn investigate(
             parse: setup.parse.clone(),
             test: request.test.clone(),
             commit: setup.commit.map(str::to_owned),
-            fixture_hash: crate::records::fixture_hash(&setup.repo_root.join(FIXTURES_DIR))
+            fixture_hash: crate::records::fixture_hash(setup.repo_root, setup.fixtures)
                 .ok()
                 .flatten(),
         },

@@ -31,7 +31,6 @@ use crate::stats::sequential::{Design, Tally, detectable_increase};
 /// Where candor keeps the merge base's worktree, relative to the repository root.
 pub(super) const BASE_WORKTREE: &str = ".candor/worktrees/base";
 
-
 /// The merge base of HEAD with `against` (default: the default branch).
 fn resolve_base(
     repo_root: &Path,
@@ -534,6 +533,7 @@ fn suite_context(
         grace: config.runner.grace,
         parse,
         commit: workspace.commit.as_deref(),
+        fixtures: &config.lane.fixtures,
     };
     let (request, _dropped) = crate::order::build_request(&setup, bench.test, recorded)?;
     let clock = crate::order::SystemClock::start();

@@ -72,6 +72,7 @@ pub(super) fn run(
         grace: runner_config.grace,
         parse,
         commit: settings.workspace.commit.as_deref(),
+        fixtures: &config.lane.fixtures,
     };
     printer.progress(&format!(
         "listing the tests with {}…",

@@ -101,11 +101,7 @@ pub(super) fn run_record(
     report: &RunReport,
     parse: &ParseOptions,
 ) -> Result<(RunRecord, Option<Execution>), CliError> {
-    let fixtures = place.root.join(place.fixtures);
-    let fixture_hash = records::fixture_hash(&fixtures).map_err(|source| CliError::Read {
-        path: fixtures.clone(),
-        source,
-    })?;
+    let fixture_hash = records::fixture_hash(place.root, place.fixtures)?;
     let execution = fs_err::File::open(&report.report)
         .ok()
         .and_then(|file| parse_all(file, parse).ok())
