@@ -260,6 +260,14 @@ impl Git {
         self.bytes(&["cat-file", "blob", &file.oid]).map(Some)
     }
 
+    /// Whether tracked files differ from HEAD (untracked files do not count: candor's own
+    /// `.candor/` folder is one when a repository does not ignore it).
+    pub fn has_tracked_changes(&self) -> Result<bool, GitError> {
+        Ok(self
+            .answer(&["status", "--porcelain", "--untracked-files=no"])?
+            .is_some())
+    }
+
     /// `git diff --unified=0 --no-color --no-renames BASE HEAD` with everything a user's
     /// configuration could change pinned (prefixes, external diff drivers, textconv,
     /// relative paths, path quoting), ready for [`crate::gate::diff::parse`].

@@ -303,3 +303,24 @@ fn outside_a_change_the_gate_is_a_usage_error() {
     assert_eq!(ran.exit, 2, "{ran:?}");
     assert!(!Path::new(&suite.repo.join("score-report.json")).exists());
 }
+
+#[test]
+fn uncommitted_changes_to_tracked_files_are_warned_about() {
+    let suite = shop();
+    suite.write(
+        "tests/test_cart.py",
+        &format!("{CART_TESTS}\n\ndef test_single():\n    assert total([4]) == 4\n"),
+    );
+    commit(&suite, "test a single price");
+    suite.write(
+        "app/cart.py",
+        "def total(prices):\n    return sum(prices) + 0\n",
+    );
+    let ran = suite.candor(&["gate"], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert!(
+        ran.stderr
+            .contains("warning: tracked files differ from HEAD"),
+        "{ran:?}"
+    );
+}

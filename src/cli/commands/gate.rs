@@ -48,6 +48,11 @@ pub(super) fn run(
     let cassettes = gate::cassette_check(&git, &base, &head, &policy.lane)?;
 
     let changed = changed_test_files(&git, &base, &head, &diff)?;
+    if !changed.is_empty() && git.has_tracked_changes()? {
+        printer.warning(
+            "tracked files differ from HEAD: the replays run the working tree, the report judges HEAD; commit or stash first",
+        )?;
+    }
     let lane_time = Duration::from_secs(u64::from(policy.lane.max_wall_seconds));
     let mut replays = Replays::default();
     let mut touched = Vec::new();
