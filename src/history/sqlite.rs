@@ -346,6 +346,8 @@ struct SqliteIngest<'a> {
     update_execution: Statement<'a>,
     delete_details: Statement<'a>,
     transaction: Transaction<'a>,
+    /// Declared after `transaction`: foreign keys come back on once it has ended.
+    _checks: ForeignKeysPaused<'a>,
     origin: &'a Origin,
     run_id: i64,
     started_at: i64,
@@ -377,6 +379,7 @@ const INSERT_DETAILS: &str = "INSERT INTO execution_details (
 
 impl<'a> SqliteIngest<'a> {
     fn begin(conn: &'a Connection, origin: &'a Origin, run: &NewRun) -> rusqlite::Result<Self> {
+        let checks = ForeignKeysPaused::new(conn)?;
         // IMMEDIATE takes the write lock now: a busy database fails here, before any
         // parsing, and a WAL snapshot cannot go stale under the transaction.
         let transaction = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
@@ -421,6 +424,7 @@ impl<'a> SqliteIngest<'a> {
             delete_details: conn
                 .prepare("DELETE FROM execution_details WHERE run_id = ?1 AND test = ?2")?,
             transaction,
+            _checks: checks,
             origin,
             run_id,
             started_at,
@@ -476,6 +480,34 @@ impl<'a> SqliteIngest<'a> {
     }
 }
 
+/// Foreign-key enforcement switched off for one ingest transaction and back on when
+/// dropped (SQLite ignores the pragma inside a transaction, so it brackets one).
+///
+/// An ingest keeps the references true by construction: every row it writes names the
+/// run it has just inserted and a test id it has just read or inserted, and its only
+/// delete is of a details row it rewrites at once. Checking that again costs two index
+/// probes per execution, about a tenth of a large ingest. Everything else that writes
+/// (deleting runs, when retention comes) runs with enforcement on, which the cascades
+/// need.
+struct ForeignKeysPaused<'a> {
+    conn: &'a Connection,
+}
+
+impl<'a> ForeignKeysPaused<'a> {
+    fn new(conn: &'a Connection) -> rusqlite::Result<Self> {
+        conn.pragma_update(None, "foreign_keys", false)?;
+        Ok(ForeignKeysPaused { conn })
+    }
+}
+
+impl Drop for ForeignKeysPaused<'_> {
+    fn drop(&mut self) {
+        // Failing to switch a pragma back on is not possible short of a closed
+        // connection, which has nothing left to enforce.
+        let _ = self.conn.pragma_update(None, "foreign_keys", true);
+    }
+}
+
 impl IngestSession for SqliteIngest<'_> {
     fn add(&mut self, execution: Execution) -> Result<(), HistoryError> {
         self.try_add(execution).map_err(|e| self.origin.error(e))
@@ -491,6 +523,7 @@ impl IngestSession for SqliteIngest<'_> {
             update_execution,
             delete_details,
             transaction,
+            _checks: checks,
             origin,
             run_id,
             tests,
@@ -539,6 +572,7 @@ impl IngestSession for SqliteIngest<'_> {
             )
             .map_err(error)?;
         transaction.commit().map_err(error)?;
+        drop(checks);
         Ok(IngestReport {
             run_id,
             added: true,
@@ -813,6 +847,60 @@ mod tests {
             .map(|o| outcome_code(o).to_string())
             .collect();
         assert_eq!(failed.join(", "), FAILED_AT_LEAST_ONCE);
+    }
+
+    fn test_run() -> NewRun {
+        NewRun {
+            commit: None,
+            branch: None,
+            merge_base: None,
+            started_at: Timestamp::from_second(1_700_000_000).unwrap(),
+            source: Source::Ci,
+            ci_provider: None,
+            job: None,
+            workers: None,
+            seed: None,
+            conditions: Conditions::default(),
+            format: None,
+            producer: None,
+            source_path: None,
+        }
+    }
+
+    fn foreign_keys(store: &SqliteStore) -> bool {
+        store
+            .conn
+            .pragma_query_value(None, "foreign_keys", |row| row.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn foreign_keys_are_enforced_again_after_every_ingest() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = SqliteStore::open(dir.path().join("h.db"), Duration::from_secs(1)).unwrap();
+        assert!(foreign_keys(&store));
+        let mut session = store.begin_ingest(&test_run()).unwrap();
+        session.add(Execution::new("a", Outcome::Pass)).unwrap();
+        drop(session);
+        assert!(foreign_keys(&store), "after a rolled-back ingest");
+        let mut session = store.begin_ingest(&test_run()).unwrap();
+        session.add(Execution::new("a", Outcome::Pass)).unwrap();
+        let content = RunContent {
+            content_key: "k".into(),
+            ..RunContent::default()
+        };
+        assert!(session.commit(&content).unwrap().added);
+        assert!(foreign_keys(&store), "after a committed ingest");
+        let session = store.begin_ingest(&test_run()).unwrap();
+        assert!(!session.commit(&content).unwrap().added);
+        assert!(foreign_keys(&store), "after an ingest that added nothing");
+        let violations: i64 = store
+            .conn
+            .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |row| {
+                row.get(0)
+            })
+            .unwrap();
+        assert_eq!(violations, 0);
     }
 
     #[test]
