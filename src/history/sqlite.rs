@@ -334,13 +334,15 @@ impl HistoryStore for SqliteStore {
 /// One file's ingest: a write transaction holding the run row and its executions.
 ///
 /// Memory stays flat however many executions arrive: test ids are looked up through a
-/// prepared statement on the unique index rather than cached, and a retry is detected by
-/// the executions' key `(run_id, test)` rather than by remembering what was seen.
+/// prepared statement on the unique index rather than cached, at most
+/// [`ROWS_PER_INSERT`] executions wait to be written, and the tests already seen in this
+/// run are one bit per test of the history (see [`SeenTests`]).
 struct SqliteIngest<'a> {
     // Declared before `transaction` so that they are finalized before it rolls back.
     find_test: Statement<'a>,
     insert_test: Statement<'a>,
     insert_execution: Statement<'a>,
+    insert_executions: Statement<'a>,
     insert_details: Statement<'a>,
     read_execution: Statement<'a>,
     update_execution: Statement<'a>,
@@ -357,19 +359,55 @@ struct SqliteIngest<'a> {
     /// (a first ingest) or nearly all known (every later one), so trying the statement
     /// that served the last one first saves a statement per execution either way.
     expect_new_test: bool,
+    /// The tests this run holds so far: a second execution of one is a retry.
+    seen: SeenTests,
+    /// Executions waiting to be written by one multi-row statement.
+    pending: Vec<PendingRow>,
+}
+
+/// Executions written by one statement. A statement's own cost (opening cursors on the
+/// table and its index, binding, finishing) is about as large as writing one narrow row;
+/// sharing it among 16 rows took a fifth off the storing thread's instructions (8 rows
+/// gained a little less, 32 to 128 rows less again).
+const ROWS_PER_INSERT: usize = 16;
+
+/// An execution row waiting for [`INSERT_EXECUTION`]'s multi-row form.
+struct PendingRow {
+    test: i64,
+    outcome: i64,
+    duration: Option<f64>,
+    attempts: u32,
+    file: Option<String>,
+    line: Option<u32>,
 }
 
 /// `?1` is the run, `?2` the test, `?3` the run's start, then the execution's own
 /// columns; [`UPDATE_EXECUTION`] takes the same eight parameters so one binding serves
-/// both.
+/// both. No conflict clause: a retry never reaches it ([`SeenTests`] sends it to the
+/// update instead), so a conflict would be a bug worth failing on.
 const INSERT_EXECUTION: &str = "INSERT INTO executions (
         run_id, test, run_started_at, outcome, duration, attempts, file, line)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-    ON CONFLICT (run_id, test) DO NOTHING";
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
 const UPDATE_EXECUTION: &str = "UPDATE executions SET
         outcome = ?4, duration = ?5, attempts = ?6, file = ?7, line = ?8
     WHERE run_id = ?1 AND test = ?2 AND run_started_at = ?3";
+
+/// [`INSERT_EXECUTION`] for `rows` rows at once.
+fn insert_executions_sql(rows: usize) -> String {
+    let mut sql = String::from(
+        "INSERT INTO executions (
+            run_id, test, run_started_at, outcome, duration, attempts, file, line)
+        VALUES ",
+    );
+    for row in 0..rows {
+        if row > 0 {
+            sql.push_str(", ");
+        }
+        sql.push_str("(?, ?, ?, ?, ?, ?, ?, ?)");
+    }
+    sql
+}
 
 /// `?1` is the run, `?2` the test.
 const INSERT_DETAILS: &str = "INSERT INTO execution_details (
@@ -415,6 +453,7 @@ impl<'a> SqliteIngest<'a> {
                 "INSERT INTO tests (test_id) VALUES (?1) ON CONFLICT (test_id) DO NOTHING",
             )?,
             insert_execution: conn.prepare(INSERT_EXECUTION)?,
+            insert_executions: conn.prepare(&insert_executions_sql(ROWS_PER_INSERT))?,
             insert_details: conn.prepare(INSERT_DETAILS)?,
             read_execution: conn.prepare(&format!(
                 "SELECT {EXECUTION_COLUMNS} FROM executions e {DETAILS_JOIN}
@@ -431,6 +470,8 @@ impl<'a> SqliteIngest<'a> {
             tests: 0,
             red: 0,
             expect_new_test: false,
+            seen: SeenTests::default(),
+            pending: Vec::with_capacity(ROWS_PER_INSERT),
         })
     }
 
@@ -451,18 +492,31 @@ impl<'a> SqliteIngest<'a> {
         self.find_test.query_row([test_id], |row| row.get(0))
     }
 
-    fn try_add(&mut self, execution: Execution) -> rusqlite::Result<()> {
+    fn try_add(&mut self, mut execution: Execution) -> rusqlite::Result<()> {
         let test = self.test_row(&execution.test_id)?;
         let keys = (self.run_id, test, self.started_at);
-        let inserted = write_execution(&mut self.insert_execution, keys, &execution)?;
-        if inserted > 0 {
+        if self.seen.insert(test) {
+            // Written before its execution row, which waits in `pending`: foreign keys
+            // are not checked during an ingest (see `ForeignKeysPaused`).
             write_details(&mut self.insert_details, keys, &execution)?;
             self.tests += 1;
             self.red += u64::from(execution.outcome.is_red());
+            self.pending.push(PendingRow {
+                test,
+                outcome: outcome_code(execution.outcome),
+                duration: execution.duration,
+                attempts: execution.attempts,
+                file: execution.file.take(),
+                line: execution.line,
+            });
+            if self.pending.len() == ROWS_PER_INSERT {
+                self.write_pending()?;
+            }
             return Ok(());
         }
-        // The same test again in this run: a retry. Rare, so reading the row back is
-        // cheaper overall than remembering every test seen.
+        // The same test again in this run: a retry. Rare, so the earlier execution is
+        // read back rather than kept.
+        self.write_pending()?;
         let mut earlier = self.read_execution.query_row([self.run_id, test], |row| {
             read_execution(row, 0, execution.test_id.clone())
         })?;
@@ -477,6 +531,73 @@ impl<'a> SqliteIngest<'a> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Writes the waiting execution rows: whole groups with the multi-row statement, a
+    /// short rest (at a retry or the commit) one by one.
+    fn write_pending(&mut self) -> rusqlite::Result<()> {
+        let (run_id, started_at) = (self.run_id, self.started_at);
+        if self.pending.len() == ROWS_PER_INSERT {
+            let statement = &mut self.insert_executions;
+            for (index, row) in self.pending.iter().enumerate() {
+                let at = index * 8;
+                statement.raw_bind_parameter(at + 1, run_id)?;
+                statement.raw_bind_parameter(at + 2, row.test)?;
+                statement.raw_bind_parameter(at + 3, started_at)?;
+                statement.raw_bind_parameter(at + 4, row.outcome)?;
+                statement.raw_bind_parameter(at + 5, row.duration)?;
+                statement.raw_bind_parameter(at + 6, row.attempts)?;
+                statement.raw_bind_parameter(at + 7, row.file.as_deref())?;
+                statement.raw_bind_parameter(at + 8, row.line)?;
+            }
+            statement.raw_execute()?;
+        } else {
+            for row in &self.pending {
+                self.insert_execution.execute(params![
+                    run_id,
+                    row.test,
+                    started_at,
+                    row.outcome,
+                    row.duration,
+                    row.attempts,
+                    row.file,
+                    row.line,
+                ])?;
+            }
+        }
+        self.pending.clear();
+        Ok(())
+    }
+}
+
+/// The tests a run holds so far, by their integer id: one bit per id up to
+/// [`SeenTests::BITS`] (ids are the `tests` table's dense row ids, so a history of
+/// millions of tests needs a few hundred KiB), a set for any beyond.
+#[derive(Default)]
+struct SeenTests {
+    bits: Vec<u64>,
+    beyond: std::collections::HashSet<i64>,
+}
+
+impl SeenTests {
+    /// Ids below this are kept as bits (8 MiB at most).
+    const BITS: i64 = 1 << 26;
+
+    /// Records `test`; false when it was recorded already.
+    fn insert(&mut self, test: i64) -> bool {
+        let Some(bit) = usize::try_from(test).ok().filter(|_| test < Self::BITS) else {
+            return self.beyond.insert(test);
+        };
+        let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        let Some(slot) = self.bits.get_mut(word) else {
+            return self.beyond.insert(test);
+        };
+        let fresh = *slot & mask == 0;
+        *slot |= mask;
+        fresh
     }
 }
 
@@ -513,11 +634,13 @@ impl IngestSession for SqliteIngest<'_> {
         self.try_add(execution).map_err(|e| self.origin.error(e))
     }
 
-    fn commit(self: Box<Self>, content: &RunContent) -> Result<IngestReport, HistoryError> {
+    fn commit(mut self: Box<Self>, content: &RunContent) -> Result<IngestReport, HistoryError> {
+        self.write_pending().map_err(|e| self.origin.error(e))?;
         let SqliteIngest {
             find_test,
             insert_test,
             insert_execution,
+            insert_executions,
             insert_details,
             read_execution,
             update_execution,
@@ -534,6 +657,7 @@ impl IngestSession for SqliteIngest<'_> {
             find_test,
             insert_test,
             insert_execution,
+            insert_executions,
             insert_details,
             read_execution,
             update_execution,
