@@ -492,13 +492,17 @@ impl<'a> SqliteIngest<'a> {
         self.find_test.query_row([test_id], |row| row.get(0))
     }
 
-    fn try_add(&mut self, mut execution: Execution) -> rusqlite::Result<()> {
+    fn try_add(
+        &mut self,
+        mut execution: Execution,
+        signature: Option<&str>,
+    ) -> rusqlite::Result<()> {
         let test = self.test_row(&execution.test_id)?;
         let keys = (self.run_id, test, self.started_at);
         if self.seen.insert(test) {
             // Written before its execution row, which waits in `pending`: foreign keys
             // are not checked during an ingest (see `ForeignKeysPaused`).
-            write_details(&mut self.insert_details, keys, &execution)?;
+            write_details(&mut self.insert_details, keys, &execution, signature)?;
             self.tests += 1;
             self.red += u64::from(execution.outcome.is_red());
             self.pending.push(PendingRow {
@@ -524,7 +528,13 @@ impl<'a> SqliteIngest<'a> {
         earlier.absorb_retry(execution);
         write_execution(&mut self.update_execution, keys, &earlier)?;
         self.delete_details.execute([self.run_id, test])?;
-        write_details(&mut self.insert_details, keys, &earlier)?;
+        let signature = earlier.signature();
+        write_details(
+            &mut self.insert_details,
+            keys,
+            &earlier,
+            signature.as_deref(),
+        )?;
         match (was_red, earlier.outcome.is_red()) {
             (true, false) => self.red = self.red.saturating_sub(1),
             (false, true) => self.red += 1,
@@ -631,7 +641,17 @@ impl Drop for ForeignKeysPaused<'_> {
 
 impl IngestSession for SqliteIngest<'_> {
     fn add(&mut self, execution: Execution) -> Result<(), HistoryError> {
-        self.try_add(execution).map_err(|e| self.origin.error(e))
+        let signature = execution.signature();
+        self.add_with_signature(execution, signature)
+    }
+
+    fn add_with_signature(
+        &mut self,
+        execution: Execution,
+        signature: Option<String>,
+    ) -> Result<(), HistoryError> {
+        self.try_add(execution, signature.as_deref())
+            .map_err(|e| self.origin.error(e))
     }
 
     fn commit(mut self: Box<Self>, content: &RunContent) -> Result<IngestReport, HistoryError> {
@@ -724,11 +744,13 @@ fn write_execution(
     ])
 }
 
-/// Stores what only some executions have, when this one has any of it.
+/// Stores what only some executions have, when this one has any of it. `signature` is
+/// the execution's ([`Execution::signature`]).
 fn write_details(
     statement: &mut Statement<'_>,
     (run_id, test, _): (i64, i64, i64),
     execution: &Execution,
+    signature: Option<&str>,
 ) -> rusqlite::Result<()> {
     let failure = execution.failure.as_ref();
     if failure.is_none()
@@ -746,7 +768,7 @@ fn write_details(
     statement.execute(params![
         run_id,
         test,
-        failure.map(Failure::signature),
+        signature,
         failure.and_then(|f| f.exception.as_deref()),
         failure.map(|f| f.message.as_str()),
         failure.map(|f| f.text.as_str()),
