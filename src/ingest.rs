@@ -142,7 +142,9 @@ pub fn ingest_file(
         let stored = receiver
             .into_iter()
             .flatten()
-            .try_for_each(|execution| session.add(execution));
+            .try_for_each(|(execution, signature)| {
+                session.add_with_signature(execution, signature)
+            });
         let read = reading
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -180,16 +182,20 @@ enum ReadFailure {
     Rest(io::Error),
 }
 
+/// An execution with its failure signature, worked out by the reading thread, which has
+/// time to spare while the store writes.
+type Signed = (Execution, Option<String>);
+
 /// The reading thread: parses `reader`, sending executions in batches, then reads what
 /// is left for the hash.
 fn read_file(
     mut reader: io::BufReader<HashingReader<fs_err::File>>,
     options: &ParseOptions,
-    sender: mpsc::SyncSender<Vec<Execution>>,
+    sender: mpsc::SyncSender<Vec<Signed>>,
 ) -> Result<(ParseSummary, [u8; 32]), ReadFailure> {
     let mut batch = Vec::with_capacity(BATCH_EXECUTIONS);
     let mut batch_text = 0;
-    let send = |batch: &mut Vec<Execution>| {
+    let send = |batch: &mut Vec<Signed>| {
         let full = std::mem::replace(batch, Vec::with_capacity(BATCH_EXECUTIONS));
         // A closed channel means the store refused an execution and stopped; its error
         // is the one reported.
@@ -199,7 +205,8 @@ fn read_file(
     };
     let summary = results::parse(&mut reader, options, &mut |execution| {
         batch_text += text_bytes(&execution);
-        batch.push(execution);
+        let signature = execution.signature();
+        batch.push((execution, signature));
         if batch.len() >= BATCH_EXECUTIONS || batch_text >= BATCH_TEXT_BYTES {
             batch_text = 0;
             send(&mut batch)?;

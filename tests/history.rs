@@ -229,7 +229,7 @@ proptest! {
     #[test]
     fn executions_and_runs_round_trip(
         run in new_run(),
-        executions in proptest::collection::vec(execution(), 0..30),
+        executions in proptest::collection::vec(execution(), 0..60),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let mut store = open(&db_path(&dir));
@@ -379,6 +379,46 @@ fn retries_in_one_run_merge_into_one_execution() {
     assert_eq!((stays.outcome, stays.attempts), (Outcome::Fail, 2));
     assert_eq!(stays.failure.as_ref().unwrap().message, "one");
     assert_eq!(store.run(report.run_id).unwrap().unwrap().red, 2);
+}
+
+/// A store may hold executions back and write them in groups; retries that arrive while
+/// their first attempt is held back, right after a group was written, or long after must
+/// all merge, and every test must be stored once.
+#[test]
+fn retries_merge_wherever_they_fall_among_grouped_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(&db_path(&dir));
+    let mut executions: Vec<Execution> = Vec::new();
+    for n in 0..150 {
+        let mut execution = Execution::new(format!("t{n:03}"), Outcome::Pass);
+        execution.file = Some(format!("tests/t{n}.py"));
+        execution.line = Some(n);
+        execution.duration = Some(f64::from(n) / 8.0);
+        executions.push(execution);
+        // Retries of the test just seen, of one a few back, and of the very first.
+        match n {
+            2 | 15 | 16 | 17 | 63 | 64 | 149 => {
+                executions.push(failed(&format!("t{n:03}"), "again"));
+            }
+            40 | 100 => executions.push(Execution::new(format!("t{:03}", n - 5), Outcome::Skip)),
+            90 => executions.push(failed("t000", "late")),
+            _ => {}
+        }
+    }
+    let expected = merged(&executions);
+    assert_eq!(expected.len(), 150);
+    let run = store_run(&mut store, &run_at(0), "k", executions);
+    let stored = store.run(run).unwrap().unwrap();
+    assert_eq!(stored.executions, 150);
+    assert_eq!(
+        stored.red,
+        expected.iter().filter(|e| e.outcome.is_red()).count() as u64
+    );
+    for want in &expected {
+        let got = store.executions(&want.test_id, 10).unwrap();
+        assert_eq!(got.len(), 1, "{}", want.test_id);
+        assert_eq!(&got[0].execution, want);
+    }
 }
 
 #[test]

@@ -2,7 +2,6 @@
 //! error offsets), entity and character references, line-end and attribute-value
 //! normalization, bounded text accumulation, and JUnit's many spellings of `time`.
 
-use std::fmt::Write as _;
 use std::ops::Range;
 
 use crate::results::model::MAX_TEXT_BYTES;
@@ -354,10 +353,18 @@ fn is_forbidden(byte: u8) -> bool {
 /// Where the first character XML forbids is in `bytes`, after a branch-free pass (which
 /// the compiler vectorizes) has said there is one.
 pub(super) fn first_forbidden(bytes: &[u8]) -> Option<usize> {
-    let any = bytes
-        .iter()
-        .fold(0u8, |bad, &byte| bad | u8::from(is_forbidden(byte)));
-    if any == 0 {
+    // Eight bytes at a time: a control byte is rare, and tab, line feed and carriage
+    // return (the allowed ones) are told apart only in a word that holds a control byte.
+    let mut words = bytes.chunks_exact(8);
+    let mut any = false;
+    for chunk in words.by_ref() {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        if control_bytes(word) != 0 && chunk.iter().any(|&byte| is_forbidden(byte)) {
+            any = true;
+            break;
+        }
+    }
+    if !any && !words.remainder().iter().any(|&byte| is_forbidden(byte)) {
         return None;
     }
     bytes.iter().position(|&byte| is_forbidden(byte))
@@ -518,13 +525,19 @@ impl CappedText {
     }
 
     pub(super) fn push_char(&mut self, character: char) {
+        // References in failure texts are nearly all `&lt;`, `&gt;`, `&quot;`, `&apos;`:
+        // one ASCII byte, pushed without the general path's encoding and slicing.
+        if character.is_ascii() && self.dropped == 0 && self.text.len() < MAX_TEXT_BYTES {
+            self.text.push(character);
+            return;
+        }
         self.push_str(character.encode_utf8(&mut [0; 4]));
     }
 
     /// Appends raw character data (text or CDATA), normalizing line ends as XML requires:
     /// CR LF and a lone CR become LF.
     pub(super) fn push_raw(&mut self, raw: &[u8]) -> Result<(), MarkupError> {
-        if !raw.contains(&b'\r') {
+        if memchr::memchr(b'\r', raw).is_none() {
             self.push_str(utf8(raw, 0)?);
             return Ok(());
         }
@@ -542,6 +555,10 @@ impl CappedText {
     /// The kept text with blank lines around it removed (the indentation of its first line
     /// stays), and a note of how much was cut, in [`crate::results::model::cap_text`]'s
     /// words. `None` when only whitespace was kept.
+    ///
+    /// The text is copied out at its exact size and the buffer keeps its capacity for the
+    /// next test case: growing a fresh buffer by doubling for every case cost more than
+    /// the one copy.
     pub(super) fn take(&mut self) -> Option<String> {
         if self.text.is_empty() && self.dropped == 0 {
             return None;
@@ -550,22 +567,21 @@ impl CappedText {
             self.clear();
             return None;
         }
-        let trimmed_end = self.text.trim_end().len();
-        self.text.truncate(trimmed_end);
-        let leading = self.text.len() - self.text.trim_start().len();
-        if let Some(last_newline) = self.text[..leading].rfind('\n') {
-            self.text.drain(..=last_newline);
-        }
-        if self.dropped > 0 {
+        let kept = self.text.trim_end();
+        let leading = kept.len() - kept.trim_start().len();
+        let start = kept[..leading]
+            .rfind('\n')
+            .map_or(0, |last_newline| last_newline + 1);
+        let kept = &kept[start..];
+        let mut taken = if self.dropped > 0 {
             // The words of `model::cap_text`, so that both cuts read alike.
-            let _ = write!(
-                self.text,
-                "\n[candor: {} more bytes not kept]",
-                self.dropped
-            );
-        }
-        self.dropped = 0;
-        Some(std::mem::take(&mut self.text))
+            format!("{kept}\n[candor: {} more bytes not kept]", self.dropped)
+        } else {
+            kept.to_owned()
+        };
+        taken.shrink_to_fit();
+        self.clear();
+        Some(taken)
     }
 }
 
@@ -782,6 +798,44 @@ mod tests {
         assert_eq!(text.take(), None);
         text.push_raw(b"a\rb").unwrap();
         assert_eq!(text.take().as_deref(), Some("a\nb"));
+    }
+
+    #[test]
+    fn forbidden_bytes_are_found_at_every_place_in_a_word() {
+        for length in 0..40 {
+            let clean: Vec<u8> = (0..length).map(|i| b"a\t\n\r b"[i % 6]).collect();
+            assert_eq!(first_forbidden(&clean), None, "{clean:?}");
+            for at in 0..length {
+                for bad in [0x01, 0x08, 0x0B, 0x0C, 0x1B, 0x1F] {
+                    let mut bytes = clean.clone();
+                    bytes[at] = bad;
+                    assert_eq!(first_forbidden(&bytes), Some(at), "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_reused_capped_text_gives_each_text_its_own_and_keeps_nothing_over() {
+        let mut text = CappedText::default();
+        text.push_str("first, and longer than the second");
+        text.push_char('<');
+        assert_eq!(
+            text.take().as_deref(),
+            Some("first, and longer than the second<")
+        );
+        text.push_char('é');
+        text.push_char('>');
+        assert_eq!(text.take().as_deref(), Some("é>"));
+        text.push_str(&"x".repeat(MAX_TEXT_BYTES));
+        text.push_char('<');
+        text.push_char('é');
+        let kept = text.take().unwrap();
+        assert_eq!(
+            kept,
+            crate::results::model::cap_text(format!("{}<é", "x".repeat(MAX_TEXT_BYTES)))
+        );
+        assert_eq!(text.take(), None);
     }
 
     #[test]
