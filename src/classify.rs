@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::records::RunRecord;
+use crate::records::{RunRecord, Side};
 
 /// What a test's runs say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -102,6 +102,10 @@ impl Bucket {
 pub struct Classified {
     /// The test.
     pub test: String,
+    /// The side of a comparison the runs are from (`base` or `branch`), judged apart;
+    /// absent for replays and probes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub side: Option<Side>,
     /// Its bucket.
     pub bucket: Bucket,
     /// What to spend on it.
@@ -138,27 +142,31 @@ pub fn noisy_message(text: &str) -> bool {
 /// flip the test on purpose, and `candor order`'s verdict is their bucket
 /// (`order::classified`).
 pub fn classify(records: &[RunRecord]) -> Vec<Classified> {
-    let mut by_test: BTreeMap<&str, Vec<&RunRecord>> = BTreeMap::new();
+    // A comparison's two sides are different code: each is judged on its own runs.
+    let mut by_test: BTreeMap<(&str, Option<Side>), Vec<&RunRecord>> = BTreeMap::new();
     for record in records {
-        if record.outcome != crate::results::Outcome::Skip
-            && record.side != crate::records::Side::Probe
-        {
-            by_test.entry(&record.test).or_default().push(record);
+        if record.outcome != crate::results::Outcome::Skip && record.side != Side::Probe {
+            let side = matches!(record.side, Side::Base | Side::Branch).then_some(record.side);
+            by_test
+                .entry((&record.test, side))
+                .or_default()
+                .push(record);
         }
     }
     by_test
         .into_iter()
-        .map(|(test, runs)| classify_test(test, &runs))
+        .map(|((test, side), runs)| classify_test(test, side, &runs))
         .collect()
 }
 
 /// The rules, tried in order (docs/classify.md).
-fn classify_test(test: &str, runs: &[&RunRecord]) -> Classified {
+fn classify_test(test: &str, side: Option<Side>, runs: &[&RunRecord]) -> Classified {
     let count = u32::try_from(runs.len()).unwrap_or(u32::MAX);
     let failures = u32::try_from(runs.iter().filter(|r| r.failed()).count()).unwrap_or(u32::MAX);
     let (bucket, reason) = bucket_of(runs, count, failures);
     Classified {
         test: test.to_owned(),
+        side,
         bucket,
         spend: bucket.spend(),
         reason,
@@ -182,6 +190,7 @@ fn bucket_of(runs: &[&RunRecord], count: u32, failures: u32) -> (Bucket, String)
         };
     }
     let mut fixture_hashes: Vec<&Option<String>> = runs.iter().map(|r| &r.fixture_hash).collect();
+    fixture_hashes.sort_unstable();
     fixture_hashes.dedup();
     if fixture_hashes.len() > 1 {
         return (
@@ -251,7 +260,7 @@ pub fn exit_code(classified: &[Classified]) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::{SCHEMA, Side};
+    use crate::records::SCHEMA;
     use crate::results::Outcome;
     use jiff::Timestamp;
     use std::path::PathBuf;

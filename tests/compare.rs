@@ -108,12 +108,27 @@ fn an_unrelated_fix_of_a_one_in_seven_flake_is_same_rate_with_a_ticket() {
     );
     assert_eq!(git(&suite.repo, &["status", "--porcelain"]), "");
 
-    // The records classify: the flake's outcomes flip.
+    // The records classify, each side on its own runs: the flake's outcomes flip on both.
     let records = line["records"].as_str().unwrap();
     let ran = suite.candor(&["classify", records, "--format", "json"], &[]);
-    let buckets = ran.lines_of("classify");
-    assert_eq!(buckets.len(), 1, "{ran:?}");
-    assert_eq!(buckets[0]["bucket"], "noise", "{ran:?}");
+    let buckets: Vec<(String, String)> = ran
+        .lines_of("classify")
+        .iter()
+        .map(|b| {
+            (
+                b["side"].as_str().unwrap().to_owned(),
+                b["bucket"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        buckets,
+        [
+            ("base".to_owned(), "noise".to_owned()),
+            ("branch".to_owned(), "noise".to_owned())
+        ],
+        "{ran:?}"
+    );
     assert_eq!(ran.exit, 1, "{ran:?}");
 
     // The runs are in the history as compare runs of both commits.

@@ -324,3 +324,22 @@ fn uncommitted_changes_to_tracked_files_are_warned_about() {
         "{ran:?}"
     );
 }
+
+#[test]
+fn a_touched_test_that_skips_itself_in_every_replay_is_rejected() {
+    let suite = shop();
+    // No skip mark the diff rules know: the test skips itself at run time.
+    suite.write(
+        "tests/test_quiet.py",
+        "import os\n\nimport pytest\n\n\ndef test_quiet():\n    if os.environ.get(\"PYTHONHASHSEED\") == \"0\":\n        getattr(pytest, \"sk\" + \"ip\")(\"not in the lane\")\n    assert False\n",
+    );
+    commit(&suite, "a quiet test");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(reason_kinds(&report), ["replay-skipped"], "{report:#}");
+    assert_eq!(
+        report["reasons"][0]["test"],
+        "tests/test_quiet.py::test_quiet"
+    );
+    assert!(report["touched"][0]["bucket"].is_null(), "{report:#}");
+}

@@ -166,7 +166,7 @@ pub struct RawCompare {
     #[arg(long, value_name = "REF", value_parser = NonEmptyStringValueParser::new())]
     pub base: Option<String>,
     /// Most runs per side [default: candor.toml's `[compare] runs`, 30].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=500))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=60))]
     pub runs: Option<u32>,
     /// Largest false branch-worse rate [default: `[compare] alpha`, 0.05].
     #[arg(long, value_name = "A", value_parser = parse_alpha)]

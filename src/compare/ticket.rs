@@ -57,11 +57,21 @@ pub fn render(ticket: &Ticket<'_>) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "Measured by `candor compare` on {}: the test fails about as often on the merge \
-         base as on the branch, so the change is not the cause. Do not write a fix in this \
-         change; quarantine the failure shape below and hand the test to its owner.",
+        "Measured by `candor compare` on {}: these runs give no evidence that the change \
+         raised the test's failure rate over the merge base's, so the change is not shown to \
+         be the cause. Do not write a fix in this change; quarantine the failure shape below \
+         and hand the test to its owner.",
         ticket.today
     );
+    if ticket.branch.rate > ticket.base.rate {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "Caution: the branch failed more often than the merge base in these runs, though \
+             not enough to call it at this alpha. Rerun `candor compare` with more `--runs` \
+             before filing this if the difference matters."
+        );
+    }
     let _ = writeln!(out);
     let _ = writeln!(
         out,

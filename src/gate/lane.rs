@@ -62,6 +62,12 @@ pub enum Reason {
         /// Replays run.
         replays: u32,
     },
+    /// A touched test was skipped in every replay: it proves nothing and hides whatever it
+    /// would find.
+    ReplaySkipped {
+        /// The test.
+        test: String,
+    },
     /// The lane ran out of wall-clock time before every replay was made.
     OutOfTime {
         /// The lane's limit, in seconds.
@@ -113,6 +119,9 @@ impl Reason {
                     bucket.as_str()
                 )
             }
+            Reason::ReplaySkipped { test } => {
+                format!("{test} was skipped in every replay: a touched test must run")
+            }
             Reason::OutOfTime {
                 max_wall_seconds,
                 replays_left,
@@ -147,6 +156,8 @@ pub struct LaneFindings<'a> {
     pub approved_by: Option<&'a str>,
     /// Each touched test's replays, classified.
     pub replays: &'a [Classified],
+    /// Touched tests skipped in every replay.
+    pub skipped: &'a [String],
     /// Replays not made because time ran out (0: all made).
     pub replays_left: u32,
     /// The lane's time limit.
@@ -220,6 +231,9 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
                 replays: test.runs,
             });
         }
+    }
+    for test in found.skipped {
+        reasons.push(Reason::ReplaySkipped { test: test.clone() });
     }
     if found.replays_left > 0 {
         reasons.push(Reason::OutOfTime {
@@ -357,7 +371,7 @@ pub fn markdown(report: &ScoreReport<'_>) -> String {
             let _ = writeln!(
                 out,
                 "| `{}` | {} | {} |",
-                touched.test.id.replace('`', "'"),
+                touched.test.id.replace('`', "'").replace('|', "\\|"),
                 if touched.test.new {
                     "yes (untrusted)"
                 } else {
@@ -389,8 +403,21 @@ pub fn markdown(report: &ScoreReport<'_>) -> String {
     out
 }
 
+/// Text from the change (test ids, paths, messages) made inert in Markdown: no table
+/// cell breaks, no HTML, no links or images, no emphasis.
 fn escape(text: &str) -> String {
-    text.replace('|', "\\|").replace('<', "&lt;")
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '|' | '[' | ']' | '(' | ')' | '!' | '*' | '_' | '`' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 fn short(sha: &str) -> &str {
@@ -404,6 +431,7 @@ mod tests {
     fn classified(test: &str, bucket: Bucket, runs: u32, failures: u32) -> Classified {
         Classified {
             test: test.to_owned(),
+            side: None,
             bucket,
             spend: bucket.spend(),
             reason: String::new(),
@@ -458,6 +486,27 @@ mod tests {
         assert!(!approved.pass);
         assert_eq!(approved.approvals[0].approved, ["candor.toml"]);
         assert!(matches!(approved.reasons[0], Reason::ReplayFailed { .. }));
+    }
+
+    #[test]
+    fn text_from_the_change_is_inert_in_the_summary() {
+        assert_eq!(
+            escape("t[1] | ![x](http://e) <b>"),
+            "t\\[1\\] \\| \\!\\[x\\]\\(http://e\\) &lt;b>"
+        );
+    }
+
+    #[test]
+    fn a_touched_test_skipped_in_every_replay_rejects() {
+        let skipped = ["t".to_owned()];
+        let verdict = lane_verdict(&LaneFindings {
+            skipped: &skipped,
+            ..LaneFindings::default()
+        });
+        assert_eq!(
+            verdict.reasons,
+            [Reason::ReplaySkipped { test: "t".into() }]
+        );
     }
 
     #[test]

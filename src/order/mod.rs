@@ -274,6 +274,7 @@ pub fn classified(finding: &Finding) -> Option<Classified> {
     };
     Some(Classified {
         test: investigation.test.clone(),
+        side: None,
         bucket,
         spend: bucket.spend(),
         reason,

@@ -66,6 +66,12 @@ pub struct CompareConfig {
     pub tickets: PathBuf,
 }
 
+impl CompareConfig {
+    /// Most runs per side a design may plan: beyond it the exact calibration costs more
+    /// than the runs save, and no red needs it.
+    pub const MAX_RUNS: u32 = 60;
+}
+
 impl Default for CompareConfig {
     fn default() -> Self {
         CompareConfig {
@@ -482,6 +488,16 @@ fn resolve_compare(
     };
     if let Some(value) = raw.runs {
         compare.runs = positive(source, "compare.runs", &value)?;
+        if compare.runs > CompareConfig::MAX_RUNS {
+            return Err(source.error(
+                Some(value.span()),
+                format!(
+                    "`compare.runs` is {}: at most {} runs per side",
+                    compare.runs,
+                    CompareConfig::MAX_RUNS
+                ),
+            ));
+        }
     }
     if let Some(value) = raw.look_every {
         compare.look_every = positive(source, "compare.look_every", &value)?;
@@ -516,7 +532,22 @@ fn resolve_compare(
         compare.min_increase = increase;
     }
     if let Some(value) = raw.tickets {
-        compare.tickets = non_empty_path(source, "compare.tickets", value)?;
+        let span = value.span();
+        let path = non_empty_path(source, "compare.tickets", value)?;
+        let escapes = path.is_absolute()
+            || path
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir));
+        if escapes {
+            return Err(source.error(
+                Some(span),
+                format!(
+                    "`compare.tickets` is {}: it must be a folder inside the repository, relative to its root",
+                    path.display()
+                ),
+            ));
+        }
+        compare.tickets = path;
     }
     Ok(compare)
 }
@@ -1589,6 +1620,37 @@ mod tests {
         );
         let error = parse("[[fingerprints]]\nid = \"FP-1\"\n").unwrap_err();
         assert!(error.message.contains("fingerprints"), "{}", error.message);
+    }
+
+    #[test]
+    fn compare_is_validated_and_keeps_tickets_inside_the_repository() {
+        let config = parse("[compare]\nruns = 40\nlook_every = 10\nalpha = 0.01\n").unwrap();
+        assert_eq!((config.compare.runs, config.compare.look_every), (40, 10));
+        for (text, expected) in [
+            (
+                "[compare]\nruns = 61\n",
+                "candor.toml:2:8: `compare.runs` is 61: at most 60",
+            ),
+            (
+                "[compare]\nalpha = 0.9\n",
+                "candor.toml:2:9: `compare.alpha` is 0.9",
+            ),
+            (
+                "[compare]\nruns = 5\nlook_every = 6\n",
+                "`compare.look_every` is 6",
+            ),
+            (
+                "[compare]\ntickets = \"../elsewhere\"\n",
+                "candor.toml:2:11: `compare.tickets` is ../elsewhere",
+            ),
+            (
+                "[compare]\ntickets = \"/tmp/t\"\n",
+                "`compare.tickets` is /tmp/t: it must be a folder inside",
+            ),
+        ] {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(error.contains(expected), "{text:?}: {error}");
+        }
     }
 
     #[test]

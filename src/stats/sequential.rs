@@ -146,6 +146,13 @@ impl Design {
         &self.thresholds
     }
 
+    /// The p-value threshold of the look at `runs` per side, or of the last look before
+    /// it; the first look's when `runs` comes before every look.
+    pub fn threshold_at(&self, runs: u32) -> f64 {
+        let reached = self.looks.iter().take_while(|n| **n <= runs).count();
+        self.thresholds[reached.saturating_sub(1)]
+    }
+
     /// The factor the spending shares were scaled by (1 would be the plain union bound).
     pub fn calibration(&self) -> f64 {
         self.calibration
@@ -259,24 +266,36 @@ fn rejection_chance(
 }
 
 /// Adds `added` runs to each side of a joint distribution over (base failures, branch
-/// failures), stored row-major with `before + 1` columns.
+/// failures), stored row-major with `before + 1` columns. The two sides are independent,
+/// so the convolution is done one axis at a time.
 fn grow(mass: &[f64], before: usize, added: usize, base_rate: f64, branch_rate: f64) -> Vec<f64> {
     let old_width = before + 1;
     let width = before + added + 1;
     let base_steps = binomial_pmf(added, base_rate);
     let branch_steps = binomial_pmf(added, branch_rate);
-    let mut grown = vec![0.0; width * width];
+    // Base axis first: `width` rows of the old `old_width` columns.
+    let mut rows = vec![0.0; width * old_width];
     for base in 0..old_width {
         for branch in 0..old_width {
             let probability = mass[base * old_width + branch];
             if probability == 0.0 {
                 continue;
             }
-            for (base_step, base_chance) in base_steps.iter().enumerate() {
-                let row = (base + base_step) * width;
-                for (branch_step, branch_chance) in branch_steps.iter().enumerate() {
-                    grown[row + branch + branch_step] += probability * base_chance * branch_chance;
-                }
+            for (step, chance) in base_steps.iter().enumerate() {
+                rows[(base + step) * old_width + branch] += probability * chance;
+            }
+        }
+    }
+    // Then the branch axis.
+    let mut grown = vec![0.0; width * width];
+    for base in 0..width {
+        for branch in 0..old_width {
+            let probability = rows[base * old_width + branch];
+            if probability == 0.0 {
+                continue;
+            }
+            for (step, chance) in branch_steps.iter().enumerate() {
+                grown[base * width + branch + step] += probability * chance;
             }
         }
     }

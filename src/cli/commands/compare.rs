@@ -113,7 +113,10 @@ impl Bench<'_> {
             &report,
             &parse,
         )?;
-        if sequence <= 2 && !record.found {
+        // Missing from a report the runner wrote in time: the id names no test there. A
+        // run that hung or crashed before writing its report is a red run, not that.
+        let report_written = fs_err::metadata(&record.report).is_ok_and(|m| m.len() > 0);
+        if sequence <= 2 && !record.found && !record.timed_out && report_written {
             return Err(CliError::TestMissing {
                 test: self.test.to_owned(),
                 side: side.as_str(),
@@ -195,10 +198,7 @@ fn prepare<'a>(
             source,
         })?;
     }
-    git.checkout_worktree(&worktree, base_commit)
-        .inspect_err(|_| {
-            let _ = git.remove_worktree(&worktree);
-        })?;
+    git.checkout_worktree(&worktree, base_commit)?;
     let dir = scratch(repo_root, what)?;
     let executor = SystemExecutor;
     let adapter = {
@@ -265,8 +265,21 @@ struct CompareLine<'a> {
     order: Option<&'a crate::order::Finding>,
 }
 
-/// `candor compare`.
+/// `candor compare`. Any error removes the merge base's worktree, so a checkout left
+/// half-used is never reused.
 pub(super) fn run(
+    settings: &CompareSettings,
+    db: &Path,
+    repo_root: &Path,
+    today: Date,
+    printer: &mut Printer,
+) -> Result<u8, CliError> {
+    or_remove_worktree(repo_root, || {
+        compare(settings, db, repo_root, today, printer)
+    })
+}
+
+fn compare(
     settings: &CompareSettings,
     db: &Path,
     repo_root: &Path,
@@ -307,32 +320,31 @@ pub(super) fn run(
         short(&head),
     ))?;
     let bar = printer.progress_bar(u64::from(design.max_runs()) * 2);
-    let measured = or_remove_worktree(repo_root, || {
-        compare::measure(
-            &design,
-            |side, sequence| {
-                let run_seed = takes_seed.then(|| run_seed(seed, sequence));
-                let record = bench.run(side, sequence, run_seed);
-                bar.inc(1);
-                record
-            },
-            |base, branch| {
-                bar.set_message(format!(
-                    "base {}/{} red, branch {}/{} red",
-                    base.failures, base.runs, branch.failures, branch.runs
-                ));
-            },
-        )
-    });
+    let measured = compare::measure(
+        &design,
+        |side, sequence| {
+            let run_seed = takes_seed.then(|| run_seed(seed, sequence));
+            let record = bench.run(side, sequence, run_seed);
+            bar.inc(1);
+            record
+        },
+        |base, branch| {
+            bar.set_message(format!(
+                "base {}/{} red, branch {}/{} red",
+                base.failures, base.runs, branch.failures, branch.runs
+            ));
+        },
+    );
     bar.finish_and_clear();
     let measured = measured?;
     let verdict = measured.verdict();
     let base_summary = SideSummary::of(&measured.records, Side::Base, measured.base);
     let branch_summary = SideSummary::of(&measured.records, Side::Branch, measured.branch);
+    let runs_per_side = measured.base.runs.min(measured.branch.runs);
     let detectable = detectable_increase(
         measured.base.rate().unwrap_or(0.0),
-        measured.base.runs.min(measured.branch.runs),
-        alpha,
+        runs_per_side,
+        design.threshold_at(runs_per_side),
         0.8,
     );
     let records_dir = bench.records_dir.clone();
@@ -588,8 +600,10 @@ fn write_ticket(
         .executions(test, config.reliability.tiers.window_runs)
         .ok()
         .map(|executions| {
+            // Suite runs only: the comparison's own runs are the measurement, not history.
             let counted: Vec<_> = executions
                 .iter()
+                .filter(|e| matches!(e.source, Source::Ci | Source::Local))
                 .filter(|e| e.execution.outcome != Outcome::Skip)
                 .collect();
             let failures = counted
@@ -635,15 +649,25 @@ fn write_ticket(
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .take(80)
         .collect();
-    let mut path = dir.join(format!("{today}-{slug}.md"));
-    let mut n = 2;
-    while path.exists() {
-        path = dir.join(format!("{today}-{slug}-{n}.md"));
-        n += 1;
-    }
     let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(write_error)?;
     std::io::Write::write_all(&mut file, markdown.as_bytes()).map_err(write_error)?;
-    file.persist(&path).map_err(|e| write_error(e.error))?;
+    // Never over another ticket, even one written meanwhile by another candor.
+    let mut n = 1;
+    let path = loop {
+        let candidate = if n == 1 {
+            dir.join(format!("{today}-{slug}.md"))
+        } else {
+            dir.join(format!("{today}-{slug}-{n}.md"))
+        };
+        match file.persist_noclobber(&candidate) {
+            Ok(_) => break candidate,
+            Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists => {
+                file = error.file;
+                n += 1;
+            }
+            Err(error) => return Err(write_error(error.error)),
+        }
+    };
     Ok(path
         .strip_prefix(repo_root)
         .map(Path::to_owned)
@@ -674,8 +698,17 @@ struct ReproLine<'a> {
     records: PathBuf,
 }
 
-/// `candor repro`.
+/// `candor repro`; errors remove the worktree as `compare`'s do.
 pub(super) fn repro(
+    settings: &ReproSettings,
+    db: &Path,
+    repo_root: &Path,
+    printer: &mut Printer,
+) -> Result<u8, CliError> {
+    or_remove_worktree(repo_root, || check_repro(settings, db, repo_root, printer))
+}
+
+fn check_repro(
     settings: &ReproSettings,
     db: &Path,
     repo_root: &Path,
@@ -700,20 +733,17 @@ pub(super) fn repro(
     };
     let seed = settings.seed;
     let bar = printer.progress_bar(u64::from(settings.runs) * 2);
-    let records = or_remove_worktree(repo_root, || {
-        let mut records = Vec::new();
-        let mut sequence = 0;
-        for _ in 0..settings.runs {
-            for side in [Side::Base, Side::Branch] {
-                sequence += 1;
-                records.push(bench.run(side, sequence, seed_applied.then_some(seed))?);
-                bar.inc(1);
-            }
+    let mut records = Vec::new();
+    let mut sequence = 0;
+    for _ in 0..settings.runs {
+        for side in [Side::Base, Side::Branch] {
+            sequence += 1;
+            let record = bench.run(side, sequence, seed_applied.then_some(seed));
+            bar.inc(1);
+            records.push(record.inspect_err(|_| bar.finish_and_clear())?);
         }
-        Ok(records)
-    });
+    }
     bar.finish_and_clear();
-    let records = records?;
     let tally = |side| {
         let mine = records.iter().filter(|r| r.side == side);
         Tally {

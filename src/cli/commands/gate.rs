@@ -92,6 +92,13 @@ pub(super) fn run(
     }
 
     let classified = classify(&replays.records);
+    // Replayed, yet no replay ran it: every one was a skip.
+    let skipped: Vec<String> = touched
+        .iter()
+        .filter(|t| replays.records.iter().any(|r| r.test == t.id))
+        .filter(|t| !classified.iter().any(|c| c.test == t.id))
+        .map(|t| t.id.clone())
+        .collect();
     let verdict = lane_verdict(&LaneFindings {
         findings: &findings,
         fixture_drift: &fixture_drift,
@@ -99,6 +106,7 @@ pub(super) fn run(
         human_owned: &human_owned,
         approved_by: settings.approved_by.as_deref(),
         replays: &classified,
+        skipped: &skipped,
         replays_left: replays.left,
         max_wall_seconds: policy.lane.max_wall_seconds,
     });
@@ -263,6 +271,7 @@ fn replay(
                 plan.policy.runner.grace,
             )
             .with_pinned_environment();
+            let lane_bound = left < plan.policy.runner.timeout;
             let report =
                 plan.adapter
                     .run_one(&context, &test.id, RunOptions { seed: plan.seed })?;
@@ -279,6 +288,11 @@ fn replay(
                 &report,
                 &parse,
             )?;
+            // Stopped by the lane's clock, not by the runner's own limit: a replay not made,
+            // not a red one.
+            if record.timed_out && lane_bound {
+                break 'tests;
+            }
             // Record files are numbered by their place in the whole lane.
             made += 1;
             let file_record = RunRecord {
