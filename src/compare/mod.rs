@@ -58,7 +58,7 @@ impl CompareVerdict {
                 "the change raised the failure rate: look for the race or dependency it added"
             }
             CompareVerdict::SameRate => {
-                "not this change: the test fails as often on the merge base; file the ticket, do not write a fix here"
+                "no evidence this change raised the failure rate: file the ticket, do not write a fix here"
             }
             CompareVerdict::FailsBoth => {
                 "broken on the merge base too: not this change; report it against the base"

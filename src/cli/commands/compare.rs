@@ -492,6 +492,11 @@ fn print_human(
             }
         }
     }
+    if verdict == CompareVerdict::SameRate && branch.rate > base.rate {
+        printer.line(
+            "  the branch failed more often in these runs, though not enough to call it: more --runs would tell",
+        )?;
+    }
     printer.line(verdict.advice())?;
     if let Some(ticket) = ticket {
         printer.line(&format!("ticket: {}", ticket.display()))?;
