@@ -9,16 +9,17 @@
 //!    `cp` copying a canned JUnit report, at two run counts; candor's marginal time per run
 //!    beyond its child processes' own wall time is the slope.
 
-use std::convert::Infallible;
+#[path = "support/simulate.rs"]
+mod simulate;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
-use candor::compare::{self, CompareVerdict};
-use candor::records::{self, RunRecord, SCHEMA, Side};
-use candor::results::Outcome;
+use candor::records;
 use candor::stats::sequential::Design;
 use clap::Parser;
+use simulate::{Draws, simulate};
 
 #[derive(Debug, Parser)]
 #[command(about = "Measures candor compare: runs to a verdict, and overhead per rerun")]
@@ -38,69 +39,6 @@ struct Options {
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
-}
-
-struct Draws(u64);
-
-impl Draws {
-    fn next_unit(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-fn record(side: Side, sequence: u32, failed: bool) -> RunRecord {
-    RunRecord {
-        schema: SCHEMA.to_owned(),
-        test: "sim".to_owned(),
-        side,
-        sequence,
-        commit: None,
-        seed: Some(1),
-        fixture_hash: None,
-        outcome: if failed { Outcome::Fail } else { Outcome::Pass },
-        found: true,
-        signature: None,
-        exception: None,
-        message: None,
-        duration_seconds: None,
-        wall_seconds: 0.0,
-        argv: Vec::new(),
-        exit_status: 0,
-        timed_out: false,
-        started_at: jiff::Timestamp::UNIX_EPOCH,
-        log: PathBuf::new(),
-        report: PathBuf::new(),
-        new_test: false,
-    }
-}
-
-/// (share called branch-worse or deterministic-regression, mean total runs)
-fn simulate(design: &Design, base: f64, branch: f64, n: u32, draws: &mut Draws) -> (f64, f64) {
-    let (mut worse, mut runs) = (0u32, 0u64);
-    for _ in 0..n {
-        let measured = compare::measure(
-            design,
-            |side, sequence| {
-                let rate = if side == Side::Base { base } else { branch };
-                Ok::<_, Infallible>(record(side, sequence, draws.next_unit() < rate))
-            },
-            |_, _| {},
-        )
-        .unwrap_or_else(|never| match never {});
-        runs += u64::from(measured.runs());
-        if matches!(
-            measured.verdict(),
-            CompareVerdict::BranchWorse | CompareVerdict::DeterministicRegression
-        ) {
-            worse += 1;
-        }
-    }
-    (f64::from(worse) / f64::from(n), runs as f64 / f64::from(n))
 }
 
 fn runs_to_verdict(options: &Options) {
@@ -130,10 +68,10 @@ fn runs_to_verdict(options: &Options) {
     ];
     let mut draws = Draws(options.seed);
     for (name, base, branch) in cases {
-        let (seq_worse, seq_runs) =
-            simulate(&sequential, base, branch, options.simulations, &mut draws);
-        let (fixed_worse, fixed_runs) =
-            simulate(&fixed, base, branch, options.simulations, &mut draws);
+        let sequential_case = simulate(&sequential, base, branch, options.simulations, &mut draws);
+        let fixed_case = simulate(&fixed, base, branch, options.simulations, &mut draws);
+        let (seq_worse, seq_runs) = (sequential_case.branch_worse, sequential_case.mean_runs);
+        let (fixed_worse, fixed_runs) = (fixed_case.branch_worse, fixed_case.mean_runs);
         println!(
             "| {name} | {base:.3} | {branch:.3} | {seq_runs:.1} | {seq_worse:.3} | {fixed_runs:.0} | {fixed_worse:.3} | {:.2} |",
             seq_runs / fixed_runs

@@ -4,32 +4,16 @@
 //! path is tested in tests/compare.rs. The seed is printed; set CANDOR_PROPTEST_SEED to
 //! replay another one.
 
-use std::convert::Infallible;
-use std::path::PathBuf;
+#[path = "../benches/support/simulate.rs"]
+mod simulate;
 
-use candor::compare::{self, CompareVerdict};
 use candor::env_vars::EnvVars;
-use candor::records::{RunRecord, SCHEMA, Side};
-use candor::results::Outcome;
 use candor::stats::sequential::Design;
+use simulate::{Draws, Scenario};
 
 /// Simulated comparisons per scenario: the standard error of a rate near 0.05 is then
 /// about 0.0034.
 const SIMULATIONS: u32 = 4_000;
-
-/// SplitMix64 (Steele, Lea & Flood 2014): small, fast and good enough for Bernoulli draws.
-struct Draws(u64);
-
-impl Draws {
-    fn next_unit(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 fn seed() -> u64 {
     let seed = std::env::var(EnvVars::CANDOR_PROPTEST_SEED)
@@ -43,70 +27,8 @@ fn seed() -> u64 {
     seed
 }
 
-fn record(side: Side, sequence: u32, failed: bool) -> RunRecord {
-    RunRecord {
-        schema: SCHEMA.to_owned(),
-        test: "sim::test".to_owned(),
-        side,
-        sequence,
-        commit: None,
-        seed: Some(u64::from(sequence)),
-        fixture_hash: None,
-        outcome: if failed { Outcome::Fail } else { Outcome::Pass },
-        found: true,
-        signature: None,
-        exception: None,
-        message: None,
-        duration_seconds: None,
-        wall_seconds: 0.0,
-        argv: Vec::new(),
-        exit_status: i32::from(failed),
-        timed_out: false,
-        started_at: jiff::Timestamp::UNIX_EPOCH,
-        log: PathBuf::new(),
-        report: PathBuf::new(),
-        new_test: false,
-    }
-}
-
-struct Scenario {
-    branch_worse: f64,
-    deterministic: f64,
-    mean_runs: f64,
-}
-
-fn simulate(design: &Design, base_rate: f64, branch_rate: f64, draws: &mut Draws) -> Scenario {
-    let (mut worse, mut deterministic, mut runs) = (0u32, 0u32, 0u64);
-    for _ in 0..SIMULATIONS {
-        let measured = compare::measure(
-            design,
-            |side, sequence| {
-                let rate = if side == Side::Base {
-                    base_rate
-                } else {
-                    branch_rate
-                };
-                Ok::<_, Infallible>(record(side, sequence, draws.next_unit() < rate))
-            },
-            |_, _| {},
-        )
-        .unwrap_or_else(|never| match never {});
-        runs += u64::from(measured.runs());
-        match measured.verdict() {
-            CompareVerdict::BranchWorse => worse += 1,
-            CompareVerdict::DeterministicRegression => {
-                worse += 1;
-                deterministic += 1;
-            }
-            _ => {}
-        }
-    }
-    let n = f64::from(SIMULATIONS);
-    Scenario {
-        branch_worse: f64::from(worse) / n,
-        deterministic: f64::from(deterministic) / n,
-        mean_runs: runs as f64 / n,
-    }
+fn run_case(design: &Design, base_rate: f64, branch_rate: f64, draws: &mut Draws) -> Scenario {
+    simulate::simulate(design, base_rate, branch_rate, SIMULATIONS, draws)
 }
 
 /// The default design of candor.toml's `[compare]`.
@@ -121,7 +43,7 @@ fn the_false_branch_worse_rate_stays_within_alpha_at_every_base_rate() {
     let alpha = design.alpha();
     let simulation_error = 3.0 * (alpha * (1.0 - alpha) / f64::from(SIMULATIONS)).sqrt();
     for rate in [0.0, 1.0 / 7.0, 0.3] {
-        let scenario = simulate(&design, rate, rate, &mut draws);
+        let scenario = run_case(&design, rate, rate, &mut draws);
         eprintln!(
             "same rate {rate:.3}: false branch-worse {:.4}, mean runs {:.1}",
             scenario.branch_worse, scenario.mean_runs
@@ -140,7 +62,7 @@ fn the_false_branch_worse_rate_stays_within_alpha_at_every_base_rate() {
 fn a_rise_from_zero_to_a_quarter_is_caught_with_80_percent_power() {
     let design = default_design();
     let mut draws = Draws(seed() ^ 1);
-    let scenario = simulate(&design, 0.0, 0.25, &mut draws);
+    let scenario = run_case(&design, 0.0, 0.25, &mut draws);
     eprintln!(
         "0 -> 0.25: power {:.4}, mean runs {:.1}",
         scenario.branch_worse, scenario.mean_runs
@@ -157,7 +79,7 @@ fn a_rise_from_zero_to_a_quarter_is_caught_with_80_percent_power() {
 fn a_deterministic_regression_is_called_in_at_most_ten_runs_on_average() {
     let design = default_design();
     let mut draws = Draws(seed() ^ 2);
-    let scenario = simulate(&design, 0.0, 1.0, &mut draws);
+    let scenario = run_case(&design, 0.0, 1.0, &mut draws);
     eprintln!("0 -> 1: mean runs {:.1}", scenario.mean_runs);
     assert!((scenario.deterministic - 1.0).abs() < f64::EPSILON);
     assert!(
@@ -171,7 +93,7 @@ fn a_deterministic_regression_is_called_in_at_most_ten_runs_on_average() {
 fn a_bug_failing_three_runs_in_four_is_called_in_fewer_runs_than_twenty_plus_twenty() {
     let design = default_design();
     let mut draws = Draws(seed() ^ 3);
-    let scenario = simulate(&design, 1.0 / 7.0, 0.75, &mut draws);
+    let scenario = run_case(&design, 1.0 / 7.0, 0.75, &mut draws);
     eprintln!(
         "1/7 -> 3/4: power {:.4}, mean runs {:.1}",
         scenario.branch_worse, scenario.mean_runs

@@ -174,22 +174,20 @@ impl Bench<'_> {
     }
 }
 
-/// Sets up both sides; removes the worktree again when anything fails before the first
-/// run, so a broken checkout is never reused.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "compare and repro share it; each is one value"
-)]
+/// Sets up both sides for `compare` and `repro`: the policy, HEAD and its merge base
+/// with `against`, the base's worktree, the runner and the history.
 fn prepare<'a>(
     test: &'a str,
+    against: Option<&str>,
     repo_root: &Path,
     db: &Path,
     workspace: &'a Workspace,
-    config: &Config,
-    base_commit: &str,
-    head: &str,
     what: &str,
-) -> Result<Bench<'a>, CliError> {
+) -> Result<(Bench<'a>, Config), CliError> {
+    let config = Config::load(repo_root)?;
+    let (base_commit, head) = resolve_base(repo_root, workspace, against)?;
+    let base_commit = base_commit.as_str();
+    let head = head.as_str();
     let worktree = repo_root.join(BASE_WORKTREE);
     let git = Git::new(repo_root);
     if let Some(parent) = worktree.parent() {
@@ -206,7 +204,7 @@ fn prepare<'a>(
         runner::adapter(&config.runner, &context)?
     };
     let store = open_store(db, Open::CreateIfMissing)?;
-    Ok(Bench {
+    let bench = Bench {
         test,
         adapter,
         executor,
@@ -227,7 +225,8 @@ fn prepare<'a>(
         store,
         workspace,
         first_failures: Vec::new(),
-    })
+    };
+    Ok((bench, config))
 }
 
 /// Runs `body`, removing the base worktree when it fails: a worktree left half-used by an
@@ -287,18 +286,15 @@ fn compare(
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
     let workspace = &settings.workspace;
-    let config = Config::load(repo_root)?;
-    let (base_commit, head) = resolve_base(repo_root, workspace, settings.base.as_deref())?;
-    let mut bench = prepare(
+    let (mut bench, config) = prepare(
         &settings.test_id,
+        settings.base.as_deref(),
         repo_root,
         db,
         workspace,
-        &config,
-        &base_commit,
-        &head,
         "compare",
     )?;
+    let (base_commit, head) = (bench.base.commit.clone(), bench.branch.commit.clone());
     let runs = settings.runs.unwrap_or(config.compare.runs);
     let alpha = settings.alpha.unwrap_or(config.compare.alpha);
     let look_every = if settings.no_early_stop {
@@ -720,18 +716,15 @@ fn check_repro(
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
     let workspace = &settings.workspace;
-    let config = Config::load(repo_root)?;
-    let (base_commit, head) = resolve_base(repo_root, workspace, settings.base.as_deref())?;
-    let mut bench = prepare(
+    let (mut bench, _) = prepare(
         &settings.test_id,
+        settings.base.as_deref(),
         repo_root,
         db,
         workspace,
-        &config,
-        &base_commit,
-        &head,
         "repro",
     )?;
+    let (base_commit, head) = (bench.base.commit.clone(), bench.branch.commit.clone());
     let (seed_applied, seed_controls) = match bench.adapter.seed_support() {
         SeedSupport::Controls(what) => (true, what),
         SeedSupport::None(why) => (false, why),
