@@ -2,7 +2,7 @@
 //! and `cargo bench --bench compare`: the real run loop (`compare::measure`) fed runs that
 //! fail with each side's chosen probability, drawn from a seeded generator.
 
-#![allow(dead_code, reason = "the test and the bench each read a different part")]
+#![allow(dead_code, reason = "the test and the bench read different parts")]
 
 use std::convert::Infallible;
 use std::path::PathBuf;
