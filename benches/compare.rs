@@ -1,10 +1,13 @@
 //! `cargo bench --bench compare`: two figures for `candor compare` (docs/benchmarks.md).
 //!
 //! 1. **Runs to a verdict**: the sequential design of the default `[compare]` against the
-//!    fixed 20 + 20 protocol (one exact Fisher test after 20 runs per side), for the cases
-//!    the design is judged on: the same rate on both sides (0, 1/7, 0.3), a rise from 0
-//!    to 0.25, a deterministic regression, and a real bug at 3/4 on a 1/7 flake. Mean runs
-//!    and verdict rates come from simulated runs through `compare::measure` (seeded).
+//!    fixed 20 + 20 protocol (one exact Fisher test after 20 runs per side, plain and
+//!    exactly calibrated), for the cases the design is judged on: the same rate on both
+//!    sides (0, 1/7, 0.3), a rise from 0 to 0.25, a deterministic regression, a real bug
+//!    at 3/4 on a 1/7 flake, and moderate rises on flaky tests. Mean runs and verdict
+//!    rates are computed exactly (`Design::operating`) and checked against simulated runs
+//!    through `compare::measure` (seeded); Wald's information bound gives the fewest runs
+//!    any valid test could average.
 //! 2. **Overhead per rerun**: the release binary compares a trivial test whose "runner" is
 //!    `cp` copying a canned JUnit report, at two run counts; candor's marginal time per run
 //!    beyond its child processes' own wall time is the slope.
@@ -16,8 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
+use candor::policy::config::CompareConfig;
 use candor::records;
-use candor::stats::sequential::Design;
+use candor::stats::sequential::{Design, expected_runs_lower_bound, fixed_power};
 use clap::Parser;
 use simulate::{Draws, simulate};
 
@@ -42,12 +46,18 @@ struct Options {
 }
 
 fn runs_to_verdict(options: &Options) {
+    let defaults = CompareConfig::default();
     let started = Instant::now();
-    let sequential = Design::new(0.05, 30, 5, 0.25);
+    let sequential = Design::new(
+        defaults.alpha,
+        defaults.runs,
+        defaults.look_every,
+        defaults.min_increase,
+    );
     let calibration = started.elapsed();
-    let fixed = Design::new(0.05, 20, 20, 0.25);
+    let fixed = Design::new(defaults.alpha, 20, 20, defaults.min_increase);
     println!(
-        "Sequential design: looks at {:?} runs per side, calibration factor {:.2}, built in {:.0} ms; seed {}, {} simulations per case\n",
+        "Sequential design (candor.toml's defaults): looks at {:?} runs per side, calibration factor {:.2}, built in {:.0} ms; seed {}, {} simulations per case\n",
         sequential.looks(),
         sequential.calibration(),
         calibration.as_secs_f64() * 1e3,
@@ -55,9 +65,9 @@ fn runs_to_verdict(options: &Options) {
         options.simulations
     );
     println!(
-        "| case | base | branch | sequential: runs | sequential: called worse | fixed 20+20: runs | fixed 20+20: called worse | runs vs fixed |"
+        "| case | base | branch | sequential: mean runs, exact (simulated) | sequential: called worse, exact (simulated) | fixed 20+20: called worse, plain Fisher / exact-calibrated | runs vs 20+20 | fewest runs any valid test could average |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --: | --: | --: | --: | --: | --: | --: |");
     let cases = [
         ("same rate", 0.0, 0.0),
         ("same rate", 1.0 / 7.0, 1.0 / 7.0),
@@ -65,16 +75,28 @@ fn runs_to_verdict(options: &Options) {
         ("rise to 1/4", 0.0, 0.25),
         ("deterministic regression", 0.0, 1.0),
         ("real bug on a flake", 1.0 / 7.0, 0.75),
+        ("moderate rise on a flake", 1.0 / 7.0, 0.4),
+        ("moderate rise on a flakier test", 0.3, 0.55),
     ];
     let mut draws = Draws(options.seed);
     for (name, base, branch) in cases {
-        let sequential_case = simulate(&sequential, base, branch, options.simulations, &mut draws);
-        let fixed_case = simulate(&fixed, base, branch, options.simulations, &mut draws);
-        let (seq_worse, seq_runs) = (sequential_case.branch_worse, sequential_case.mean_runs);
-        let (fixed_worse, fixed_runs) = (fixed_case.branch_worse, fixed_case.mean_runs);
+        let exact = sequential.operating(base, branch);
+        let simulated = simulate(&sequential, base, branch, options.simulations, &mut draws);
+        let plain = fixed_power(20, defaults.alpha, base, branch);
+        let calibrated = fixed.operating(base, branch).branch_worse;
+        let bound = expected_runs_lower_bound(base, branch, defaults.alpha, exact.branch_worse);
+        let bound = if bound.is_finite() {
+            format!("{bound:.1}")
+        } else {
+            "(no rise)".to_owned()
+        };
         println!(
-            "| {name} | {base:.3} | {branch:.3} | {seq_runs:.1} | {seq_worse:.3} | {fixed_runs:.0} | {fixed_worse:.3} | {:.2} |",
-            seq_runs / fixed_runs
+            "| {name} | {base:.3} | {branch:.3} | {:.1} ({:.1}) | {:.3} ({:.3}) | {plain:.3} / {calibrated:.3} | {:.2} | {bound} |",
+            exact.expected_runs,
+            simulated.mean_runs,
+            exact.branch_worse,
+            simulated.branch_worse,
+            exact.expected_runs / 40.0
         );
     }
     println!();

@@ -158,7 +158,7 @@ fn a_real_bug_failing_three_runs_in_four_is_the_branch_s_fault() {
 }
 
 #[test]
-fn a_deterministic_regression_is_called_at_the_first_look() {
+fn a_deterministic_regression_is_called_in_eight_runs() {
     let suite = flaky_project();
     suite.write("app/cart.py", "def total(prices):\n    return 0\n");
     // The flake would muddy the call; this branch also makes the seed check pass always.
@@ -167,15 +167,14 @@ fn a_deterministic_regression_is_called_at_the_first_look() {
         "from app.cart import total\n\n\ndef test_checkout():\n    assert total([1, 2, 3]) == 6\n",
     );
     commit_all(&suite.repo, "break totals");
-    // The base still has the 1-in-7 flake; seed 3 gives the base no red in its first runs.
-    let (exit, line) = compare_json(&suite, &["--seed", "3"]);
+    // The base still has the 1-in-7 flake; under seed 2 none of the base's first five
+    // run seeds is a multiple of 7, so the base passes until the call. 0 of 4 against 4
+    // of 4 crosses the second look's boundary (docs/compare.md).
+    let (exit, line) = compare_json(&suite, &["--seed", "2"]);
     assert_eq!(exit, 1, "{line:#}");
-    if line["base"]["failures"] == 0 {
-        assert_eq!(line["verdict"], "deterministic-regression", "{line:#}");
-        assert_eq!(line["runs"], 10, "{line:#}");
-    } else {
-        assert_eq!(line["verdict"], "branch-worse", "{line:#}");
-    }
+    assert_eq!(line["verdict"], "deterministic-regression", "{line:#}");
+    assert_eq!(line["base"]["failures"], 0, "{line:#}");
+    assert_eq!(line["runs"], 8, "{line:#}");
 }
 
 #[test]

@@ -168,6 +168,33 @@ pub fn measure<E>(
     }
 }
 
+/// What the design behind a call protects at the base rate the runs saw: a rise from
+/// `from` to `to` (or beyond) is called branch-worse with chance `power`, computed exactly
+/// (`Design::operating`). A same-rate call is as strong as this, whatever the runs it
+/// happened to take.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Protection {
+    /// The base's observed failure rate.
+    pub from: f64,
+    /// The rise futility was designed to protect from there.
+    pub to: f64,
+    /// The chance the design calls that rise branch-worse.
+    pub power: f64,
+}
+
+impl Protection {
+    /// The protection of `design` at the base's observed rate.
+    pub fn of(design: &Design, base: Tally) -> Protection {
+        let from = base.rate().unwrap_or(0.0);
+        let to = design.protected_rate(from);
+        Protection {
+            from,
+            to,
+            power: design.operating(from, to).branch_worse,
+        }
+    }
+}
+
 /// One side's figures for output.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SideSummary {

@@ -34,8 +34,10 @@ pub struct Ticket<'a> {
     pub branch: &'a SideSummary,
     /// Fisher's one-sided p-value at the last look.
     pub p_value: f64,
-    /// The smallest increase the runs would have caught with 80% power.
+    /// The smallest increase the runs, as one fixed test, would have caught with 80% power.
     pub detectable_increase: Option<f64>,
+    /// What the sequential design behind the call protects at the base's rate.
+    pub protection: super::Protection,
     /// The base's first failure.
     pub base_failure: Option<&'a FirstFailure>,
     /// The branch's first failure.
@@ -94,19 +96,27 @@ pub fn render(ticket: &Ticket<'_>) -> String {
         "One-sided Fisher p-value, branch worse than base: {:.3}.",
         ticket.p_value
     );
+    let _ = writeln!(
+        out,
+        "The sequential design behind this call catches a rise from {:.0}% to {:.0}% failures \
+         {:.0}% of the time (computed exactly at the base's observed rate).",
+        ticket.protection.from * 100.0,
+        ticket.protection.to * 100.0,
+        ticket.protection.power * 100.0
+    );
     match ticket.detectable_increase {
         Some(increase) => {
             let _ = writeln!(
                 out,
-                "These runs would have caught an increase of {:.0} percentage points or more \
-                 with 80% power; a smaller one cannot be ruled out.",
+                "As one fixed test, these runs would have caught an increase of {:.0} percentage \
+                 points or more with 80% power; a smaller one cannot be ruled out.",
                 increase * 100.0
             );
         }
         None => {
             let _ = writeln!(
                 out,
-                "These runs are too few to rule out any increase with 80% power."
+                "As one fixed test, these runs are too few to catch any increase with 80% power."
             );
         }
     }

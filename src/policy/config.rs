@@ -77,7 +77,7 @@ impl Default for CompareConfig {
         CompareConfig {
             runs: 30,
             alpha: 0.05,
-            look_every: 5,
+            look_every: 2,
             min_increase: 0.25,
             tickets: PathBuf::from(".candor/tickets"),
         }

@@ -17,16 +17,29 @@
 //!   below alpha. This is the exact-calibration approach to group-sequential designs for
 //!   binomial data (C. Jennison & B. W. Turnbull, *Group Sequential Methods with
 //!   Applications to Clinical Trials*, 2000, ch. 12).
-//! - **Futility** (non-binding, so it cannot raise the type I error): stop when the upper
-//!   one-sided 95% confidence bound of the rate difference, by Newcombe's hybrid score
-//!   method (R. G. Newcombe, "Interval estimation for the difference between independent
-//!   proportions", *Statistics in Medicine* 17, 1998, method 10), falls below the smallest
-//!   increase the design is meant to catch.
+//! - **Futility** (non-binding, so it cannot raise the type I error): stop when the runs
+//!   are better explained by "both sides fail at the same rate" than by any pair of rates
+//!   an increase of the design's size apart, by a generalized likelihood ratio below
+//!   e^-2 (T. L. Lai, "Nearly optimal sequential tests of composite hypotheses", *Annals
+//!   of Statistics* 16(2), 1988, whose GLR boundaries give this stopping rule). The size
+//!   is measured on the arcsine scale, Cohen's h = 2·asin(√p) (J. Cohen, *Statistical
+//!   Power Analysis for the Behavioral Sciences*, 2nd ed., 1988, §6.2), the scale on which
+//!   a binomial rate's noise is the same whatever the rate: `min_increase` is the rise
+//!   from a test that never fails (0 → 0.25 is h = 1.05), and from a flaky base the same
+//!   h is a larger rise (1/7 → 0.62), because telling a rise from noise there takes more
+//!   runs. A rise of `min_increase` from 0 is still caught with at least 80% power.
+//! - **Operating characteristics** are computed exactly (the same dynamic programming,
+//!   with futility), and the information bound of A. Wald, *Sequential Analysis* (1947),
+//!   ch. 4, says how few runs any valid test could average, for comparison.
 
-use super::wilson::wilson;
+use std::f64::consts::PI;
 
-/// z for a one-sided 95% bound (the 0.95 quantile of the standard normal).
-pub const Z_ONE_SIDED_95: f64 = 1.644_853_626_951_472;
+/// Futility stops when the best "increase" explanation of the runs is less likely than
+/// the best "same rate" one by this factor's logarithm: e^-2, about 1 in 7.4. Chosen by
+/// exact computation (docs/compare.md): from a base that never fails it stops a
+/// comparison whose runs all passed after 8 pairs (0.75^8 = 0.10 of a 0 → 0.25 rise
+/// would look like that), which keeps that rise's power above 0.8.
+pub const FUTILITY_LOG_RATIO: f64 = 2.0;
 
 /// Runs and failures on one side.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -76,6 +89,7 @@ pub enum Boundary {
 pub struct Design {
     alpha: f64,
     min_increase: f64,
+    min_effect: f64,
     looks: Vec<u32>,
     thresholds: Vec<f64>,
     calibration: f64,
@@ -113,13 +127,15 @@ impl Design {
             .collect();
         let tables: Vec<FisherTable> = looks.iter().map(|n| FisherTable::new(*n)).collect();
         let calibration = calibrate(alpha, &looks, &shares, &tables);
+        let min_increase = if min_increase.is_finite() {
+            min_increase.clamp(0.0, 1.0)
+        } else {
+            0.25
+        };
         Design {
             alpha,
-            min_increase: if min_increase.is_finite() {
-                min_increase.clamp(0.0, 1.0)
-            } else {
-                0.25
-            },
+            min_increase,
+            min_effect: arcsine(min_increase),
             thresholds: shares.iter().map(|s| s * calibration).collect(),
             looks,
             calibration,
@@ -158,9 +174,20 @@ impl Design {
         self.calibration
     }
 
-    /// The smallest increase futility stopping protects.
+    /// The smallest rise from a rate of 0 that futility stopping protects.
     pub fn min_increase(&self) -> f64 {
         self.min_increase
+    }
+
+    /// The rise from `base_rate` that futility protects: the same arcsine distance as
+    /// `min_increase` from 0, so larger from a flaky base.
+    pub fn protected_rate(&self, base_rate: f64) -> f64 {
+        from_arcsine((arcsine(base_rate.clamp(0.0, 1.0)) + self.min_effect).min(PI))
+    }
+
+    /// Whether the runs rule out a rise of the design's size (see the module's method).
+    pub fn futile(&self, base: Tally, branch: Tally) -> bool {
+        evidence_for_increase(base, branch, self.min_effect) < -FUTILITY_LOG_RATIO
     }
 
     /// The decision after a pair of runs. Only balanced tallies at a look can stop.
@@ -178,7 +205,7 @@ impl Design {
         if look + 1 == self.looks.len() {
             return Boundary::Exhausted { p_value };
         }
-        if difference_upper_bound(base, branch, Z_ONE_SIDED_95) < self.min_increase {
+        if self.futile(base, branch) {
             return Boundary::Futility { p_value };
         }
         Boundary::Continue
@@ -191,18 +218,157 @@ impl Design {
         rejection_chance(rate, rate, &self.looks, &self.thresholds, &tables)
     }
 
-    /// The exact chance that some look rejects when the base fails at `base_rate` and the
-    /// branch at `branch_rate`, ignoring futility (which lowers it).
-    pub fn power(&self, base_rate: f64, branch_rate: f64) -> f64 {
-        let tables: Vec<FisherTable> = self.looks.iter().map(|n| FisherTable::new(*n)).collect();
-        rejection_chance(
-            base_rate,
-            branch_rate,
-            &self.looks,
-            &self.thresholds,
-            &tables,
-        )
+    /// The design's exact behaviour when the base fails at `base_rate` and the branch at
+    /// `branch_rate`, futility included: how often it calls the branch worse, and how
+    /// many runs (both sides) it makes on average.
+    pub fn operating(&self, base_rate: f64, branch_rate: f64) -> Operating {
+        let mut runs_before = 0;
+        let mut mass = vec![1.0];
+        let (mut branch_worse, mut expected_runs) = (0.0, 0.0);
+        for (look, (runs, threshold)) in self.looks.iter().zip(&self.thresholds).enumerate() {
+            mass = grow(
+                &mass,
+                runs_before as usize,
+                (runs - runs_before) as usize,
+                base_rate,
+                branch_rate,
+            );
+            let table = FisherTable::new(*runs);
+            let last = look + 1 == self.looks.len();
+            let width = *runs as usize + 1;
+            for (index, probability) in mass.iter_mut().enumerate() {
+                if *probability == 0.0 {
+                    continue;
+                }
+                let (base, branch) = (index / width, index % width);
+                let rejects = table.p_values[index] <= *threshold;
+                let stops = rejects
+                    || last
+                    || self.futile(
+                        Tally {
+                            runs: *runs,
+                            failures: base as u32,
+                        },
+                        Tally {
+                            runs: *runs,
+                            failures: branch as u32,
+                        },
+                    );
+                if stops {
+                    if rejects {
+                        branch_worse += *probability;
+                    }
+                    expected_runs += *probability * f64::from(2 * runs);
+                    *probability = 0.0;
+                }
+            }
+            runs_before = *runs;
+        }
+        Operating {
+            branch_worse: branch_worse.min(1.0),
+            expected_runs,
+        }
     }
+}
+
+/// What a design does at given rates, computed exactly.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Operating {
+    /// The chance it calls the branch worse (power, or the type I error at equal rates).
+    pub branch_worse: f64,
+    /// The mean number of runs, both sides together.
+    pub expected_runs: f64,
+}
+
+/// The fewest runs (both sides, on average) with which any test that keeps its false
+/// branch-worse rate at or below `alpha` at every common rate could call a rise from
+/// `base_rate` to `branch_rate` with `power`, whatever its stopping rule: Wald's
+/// information bound (Sequential Analysis, 1947, §4.2; Hoeffding 1960 for composite
+/// hypotheses). A pair of runs carries KL(alternative ‖ common rate) of evidence on
+/// average, and telling outcomes that occur with chances `power` and `alpha` apart needs
+/// the binary KL between them; the common rate is the one closest to the alternative.
+pub fn expected_runs_lower_bound(base_rate: f64, branch_rate: f64, alpha: f64, power: f64) -> f64 {
+    if branch_rate <= base_rate {
+        // No rise: only a test that calls "worse" as often at equal rates could.
+        return f64::INFINITY;
+    }
+    let needed = binary_divergence(power, alpha);
+    let per_pair =
+        |common: f64| binary_divergence(base_rate, common) + binary_divergence(branch_rate, common);
+    let closest = golden_minimum(per_pair, 1e-9, 1.0 - 1e-9);
+    2.0 * needed / per_pair(closest)
+}
+
+/// KL(Bernoulli(p) ‖ Bernoulli(q)) in nats.
+fn binary_divergence(p: f64, q: f64) -> f64 {
+    let term = |a: f64, b: f64| if a == 0.0 { 0.0 } else { a * (a / b).ln() };
+    term(p, q) + term(1.0 - p, 1.0 - q)
+}
+
+/// The minimum of a function with one minimum on [low, high], by golden-section search.
+fn golden_minimum(f: impl Fn(f64) -> f64, mut low: f64, mut high: f64) -> f64 {
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..60 {
+        let left = high - ratio * (high - low);
+        let right = low + ratio * (high - low);
+        if f(left) <= f(right) {
+            high = right;
+        } else {
+            low = left;
+        }
+    }
+    f64::midpoint(low, high)
+}
+
+/// Cohen's h scale: 2·asin(√p), from 0 to π.
+fn arcsine(rate: f64) -> f64 {
+    2.0 * rate.sqrt().asin()
+}
+
+/// The rate at a point of the arcsine scale.
+fn from_arcsine(h: f64) -> f64 {
+    (h / 2.0).sin().powi(2)
+}
+
+/// ln of the likelihood of a side's tally at `rate` (0·ln 0 taken as 0).
+fn log_likelihood(tally: Tally, rate: f64) -> f64 {
+    let failures = if tally.failures == 0 {
+        0.0
+    } else {
+        f64::from(tally.failures) * rate.ln()
+    };
+    let passes = if tally.failures >= tally.runs {
+        0.0
+    } else {
+        f64::from(tally.runs - tally.failures) * (1.0 - rate).ln()
+    };
+    failures + passes
+}
+
+/// The generalized log-likelihood ratio of "the branch's rate is at least `min_effect`
+/// above the base's on the arcsine scale" against "both sides fail at one rate": the
+/// best explanation of each kind, compared. Negative when the runs favour the same rate.
+pub fn evidence_for_increase(base: Tally, branch: Tally, min_effect: f64) -> f64 {
+    let (Some(base_rate), Some(branch_rate)) = (base.rate(), branch.rate()) else {
+        return 0.0;
+    };
+    let pooled = f64::from(base.failures + branch.failures) / f64::from(base.runs + branch.runs);
+    let same = log_likelihood(base, pooled) + log_likelihood(branch, pooled);
+    if arcsine(branch_rate) - arcsine(base_rate) >= min_effect {
+        // The runs' own rates are an increase that large: nothing favours the same rate.
+        return log_likelihood(base, base_rate) + log_likelihood(branch, branch_rate) - same;
+    }
+    // Otherwise the best increase sits on the edge: each side's likelihood rises toward
+    // its own rate, and moving toward it narrows the gap. Along the edge the
+    // log-likelihood is 2a·ln sin(h/2) + 2(n−a)·ln cos(h/2) for each side, concave in h,
+    // so the sum has one maximum and a golden-section search finds it.
+    let room = (PI - min_effect).max(0.0);
+    let along = |h: f64| {
+        log_likelihood(base, from_arcsine(h)) + log_likelihood(branch, from_arcsine(h + min_effect))
+    };
+    let peak = golden_minimum(|h| -along(h), 0.0, room);
+    let best = along(peak).max(along(0.0)).max(along(room));
+    best - same
 }
 
 /// The largest factor on the spending shares whose worst-case type I error over the
@@ -371,21 +537,32 @@ pub fn fisher_one_sided(base: Tally, branch: Tally) -> f64 {
     p.min(1.0)
 }
 
-/// Newcombe's hybrid score upper bound for (branch rate − base rate) at `z`; 1 when a
-/// side has no runs.
-pub fn difference_upper_bound(base: Tally, branch: Tally, z: f64) -> f64 {
-    let (Some(base_rate), Some(branch_rate)) = (base.rate(), branch.rate()) else {
-        return 1.0;
-    };
-    let (Some(base_interval), Some(branch_interval)) = (
-        wilson(u64::from(base.failures), u64::from(base.runs), z),
-        wilson(u64::from(branch.failures), u64::from(branch.runs), z),
-    ) else {
-        return 1.0;
-    };
-    let branch_room = branch_interval.high - branch_rate;
-    let base_room = base_rate - base_interval.low;
-    branch_rate - base_rate + branch_room.hypot(base_room)
+/// The chance that one plain one-sided Fisher test at `alpha` after `runs` per side calls
+/// the branch worse when the sides fail at these rates: the fixed protocol as it is
+/// usually run, and the yardstick the sequential design is measured against.
+pub fn fixed_power(runs: u32, alpha: f64, base_rate: f64, branch_rate: f64) -> f64 {
+    fixed_power_with(&FisherTable::new(runs), runs, alpha, base_rate, branch_rate)
+}
+
+fn fixed_power_with(
+    table: &FisherTable,
+    runs: u32,
+    alpha: f64,
+    base_rate: f64,
+    branch_rate: f64,
+) -> f64 {
+    let width = runs as usize + 1;
+    let base = binomial_pmf(runs as usize, base_rate.clamp(0.0, 1.0));
+    let branch = binomial_pmf(runs as usize, branch_rate.clamp(0.0, 1.0));
+    let mut total = 0.0;
+    for (base_failures, base_chance) in base.iter().enumerate() {
+        for (branch_failures, branch_chance) in branch.iter().enumerate() {
+            if table.p_values[base_failures * width + branch_failures] <= alpha {
+                total += base_chance * branch_chance;
+            }
+        }
+    }
+    total
 }
 
 /// The smallest increase over `base_rate` that a one-sided Fisher test at `alpha` with
@@ -397,24 +574,13 @@ pub fn detectable_increase(base_rate: f64, runs: u32, alpha: f64, power: f64) ->
     }
     let base_rate = base_rate.clamp(0.0, 1.0);
     let table = FisherTable::new(runs);
-    let width = runs as usize + 1;
-    let chance = |branch_rate: f64| {
-        let base = binomial_pmf(runs as usize, base_rate);
-        let branch = binomial_pmf(runs as usize, branch_rate);
-        let mut total = 0.0;
-        for (base_failures, base_chance) in base.iter().enumerate() {
-            for (branch_failures, branch_chance) in branch.iter().enumerate() {
-                if table.p_values[base_failures * width + branch_failures] <= alpha {
-                    total += base_chance * branch_chance;
-                }
-            }
-        }
-        total
-    };
     (1..=100)
         .map(|step| f64::from(step) / 100.0)
         .take_while(|increase| base_rate + increase <= 1.0 + 1e-9)
-        .find(|increase| chance((base_rate + increase).min(1.0)) >= power)
+        .find(|increase| {
+            let branch_rate = (base_rate + increase).min(1.0);
+            fixed_power_with(&table, runs, alpha, base_rate, branch_rate) >= power
+        })
 }
 
 /// ln(k!) for k up to a bound.
@@ -462,23 +628,102 @@ mod tests {
         assert!((p - 17.0 / 70.0).abs() < 1e-12, "{p}");
     }
 
+    /// The default design of candor.toml's `[compare]`.
+    fn default_design() -> Design {
+        Design::new(0.05, 30, 2, 0.25)
+    }
+
     #[test]
-    fn the_default_design_calls_a_deterministic_regression_at_the_first_look() {
-        let design = Design::new(0.05, 30, 5, 0.25);
-        assert_eq!(design.looks(), &[5, 10, 15, 20, 25, 30]);
+    fn the_default_design_calls_a_deterministic_regression_after_four_runs_per_side() {
+        let design = default_design();
+        assert_eq!(design.looks().first(), Some(&2));
+        assert_eq!(design.looks().last(), Some(&30));
         assert!(design.calibration() > 1.0, "{}", design.calibration());
+        // 0 of 2 against 2 of 2 is p = 1/6: too little for any look's share of alpha.
+        assert_eq!(design.judge(tally(2, 0), tally(2, 2)), Boundary::Continue);
         assert!(matches!(
-            design.judge(tally(5, 0), tally(5, 5)),
+            design.judge(tally(4, 0), tally(4, 4)),
             Boundary::Efficacy { .. }
         ));
         // Between looks nothing stops, whatever the counts.
-        assert_eq!(design.judge(tally(4, 0), tally(4, 4)), Boundary::Continue);
-        assert_eq!(design.judge(tally(5, 0), tally(4, 4)), Boundary::Continue);
+        assert_eq!(design.judge(tally(5, 0), tally(5, 5)), Boundary::Continue);
+        assert_eq!(design.judge(tally(4, 0), tally(3, 3)), Boundary::Continue);
+    }
+
+    #[test]
+    fn the_default_design_meets_its_targets_exactly() {
+        let design = default_design();
+        // The false branch-worse rate, futility included, and at most half of 20 + 20 runs
+        // on average when both sides fail alike.
+        for rate in [0.0, 1.0 / 7.0, 0.3] {
+            let same = design.operating(rate, rate);
+            assert!(same.branch_worse <= 0.05, "rate {rate}: {same:?}");
+            assert!(same.expected_runs <= 20.0, "rate {rate}: {same:?}");
+        }
+        let rise = design.operating(0.0, 0.25);
+        assert!(rise.branch_worse >= 0.8, "{rise:?}");
+        let deterministic = design.operating(0.0, 1.0);
+        assert!(
+            (deterministic.branch_worse - 1.0).abs() < 1e-12,
+            "{deterministic:?}"
+        );
+        assert!(deterministic.expected_runs <= 10.0, "{deterministic:?}");
+        let bug = design.operating(1.0 / 7.0, 0.75);
+        assert!(
+            bug.branch_worse >= 0.95 && bug.expected_runs <= 20.0,
+            "{bug:?}"
+        );
+    }
+
+    #[test]
+    fn no_design_beats_the_information_bound() {
+        // 0 -> 0.25 at 80% power: any valid test needs about 20 runs on average.
+        let bound = expected_runs_lower_bound(0.0, 0.25, 0.05, 0.8);
+        assert!((19.5..20.5).contains(&bound), "{bound}");
+        let design = default_design();
+        for (base, branch) in [(0.0, 0.25), (0.0, 1.0), (1.0 / 7.0, 0.75), (0.1, 0.5)] {
+            let operating = design.operating(base, branch);
+            let bound = expected_runs_lower_bound(base, branch, 0.05, operating.branch_worse);
+            assert!(
+                operating.expected_runs >= bound,
+                "{base} -> {branch}: {operating:?} below the bound {bound}"
+            );
+        }
+        // Telling equal rates apart is impossible.
+        assert!(expected_runs_lower_bound(0.2, 0.2, 0.05, 0.8).is_infinite());
+    }
+
+    #[test]
+    fn the_default_design_is_as_powerful_as_the_plain_fixed_protocol() {
+        let design = default_design();
+        for base in [0.0, 0.02, 0.05, 0.1, 1.0 / 7.0, 0.2, 0.3, 0.5, 0.7] {
+            for increase in [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5] {
+                let branch = base + increase;
+                if branch > 1.0 {
+                    continue;
+                }
+                let sequential = design.operating(base, branch).branch_worse;
+                let fixed = fixed_power(20, 0.05, base, branch);
+                assert!(
+                    sequential >= fixed - 0.005,
+                    "{base} -> {branch}: sequential {sequential:.4} < fixed {fixed:.4}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn futility_protects_the_same_arcsine_distance_from_every_base() {
+        let design = default_design();
+        assert!((design.protected_rate(0.0) - 0.25).abs() < 1e-12);
+        let flaky = design.protected_rate(1.0 / 7.0);
+        assert!((0.6..0.65).contains(&flaky), "{flaky}");
+        assert!((design.protected_rate(0.9) - 1.0).abs() < 1e-12);
     }
 
     #[test]
     fn the_exact_type_one_error_stays_within_alpha() {
-        let design = Design::new(0.05, 30, 5, 0.25);
+        let design = default_design();
         for rate in [0.0, 1.0 / 7.0, 0.3, 0.5, 0.9, 0.995, 1.0] {
             let error = design.type_one_error(rate);
             assert!(error <= 0.05 + 1e-9, "rate {rate}: {error}");
@@ -492,14 +737,22 @@ mod tests {
 
     #[test]
     fn futility_stops_when_no_big_increase_is_left() {
-        let design = Design::new(0.05, 30, 5, 0.25);
-        // Nothing failed in 10 + 10: an increase of 0.25 would almost surely have shown.
+        let design = default_design();
+        // Nothing failed in 8 + 8: 0.75^8 = 0.10 of a rise to 0.25 would look like this.
         assert!(matches!(
-            design.judge(tally(10, 0), tally(10, 0)),
+            design.judge(tally(8, 0), tally(8, 0)),
             Boundary::Futility { .. }
         ));
-        // One failure in 5 on the branch: too early to rule anything out.
-        assert_eq!(design.judge(tally(5, 0), tally(5, 1)), Boundary::Continue);
+        // ...but 6 + 6 is too few.
+        assert_eq!(design.judge(tally(6, 0), tally(6, 0)), Boundary::Continue);
+        // One failure in 4 on the branch: too early to rule anything out.
+        assert_eq!(design.judge(tally(4, 0), tally(4, 1)), Boundary::Continue);
+        // A flaky test failing alike on both sides is let go sooner than a rise from 0
+        // could be ruled out, because futility protects a larger rise from a flaky base.
+        assert!(matches!(
+            design.judge(tally(10, 2), tally(10, 2)),
+            Boundary::Futility { .. }
+        ));
         // The last look always stops.
         assert!(matches!(
             design.judge(tally(30, 4), tally(30, 6)),
@@ -532,6 +785,21 @@ mod tests {
                 let worse = fisher_one_sided(tally(runs, base), tally(runs, branch + 1));
                 prop_assert!(worse <= p + 1e-12);
             }
+        }
+
+        #[test]
+        fn evidence_for_an_increase_grows_with_the_branchs_failures(
+            runs in 1u32..31,
+            base in 0u32..31,
+            branch in 0u32..30,
+        ) {
+            let base = tally(runs, base.min(runs));
+            let branch = branch.min(runs.saturating_sub(1));
+            let effect = arcsine(0.25);
+            let fewer = evidence_for_increase(base, tally(runs, branch), effect);
+            let more = evidence_for_increase(base, tally(runs, branch + 1), effect);
+            prop_assert!(fewer.is_finite() && more.is_finite());
+            prop_assert!(more >= fewer - 1e-9, "{more} < {fewer}");
         }
 
         #[test]

@@ -252,6 +252,7 @@ struct CompareLine<'a> {
     alpha: f64,
     max_runs_per_side: u32,
     detectable_increase: Option<f64>,
+    protection: compare::Protection,
     seed: u64,
     runner: &'static str,
     seed_controls: &'static str,
@@ -343,6 +344,7 @@ fn compare(
         design.threshold_at(runs_per_side),
         0.8,
     );
+    let protection = compare::Protection::of(&design, measured.base);
     let records_dir = bench.records_dir.clone();
     let ticket = if verdict == CompareVerdict::SameRate {
         Some(write_ticket(
@@ -352,7 +354,7 @@ fn compare(
             &bench,
             &measured,
             (&base_summary, &branch_summary),
-            detectable,
+            (detectable, protection),
         )?)
     } else {
         None
@@ -397,6 +399,7 @@ fn compare(
                 alpha,
                 max_runs_per_side: design.max_runs(),
                 detectable_increase: detectable,
+                protection,
                 seed,
                 runner: runner_name,
                 seed_controls,
@@ -413,7 +416,7 @@ fn compare(
             &settings.test_id,
             &measured,
             (&base_summary, &branch_summary),
-            detectable,
+            (detectable, protection),
             seed,
             ticket.as_deref(),
             &records_dir,
@@ -438,7 +441,7 @@ fn print_human(
     test: &str,
     measured: &Measurement,
     (base, branch): (&SideSummary, &SideSummary),
-    detectable: Option<f64>,
+    (detectable, protection): (Option<f64>, compare::Protection),
     seed: u64,
     ticket: Option<&Path>,
     records_dir: &Path,
@@ -478,14 +481,20 @@ fn print_human(
         verdict,
         CompareVerdict::SameRate | CompareVerdict::PassesBoth | CompareVerdict::FailsBoth
     ) {
+        printer.line(&format!(
+            "  the design behind this call catches a rise from {:.0}% to {:.0}% failures {:.0}% of the time",
+            protection.from * 100.0,
+            protection.to * 100.0,
+            protection.power * 100.0
+        ))?;
         match detectable {
             Some(increase) => printer.line(&format!(
-                "  these runs would have caught an increase of {:.0} points or more with 80% power",
+                "  as one fixed test, these runs would have caught an increase of {:.0} points or more with 80% power",
                 increase * 100.0
             ))?,
-            None => {
-                printer.line("  these runs are too few to rule out any increase with 80% power")?;
-            }
+            None => printer.line(
+                "  as one fixed test, these runs are too few to catch any increase with 80% power",
+            )?,
         }
     }
     if verdict == CompareVerdict::SameRate && branch.rate > base.rate {
@@ -593,7 +602,7 @@ fn write_ticket(
     bench: &Bench<'_>,
     measured: &Measurement,
     (base, branch): (&SideSummary, &SideSummary),
-    detectable: Option<f64>,
+    (detectable, protection): (Option<f64>, compare::Protection),
 ) -> Result<PathBuf, CliError> {
     let test = bench.test;
     let history = bench
@@ -632,6 +641,7 @@ fn write_ticket(
         branch,
         p_value: measured.p_value,
         detectable_increase: detectable,
+        protection,
         base_failure: first(Side::Base),
         branch_failure: first(Side::Branch),
         records_dir: &records_dir,
