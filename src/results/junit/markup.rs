@@ -446,10 +446,7 @@ pub(super) fn decode_value(raw: &str, out: &mut String) -> Result<(), MarkupErro
         let consumed = match rest.as_bytes().first() {
             Some(b'&') => {
                 let Some(length) = rest.find(';') else {
-                    return Err(MarkupError::new(
-                        at,
-                        "an `&` that starts no reference (write it as `&amp;`)",
-                    ));
+                    return Err(MarkupError::new(at, super::content::UNCLOSED_REFERENCE));
                 };
                 let character = resolve_reference(&rest.as_bytes()[1..length])
                     .map_err(|message| MarkupError::new(at, message))?;
@@ -472,13 +469,12 @@ pub(super) fn decode_value(raw: &str, out: &mut String) -> Result<(), MarkupErro
     Ok(())
 }
 
+/// The refusal of bytes that are not UTF-8.
+pub(super) const INVALID_UTF8: &str = "invalid UTF-8 (the file declares no other encoding)";
+
 fn utf8(bytes: &[u8], offset: usize) -> Result<&str, MarkupError> {
-    std::str::from_utf8(bytes).map_err(|error| {
-        MarkupError::new(
-            offset + error.valid_up_to(),
-            "invalid UTF-8 (the file declares no other encoding)",
-        )
-    })
+    std::str::from_utf8(bytes)
+        .map_err(|error| MarkupError::new(offset + error.valid_up_to(), INVALID_UTF8))
 }
 
 /// Checks a whole tag's content for UTF-8 once, so that its values need no more checks.
@@ -489,9 +485,13 @@ pub(super) fn tag_text(content: &[u8]) -> Result<&str, MarkupError> {
 /// Text kept from one test case (failure text, captured output), never longer than
 /// [`MAX_TEXT_BYTES`] however much the file holds: what does not fit is counted, not
 /// stored, so memory stays bounded while reading.
+///
+/// Held as bytes that are always UTF-8 (only `&str`, ASCII and chars go in), so that
+/// text the reader has already found to be ASCII is not checked again piece by piece:
+/// [`CappedText::take`] checks the whole once.
 #[derive(Debug, Default)]
 pub(super) struct CappedText {
-    text: String,
+    text: Vec<u8>,
     dropped: usize,
 }
 
@@ -501,34 +501,75 @@ impl CappedText {
         self.dropped = 0;
     }
 
+    /// What has been kept so far, as it was pushed.
+    #[cfg(test)]
+    pub(super) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.text).expect("pushed as UTF-8")
+    }
+
     /// Whether nothing but whitespace was kept.
     pub(super) fn is_blank(&self) -> bool {
-        self.dropped == 0 && self.text.trim().is_empty()
+        if self.dropped > 0 {
+            return false;
+        }
+        // Most texts start with a visible ASCII character: settled at the first byte.
+        for (at, &byte) in self.text.iter().enumerate() {
+            match byte {
+                b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' => {}
+                0x80.. => {
+                    return std::str::from_utf8(&self.text[at..])
+                        .is_ok_and(|rest| rest.chars().all(char::is_whitespace));
+                }
+                _ => return false,
+            }
+        }
+        true
     }
 
     pub(super) fn push_str(&mut self, piece: &str) {
+        self.push_bytes(piece.as_bytes());
+    }
+
+    /// Appends text that is ASCII (what the content reader found between two stops).
+    pub(super) fn push_ascii(&mut self, piece: &[u8]) {
+        debug_assert!(piece.is_ascii());
+        self.push_bytes(piece);
+    }
+
+    /// Appends `piece`, which is UTF-8, cut at a character boundary when it does not fit.
+    fn push_bytes(&mut self, piece: &[u8]) {
         if self.dropped > 0 {
             self.dropped += piece.len();
             return;
         }
         let room = MAX_TEXT_BYTES.saturating_sub(self.text.len());
         if piece.len() <= room {
-            self.text.push_str(piece);
+            self.text.extend_from_slice(piece);
             return;
         }
         let mut cut = room;
-        while !piece.is_char_boundary(cut) {
+        while piece.get(cut).is_some_and(|&byte| byte & 0xC0 == 0x80) {
             cut -= 1;
         }
-        self.text.push_str(&piece[..cut]);
+        self.text.extend_from_slice(&piece[..cut]);
         self.dropped = piece.len() - cut;
+    }
+
+    /// Appends one ASCII byte (a resolved `&lt;`).
+    pub(super) fn push_ascii_byte(&mut self, byte: u8) {
+        debug_assert!(byte.is_ascii());
+        if self.dropped == 0 && self.text.len() < MAX_TEXT_BYTES {
+            self.text.push(byte);
+        } else {
+            self.push_bytes(&[byte]);
+        }
     }
 
     pub(super) fn push_char(&mut self, character: char) {
         // References in failure texts are nearly all `&lt;`, `&gt;`, `&quot;`, `&apos;`:
         // one ASCII byte, pushed without the general path's encoding and slicing.
         if character.is_ascii() && self.dropped == 0 && self.text.len() < MAX_TEXT_BYTES {
-            self.text.push(character);
+            self.text.push(character as u8);
             return;
         }
         self.push_str(character.encode_utf8(&mut [0; 4]));
@@ -563,11 +604,17 @@ impl CappedText {
         if self.text.is_empty() && self.dropped == 0 {
             return None;
         }
-        if self.is_blank() {
+        // Always UTF-8 (see the type): checked once here rather than as each piece
+        // arrived (`from_utf8` first: the lossy reader has no fast path for ASCII).
+        let text = match std::str::from_utf8(&self.text) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(&self.text),
+        };
+        if self.dropped == 0 && text.trim().is_empty() {
             self.clear();
             return None;
         }
-        let kept = self.text.trim_end();
+        let kept = text.trim_end();
         let leading = kept.len() - kept.trim_start().len();
         let start = kept[..leading]
             .rfind('\n')

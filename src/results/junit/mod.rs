@@ -16,6 +16,7 @@
 //! text for UTF-16 and 8-bit encodings. Lines are counted lazily (see `source`), so
 //! reading a well-formed file costs almost nothing for them.
 
+mod content;
 mod dialect;
 mod markup;
 mod source;
@@ -44,16 +45,52 @@ pub fn parse<R: BufRead>(
     options: &ParseOptions,
     sink: &mut Sink<'_>,
 ) -> Result<ParseSummary, ParseError> {
+    read(reader, options, sink, Reading::default())
+}
+
+/// How [`read`] reads: what production uses, and what tests vary to compare.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    /// Text between tags read by [`content`] rather than as quick-xml's events.
+    own_text: bool,
+    /// The input buffer's size; tests make it tiny, so that every construct is cut by a
+    /// buffer's end somewhere.
+    buffer_bytes: usize,
+}
+
+impl Default for Reading {
+    fn default() -> Reading {
+        Reading {
+            own_text: true,
+            buffer_bytes: source::BUFFER_BYTES,
+        }
+    }
+}
+
+fn read<R: BufRead>(
+    reader: R,
+    options: &ParseOptions,
+    sink: &mut Sink<'_>,
+    reading: Reading,
+) -> Result<ParseSummary, ParseError> {
     let input = source::decode(reader)?;
-    let mut counting = CountingReader::new(input);
+    let mut counting = CountingReader::with_capacity(input, reading.buffer_bytes);
     counting.skip_utf8_bom()?;
     let mut xml = quick_xml::Reader::from_reader(counting);
     let mut buffer = Vec::with_capacity(8 * 1024);
     let mut state = State::new(options);
+    // quick-xml reads the first event itself (it drops a second byte-order mark there),
+    // and text after one of its text events: only after any other event is it between
+    // tags with nothing read of what follows.
+    let mut between_tags = false;
     loop {
+        if between_tags && reading.own_text {
+            state.content(xml.get_mut())?;
+        }
         xml.get_mut().begin_event();
         let event = xml.read_event_into(&mut buffer);
         let input = xml.get_mut();
+        between_tags = !matches!(event, Ok(Event::Text(_)));
         let handled = match event {
             Ok(Event::Eof) => break,
             Ok(event) => state.handle(event, input, sink),
@@ -308,6 +345,8 @@ struct State<'o> {
     suite_red_text: CappedText,
     attributes: Vec<AttributeSpan>,
     scratch: String,
+    /// A reference cut by the end of the input buffer, gathered.
+    reference: Vec<u8>,
     /// Decoded test case attributes, for the rare values that hold references.
     decoded_name: String,
     decoded_classname: String,
@@ -335,6 +374,7 @@ impl<'o> State<'o> {
             suite_red_text: CappedText::default(),
             attributes: Vec::new(),
             scratch: String::new(),
+            reference: Vec::new(),
             decoded_name: String::new(),
             decoded_classname: String::new(),
             decoded_file: String::new(),
@@ -398,6 +438,17 @@ impl<'o> State<'o> {
         element: &BytesStart<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<bool, Refusal> {
+        self.simple_case(element, element.name().as_ref().len(), sink)
+    }
+
+    /// [`State::passing_case`] on the content of an empty element's tag (between `<`
+    /// and `/>`) whose name is `name_len` bytes long.
+    fn simple_case(
+        &mut self,
+        content: &[u8],
+        name_len: usize,
+        sink: &mut Sink<'_>,
+    ) -> Result<bool, Refusal> {
         const NAME: usize = 0;
         const CLASSNAME: usize = 1;
         const FILE: usize = 2;
@@ -410,22 +461,17 @@ impl<'o> State<'o> {
                 ..
             })
         );
-        let name = element.name();
-        if name.as_ref() != b"testcase" || !in_suite {
+        if content.get(..name_len) != Some(b"testcase") || !in_suite {
             return Ok(false);
         }
         let Some(ids) = self.ids.as_mut() else {
             return Ok(false);
         };
-        let content: &[u8] = element;
-        if !markup::simple_name(content, name.as_ref().len()) {
-            return Ok(false);
-        }
         // The attributes read here, by slot; a repeat of one sends the case to the
         // general path, which refuses it. Other keys are compared with each other.
         let mut known: [Option<std::ops::Range<usize>>; 5] = Default::default();
         self.attributes.clear();
-        let mut at = name.as_ref().len();
+        let mut at = name_len;
         loop {
             let (key, value) = match markup::next_simple_attribute(content, &mut at) {
                 markup::SimpleStep::End => break,
@@ -496,6 +542,26 @@ impl<'o> State<'o> {
     fn emit(&mut self, execution: Execution, sink: &mut Sink<'_>) -> Result<(), Refusal> {
         sink(execution)?;
         self.executions += 1;
+        Ok(())
+    }
+
+    /// Reads the text up to the next tag, where the current element's text goes.
+    fn content<R: std::io::Read>(
+        &mut self,
+        input: &mut CountingReader<R>,
+    ) -> Result<(), ParseError> {
+        let mut reference = std::mem::take(&mut self.reference);
+        let destination = if self.root == Root::Inside {
+            match self.capture() {
+                Some(text) => content::Destination::Kept(text),
+                None => content::Destination::Dropped,
+            }
+        } else {
+            content::Destination::Outside
+        };
+        let read = content::read(input, destination, &mut reference);
+        self.reference = reference;
+        self.saw_anything |= read?;
         Ok(())
     }
 
@@ -1225,10 +1291,7 @@ fn refuse_forbidden(bytes: &[u8], skip: usize) -> Result<(), Refusal> {
 }
 
 fn outside_root() -> Refusal {
-    syntax(
-        Relative::START,
-        "text outside the root element: this is not an XML report",
-    )
+    syntax(Relative::START, content::OUTSIDE_ROOT)
 }
 
 fn xml_error(error: &quick_xml::Error) -> Refusal {
@@ -1263,9 +1326,7 @@ fn xml_error(error: &quick_xml::Error) -> Refusal {
             IllFormedError::MissingEndTag(tag) => {
                 format!("the file ends inside <{tag}>: it was cut short")
             }
-            IllFormedError::UnclosedReference => {
-                "an `&` that starts no reference (write it as `&amp;`)".into()
-            }
+            IllFormedError::UnclosedReference => content::UNCLOSED_REFERENCE.into(),
             IllFormedError::MissingDoctypeName => REFUSED_DOCTYPE.into(),
             IllFormedError::MissingDeclVersion(_) => "the XML declaration has no version".into(),
             IllFormedError::DoubleHyphenInComment => "`--` inside a comment".into(),
