@@ -86,6 +86,9 @@ fn read<R: BufRead>(
     loop {
         if between_tags && reading.own_text {
             state.content(xml.get_mut())?;
+            while state.simple_case_here(xml.get_mut(), sink)? {
+                state.content(xml.get_mut())?;
+            }
         }
         xml.get_mut().begin_event();
         let event = xml.read_event_into(&mut buffer);
@@ -563,6 +566,42 @@ impl<'o> State<'o> {
         self.reference = reference;
         self.saw_anything |= read?;
         Ok(())
+    }
+
+    /// Reads the `<testcase …/>` that starts the unread input, without quick-xml, when
+    /// [`State::simple_case`] takes it; returns whether it did. Anything else, and a tag
+    /// the buffer's end cuts, is left for quick-xml to read as an event.
+    ///
+    /// The tag ends at its first `>`: `simple_case` takes only tags whose every value is
+    /// closed before that `>` and holds no quote of its own kind, so no quote is open
+    /// there and it is the `>` quick-xml would end the tag at.
+    fn simple_case_here<R: std::io::Read>(
+        &mut self,
+        input: &mut CountingReader<R>,
+        sink: &mut Sink<'_>,
+    ) -> Result<bool, ParseError> {
+        const OPEN: &[u8] = b"<testcase ";
+        let available = input.available();
+        if !available.starts_with(OPEN) {
+            return Ok(false);
+        }
+        let Some(end) = memchr::memchr(b'>', available) else {
+            return Ok(false);
+        };
+        let Some(content) = available
+            .get(1..end)
+            .and_then(|content| content.strip_suffix(b"/"))
+        else {
+            return Ok(false);
+        };
+        match self.simple_case(content, b"testcase".len(), sink) {
+            Ok(true) => {
+                input.consume(end + 1);
+                Ok(true)
+            }
+            Ok(false) => Ok(false),
+            Err(refusal) => Err(refusal.placed(input.mark_at(0))),
+        }
     }
 
     /// The buffer the current element's text goes to, if it is kept.
