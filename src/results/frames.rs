@@ -480,6 +480,20 @@ fn python_frames(text: &str) -> Vec<Frame> {
     python_read(text).0
 }
 
+/// The first byte of `line.trim_start()`, found without decoding when the line starts
+/// with ASCII (as every line of a traceback does).
+fn first_visible(line: &str) -> Option<u8> {
+    // ASCII whitespace as `char::is_whitespace` has it (with the vertical tab).
+    let first = line
+        .bytes()
+        .find(|&byte| !matches!(byte, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r'))?;
+    if first.is_ascii() {
+        Some(first)
+    } else {
+        line.trim_start().bytes().next()
+    }
+}
+
 /// Whether `line` is one of the lines that chain two tracebacks.
 fn is_chain_separator(line: &str) -> bool {
     // Both are longer than nearly every other line: most lines are settled by length.
@@ -514,9 +528,12 @@ fn python_read(text: &str) -> (Vec<Frame>, TextReading) {
             None
         };
         let location = pytest_location(line);
+        // Separators, `def` and `E` lines are told by their first visible character:
+        // most lines are none of them, and are not read further for them.
+        let first = first_visible(line);
 
         // Frames.
-        if is_chain_separator(line) {
+        if matches!(first, Some(b'D' | b'T')) && is_chain_separator(line) {
             blocks.push(Vec::new());
             last_def = None;
         } else if let Some(block) = blocks.last_mut() {
@@ -538,7 +555,9 @@ fn python_read(text: &str) -> (Vec<Frame>, TextReading) {
                     function.as_deref(),
                 ));
                 last_def = None;
-            } else if let Some(name) = python_def(line) {
+            } else if matches!(first, Some(b'a' | b'd'))
+                && let Some(name) = python_def(line)
+            {
                 last_def = Some(name.to_owned());
             }
         }
@@ -546,14 +565,18 @@ fn python_read(text: &str) -> (Vec<Frame>, TextReading) {
         // The exception.
         if let Some(location) = &location {
             let trailer = location.trailer.unwrap_or_default();
-            if !trailer.starts_with("in ")
+            // An empty trailer (the location lines between frames) names no type.
+            if !trailer.is_empty()
+                && !trailer.starts_with("in ")
                 && let Some((kind, _)) = split_type_prefix(trailer, Language::Python)
             {
                 from_location = Some(kind);
             }
             continue;
         }
-        if let Some(content) = pytest_e_line(line) {
+        if first == Some(b'E')
+            && let Some(content) = pytest_e_line(line)
+        {
             // `E = 5` is source code that happens to start with `E`, not pytest's marker.
             if content.starts_with('=') {
                 continue;
@@ -913,8 +936,10 @@ fn clean_path(path: &str) -> String {
         }
         Some(rest) => rest.replace("%20", " "),
         None => path.to_owned(),
+    };
+    if cleaned.contains('\\') {
+        cleaned = cleaned.replace('\\', "/");
     }
-    .replace('\\', "/");
     while let Some(rest) = cleaned.strip_prefix("./") {
         cleaned = rest.to_owned();
     }
@@ -1546,6 +1571,11 @@ mod tests {
                 "    def test_x(self, client):",
                 "    async def helper():",
                 "def é(x):",
+                "\u{a0}def f(x):",
+                "\u{3000}E   AssertionError: x",
+                "\u{85}During handling of the above exception, another exception occurred:",
+                "\u{b}E  x",
+                "\t\u{c}async  def g (",
                 "E   AssertionError: assert 1 == 2",
                 "E       assert 1",
                 "E        +  where 503 = <Response [503]>.status_code",
