@@ -73,6 +73,20 @@ pub(super) fn read<R: Read>(
     mut destination: Destination<'_>,
     name: &mut Vec<u8>,
 ) -> Result<bool, ParseError> {
+    // Between two tags there is mostly indentation alone: read without the general loop.
+    input.fill_buf()?;
+    let available = input.available();
+    let indentation = available
+        .iter()
+        .take_while(|&&byte| matches!(byte, b' ' | b'\t' | b'\n'))
+        .count();
+    if available.get(indentation) == Some(&b'<') {
+        if let Destination::Kept(text) = destination {
+            text.push_ascii(&available[..indentation]);
+        }
+        input.consume(indentation);
+        return Ok(indentation > 0);
+    }
     let mut fragment = Fragment::default();
     let mut any = false;
     loop {

@@ -149,7 +149,7 @@ pub(super) fn simple_attributes(
     out: &mut Vec<AttributeSpan>,
 ) -> bool {
     out.clear();
-    if !simple_name(content, name_len) {
+    if !plain_tag(content) || !simple_name(content, name_len) {
         return false;
     }
     let mut at = name_len;
@@ -171,7 +171,21 @@ pub(super) fn simple_attributes(
     }
 }
 
-/// Whether the key at `key` was already listed in `seen`.
+/// Whether `content` holds none of `<`, `&` and the control characters (tab and line
+/// ends included): nothing in it needs decoding or refusing, and the attribute reader
+/// that follows need look only for `=` and quotes. One pass without branches or an
+/// early exit, which the compiler makes vector compares of: tags are short.
+#[expect(
+    clippy::needless_bitwise_bool,
+    reason = "branch-free, so that the loop vectorizes"
+)]
+pub(super) fn plain_tag(content: &[u8]) -> bool {
+    !content.iter().fold(false, |any, &byte| {
+        any | (byte == b'<') | (byte == b'&') | (byte < 0x20)
+    })
+}
+
+/// Whether a key is duplicated in `seen`.
 pub(super) fn is_duplicate(content: &[u8], seen: &[AttributeSpan], key: Range<usize>) -> bool {
     let name = content.get(key).unwrap_or_default();
     seen.iter().any(|seen| {
@@ -184,7 +198,7 @@ pub(super) fn is_duplicate(content: &[u8], seen: &[AttributeSpan], key: Range<us
 pub(super) fn simple_name(content: &[u8], name_len: usize) -> bool {
     content
         .get(..name_len)
-        .is_some_and(|name| name.iter().all(|&b| is_key_byte(b)))
+        .is_some_and(|name| name.iter().all(|&b| KEY_BYTES[usize::from(b)]))
 }
 
 /// One step through the attributes of a simple tag.
@@ -199,10 +213,12 @@ pub(super) enum SimpleStep {
     Unusual,
 }
 
-/// Reads the attribute starting at `*at` (spaces first) and moves past it. This is the
-/// hot path of large files, so it reads the tag once: keys byte by byte (they are short),
-/// values eight bytes at a time.
+/// Reads the attribute starting at `*at` (spaces first) and moves past it, in a tag that
+/// [`plain_tag`] passed. This is the hot path of large files, so it reads the tag once:
+/// keys byte by byte in a table (they are short), values eight bytes at a time.
+#[inline]
 pub(super) fn next_simple_attribute(content: &[u8], at: &mut usize) -> SimpleStep {
+    debug_assert!(plain_tag(content));
     let spaces_from = *at;
     while content.get(*at) == Some(&b' ') {
         *at += 1;
@@ -217,7 +233,7 @@ pub(super) fn next_simple_attribute(content: &[u8], at: &mut usize) -> SimpleSte
     loop {
         match content.get(*at) {
             Some(b'=') => break,
-            Some(&byte) if is_key_byte(byte) => *at += 1,
+            Some(&byte) if KEY_BYTES[usize::from(byte)] => *at += 1,
             _ => return SimpleStep::Unusual,
         }
     }
@@ -226,8 +242,7 @@ pub(super) fn next_simple_attribute(content: &[u8], at: &mut usize) -> SimpleSte
         return SimpleStep::Unusual;
     };
     let value_start = *at + 2;
-    let Some(length) = plain_value_end(content.get(value_start..).unwrap_or_default(), quote)
-    else {
+    let Some(length) = closing_quote(content.get(value_start..).unwrap_or_default(), quote) else {
         return SimpleStep::Unusual;
     };
     *at = value_start + length + 1;
@@ -241,37 +256,40 @@ pub(super) fn next_simple_attribute(content: &[u8], at: &mut usize) -> SimpleSte
 }
 
 /// A byte that can be part of a name in a simple tag.
-fn is_key_byte(byte: u8) -> bool {
+const fn is_key_byte(byte: u8) -> bool {
     byte > b' ' && !matches!(byte, b'"' | b'\'' | b'<' | b'&' | b'=' | b'/')
 }
 
-/// Where the closing `quote` of a value is, provided nothing before it needs decoding or
-/// refusing (`<`, `&`, a control character); `None` otherwise. Eight bytes at a time:
-/// values are short, and a vector search costs more to set up than this costs to run.
-fn plain_value_end(rest: &[u8], quote: u8) -> Option<usize> {
+/// [`is_key_byte`] for every byte.
+static KEY_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = is_key_byte(byte as u8);
+        byte += 1;
+    }
+    table
+};
+
+/// Where the closing `quote` of a value is, in a tag [`plain_tag`] passed (so nothing
+/// before it needs decoding or refusing). Eight bytes at a time: values are short, and
+/// a vector search costs more to set up than this costs to run.
+#[inline]
+fn closing_quote(rest: &[u8], quote: u8) -> Option<usize> {
     let mut words = rest.chunks_exact(8);
     let mut offset = 0;
     for chunk in words.by_ref() {
         let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let stop = equal_bytes(word, quote)
-            | equal_bytes(word, b'<')
-            | equal_bytes(word, b'&')
-            | control_bytes(word);
-        if stop != 0 {
-            let index = (stop.trailing_zeros() / 8) as usize;
-            return (chunk.get(index) == Some(&quote)).then_some(offset + index);
+        let found = equal_bytes(word, quote);
+        if found != 0 {
+            return Some(offset + (found.trailing_zeros() / 8) as usize);
         }
         offset += 8;
     }
-    for (index, &byte) in words.remainder().iter().enumerate() {
-        if byte == quote {
-            return Some(offset + index);
-        }
-        if byte < 0x20 || byte == b'<' || byte == b'&' {
-            return None;
-        }
-    }
-    None
+    let tail = words.remainder();
+    tail.iter()
+        .position(|&byte| byte == quote)
+        .map(|index| offset + index)
 }
 
 enum ValueEnd {

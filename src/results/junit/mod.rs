@@ -467,6 +467,9 @@ impl<'o> State<'o> {
         if content.get(..name_len) != Some(b"testcase") || !in_suite {
             return Ok(false);
         }
+        if !markup::plain_tag(content) {
+            return Ok(false);
+        }
         let Some(ids) = self.ids.as_mut() else {
             return Ok(false);
         };
@@ -1300,6 +1303,16 @@ fn build_failure(
 }
 
 fn parse_line(raw: &str) -> Option<u32> {
+    // The usual `123` without trimming and the general integer parser: nine digits
+    // cannot overflow.
+    let digits = raw.as_bytes();
+    if (1..=9).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) {
+        return Some(
+            digits
+                .iter()
+                .fold(0, |line, &digit| line * 10 + u32::from(digit - b'0')),
+        );
+    }
     raw.trim().parse().ok()
 }
 

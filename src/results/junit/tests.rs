@@ -625,6 +625,11 @@ proptest! {
     }
 
     #[test]
+    fn line_numbers_read_as_the_integer_parser_reads_them(raw in "[ 0-9+a\u{a0}-]{0,12}") {
+        prop_assert_eq!(super::parse_line(&raw), raw.trim().parse().ok());
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
         let _ = stream(&bytes);
     }
