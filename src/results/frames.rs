@@ -1200,6 +1200,10 @@ fn first_line(text: &str) -> String {
 
 fn one_line(text: &str) -> String {
     let line = first_line(text);
+    // No more bytes than the limit in characters: nothing to cut, no need to count.
+    if line.len() <= MAX_MESSAGE_CHARS {
+        return line;
+    }
     match line.char_indices().nth(MAX_MESSAGE_CHARS) {
         Some((cut, _)) => format!("{}…", &line[..cut]),
         None => line,

@@ -549,13 +549,24 @@ impl CappedText {
     }
 
     /// Appends text that is ASCII (what the content reader found between two stops).
+    #[inline]
     pub(super) fn push_ascii(&mut self, piece: &[u8]) {
         debug_assert!(piece.is_ascii());
         self.push_bytes(piece);
     }
 
     /// Appends `piece`, which is UTF-8, cut at a character boundary when it does not fit.
+    #[inline]
     fn push_bytes(&mut self, piece: &[u8]) {
+        if self.dropped == 0 && piece.len() <= MAX_TEXT_BYTES.saturating_sub(self.text.len()) {
+            self.text.extend_from_slice(piece);
+            return;
+        }
+        self.push_bytes_capped(piece);
+    }
+
+    /// [`CappedText::push_bytes`] when `piece` may not fit.
+    fn push_bytes_capped(&mut self, piece: &[u8]) {
         if self.dropped > 0 {
             self.dropped += piece.len();
             return;
