@@ -275,7 +275,7 @@ static KEY_BYTES: [bool; 256] = {
 /// before it needs decoding or refusing). Eight bytes at a time: values are short, and
 /// a vector search costs more to set up than this costs to run.
 #[inline]
-fn closing_quote(rest: &[u8], quote: u8) -> Option<usize> {
+pub(super) fn closing_quote(rest: &[u8], quote: u8) -> Option<usize> {
     let mut words = rest.chunks_exact(8);
     let mut offset = 0;
     for chunk in words.by_ref() {
