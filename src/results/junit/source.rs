@@ -1,6 +1,6 @@
 //! The bytes under the XML parser: picks the input's encoding (BOM, then the XML
-//! declaration), transcodes anything that is not UTF-8, and counts lines as quick-xml
-//! consumes so that every error can name a line and column.
+//! declaration), transcodes anything that is not UTF-8, and counts lines as quick-xml and
+//! the content reader consume so that every error can name a line and column.
 
 use std::io::{self, BufRead, Read};
 
