@@ -149,7 +149,7 @@ pub(super) fn simple_attributes(
     out: &mut Vec<AttributeSpan>,
 ) -> bool {
     out.clear();
-    if !simple_name(content, name_len) {
+    if !plain_tag(content) || !simple_name(content, name_len) {
         return false;
     }
     let mut at = name_len;
@@ -171,7 +171,21 @@ pub(super) fn simple_attributes(
     }
 }
 
-/// Whether the key at `key` was already listed in `seen`.
+/// Whether `content` holds none of `<`, `&` and the control characters (tab and line
+/// ends included): nothing in it needs decoding or refusing, and the attribute reader
+/// that follows need look only for `=` and quotes. One pass without branches or an
+/// early exit, which the compiler makes vector compares of: tags are short.
+#[expect(
+    clippy::needless_bitwise_bool,
+    reason = "branch-free, so that the loop vectorizes"
+)]
+pub(super) fn plain_tag(content: &[u8]) -> bool {
+    !content.iter().fold(false, |any, &byte| {
+        any | (byte == b'<') | (byte == b'&') | (byte < 0x20)
+    })
+}
+
+/// Whether a key is duplicated in `seen`.
 pub(super) fn is_duplicate(content: &[u8], seen: &[AttributeSpan], key: Range<usize>) -> bool {
     let name = content.get(key).unwrap_or_default();
     seen.iter().any(|seen| {
@@ -184,7 +198,7 @@ pub(super) fn is_duplicate(content: &[u8], seen: &[AttributeSpan], key: Range<us
 pub(super) fn simple_name(content: &[u8], name_len: usize) -> bool {
     content
         .get(..name_len)
-        .is_some_and(|name| name.iter().all(|&b| is_key_byte(b)))
+        .is_some_and(|name| name.iter().all(|&b| KEY_BYTES[usize::from(b)]))
 }
 
 /// One step through the attributes of a simple tag.
@@ -199,10 +213,12 @@ pub(super) enum SimpleStep {
     Unusual,
 }
 
-/// Reads the attribute starting at `*at` (spaces first) and moves past it. This is the
-/// hot path of large files, so it reads the tag once: keys byte by byte (they are short),
-/// values eight bytes at a time.
+/// Reads the attribute starting at `*at` (spaces first) and moves past it, in a tag that
+/// [`plain_tag`] passed. This is the hot path of large files, so it reads the tag once:
+/// keys byte by byte in a table (they are short), values eight bytes at a time.
+#[inline]
 pub(super) fn next_simple_attribute(content: &[u8], at: &mut usize) -> SimpleStep {
+    debug_assert!(plain_tag(content));
     let spaces_from = *at;
     while content.get(*at) == Some(&b' ') {
         *at += 1;
@@ -217,7 +233,7 @@ pub(super) fn next_simple_attribute(content: &[u8], at: &mut usize) -> SimpleSte
     loop {
         match content.get(*at) {
             Some(b'=') => break,
-            Some(&byte) if is_key_byte(byte) => *at += 1,
+            Some(&byte) if KEY_BYTES[usize::from(byte)] => *at += 1,
             _ => return SimpleStep::Unusual,
         }
     }
@@ -226,8 +242,7 @@ pub(super) fn next_simple_attribute(content: &[u8], at: &mut usize) -> SimpleSte
         return SimpleStep::Unusual;
     };
     let value_start = *at + 2;
-    let Some(length) = plain_value_end(content.get(value_start..).unwrap_or_default(), quote)
-    else {
+    let Some(length) = closing_quote(content.get(value_start..).unwrap_or_default(), quote) else {
         return SimpleStep::Unusual;
     };
     *at = value_start + length + 1;
@@ -241,37 +256,40 @@ pub(super) fn next_simple_attribute(content: &[u8], at: &mut usize) -> SimpleSte
 }
 
 /// A byte that can be part of a name in a simple tag.
-fn is_key_byte(byte: u8) -> bool {
+const fn is_key_byte(byte: u8) -> bool {
     byte > b' ' && !matches!(byte, b'"' | b'\'' | b'<' | b'&' | b'=' | b'/')
 }
 
-/// Where the closing `quote` of a value is, provided nothing before it needs decoding or
-/// refusing (`<`, `&`, a control character); `None` otherwise. Eight bytes at a time:
-/// values are short, and a vector search costs more to set up than this costs to run.
-fn plain_value_end(rest: &[u8], quote: u8) -> Option<usize> {
+/// [`is_key_byte`] for every byte.
+static KEY_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = is_key_byte(byte as u8);
+        byte += 1;
+    }
+    table
+};
+
+/// Where the closing `quote` of a value is, in a tag [`plain_tag`] passed (so nothing
+/// before it needs decoding or refusing). Eight bytes at a time: values are short, and
+/// a vector search costs more to set up than this costs to run.
+#[inline]
+pub(super) fn closing_quote(rest: &[u8], quote: u8) -> Option<usize> {
     let mut words = rest.chunks_exact(8);
     let mut offset = 0;
     for chunk in words.by_ref() {
         let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let stop = equal_bytes(word, quote)
-            | equal_bytes(word, b'<')
-            | equal_bytes(word, b'&')
-            | control_bytes(word);
-        if stop != 0 {
-            let index = (stop.trailing_zeros() / 8) as usize;
-            return (chunk.get(index) == Some(&quote)).then_some(offset + index);
+        let found = equal_bytes(word, quote);
+        if found != 0 {
+            return Some(offset + (found.trailing_zeros() / 8) as usize);
         }
         offset += 8;
     }
-    for (index, &byte) in words.remainder().iter().enumerate() {
-        if byte == quote {
-            return Some(offset + index);
-        }
-        if byte < 0x20 || byte == b'<' || byte == b'&' {
-            return None;
-        }
-    }
-    None
+    let tail = words.remainder();
+    tail.iter()
+        .position(|&byte| byte == quote)
+        .map(|index| offset + index)
 }
 
 enum ValueEnd {
@@ -446,10 +464,7 @@ pub(super) fn decode_value(raw: &str, out: &mut String) -> Result<(), MarkupErro
         let consumed = match rest.as_bytes().first() {
             Some(b'&') => {
                 let Some(length) = rest.find(';') else {
-                    return Err(MarkupError::new(
-                        at,
-                        "an `&` that starts no reference (write it as `&amp;`)",
-                    ));
+                    return Err(MarkupError::new(at, super::content::UNCLOSED_REFERENCE));
                 };
                 let character = resolve_reference(&rest.as_bytes()[1..length])
                     .map_err(|message| MarkupError::new(at, message))?;
@@ -472,13 +487,12 @@ pub(super) fn decode_value(raw: &str, out: &mut String) -> Result<(), MarkupErro
     Ok(())
 }
 
+/// The refusal of bytes that are not UTF-8.
+pub(super) const INVALID_UTF8: &str = "invalid UTF-8 (the file declares no other encoding)";
+
 fn utf8(bytes: &[u8], offset: usize) -> Result<&str, MarkupError> {
-    std::str::from_utf8(bytes).map_err(|error| {
-        MarkupError::new(
-            offset + error.valid_up_to(),
-            "invalid UTF-8 (the file declares no other encoding)",
-        )
-    })
+    std::str::from_utf8(bytes)
+        .map_err(|error| MarkupError::new(offset + error.valid_up_to(), INVALID_UTF8))
 }
 
 /// Checks a whole tag's content for UTF-8 once, so that its values need no more checks.
@@ -489,9 +503,13 @@ pub(super) fn tag_text(content: &[u8]) -> Result<&str, MarkupError> {
 /// Text kept from one test case (failure text, captured output), never longer than
 /// [`MAX_TEXT_BYTES`] however much the file holds: what does not fit is counted, not
 /// stored, so memory stays bounded while reading.
+///
+/// Held as bytes that are always UTF-8 (only `&str`, ASCII and chars go in), so that
+/// text the reader has already found to be ASCII is not checked again piece by piece:
+/// [`CappedText::take`] checks the whole once.
 #[derive(Debug, Default)]
 pub(super) struct CappedText {
-    text: String,
+    text: Vec<u8>,
     dropped: usize,
 }
 
@@ -501,34 +519,86 @@ impl CappedText {
         self.dropped = 0;
     }
 
+    /// What has been kept so far, as it was pushed.
+    #[cfg(test)]
+    pub(super) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.text).expect("pushed as UTF-8")
+    }
+
     /// Whether nothing but whitespace was kept.
     pub(super) fn is_blank(&self) -> bool {
-        self.dropped == 0 && self.text.trim().is_empty()
+        if self.dropped > 0 {
+            return false;
+        }
+        // Most texts start with a visible ASCII character: settled at the first byte.
+        for (at, &byte) in self.text.iter().enumerate() {
+            match byte {
+                b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' => {}
+                0x80.. => {
+                    return std::str::from_utf8(&self.text[at..])
+                        .is_ok_and(|rest| rest.chars().all(char::is_whitespace));
+                }
+                _ => return false,
+            }
+        }
+        true
     }
 
     pub(super) fn push_str(&mut self, piece: &str) {
+        self.push_bytes(piece.as_bytes());
+    }
+
+    /// Appends text that is ASCII (what the content reader found between two stops).
+    #[inline]
+    pub(super) fn push_ascii(&mut self, piece: &[u8]) {
+        debug_assert!(piece.is_ascii());
+        self.push_bytes(piece);
+    }
+
+    /// Appends `piece`, which is UTF-8, cut at a character boundary when it does not fit.
+    #[inline]
+    fn push_bytes(&mut self, piece: &[u8]) {
+        if self.dropped == 0 && piece.len() <= MAX_TEXT_BYTES.saturating_sub(self.text.len()) {
+            self.text.extend_from_slice(piece);
+            return;
+        }
+        self.push_bytes_capped(piece);
+    }
+
+    /// [`CappedText::push_bytes`] when `piece` may not fit.
+    fn push_bytes_capped(&mut self, piece: &[u8]) {
         if self.dropped > 0 {
             self.dropped += piece.len();
             return;
         }
         let room = MAX_TEXT_BYTES.saturating_sub(self.text.len());
         if piece.len() <= room {
-            self.text.push_str(piece);
+            self.text.extend_from_slice(piece);
             return;
         }
         let mut cut = room;
-        while !piece.is_char_boundary(cut) {
+        while piece.get(cut).is_some_and(|&byte| byte & 0xC0 == 0x80) {
             cut -= 1;
         }
-        self.text.push_str(&piece[..cut]);
+        self.text.extend_from_slice(&piece[..cut]);
         self.dropped = piece.len() - cut;
+    }
+
+    /// Appends one ASCII byte (a resolved `&lt;`).
+    pub(super) fn push_ascii_byte(&mut self, byte: u8) {
+        debug_assert!(byte.is_ascii());
+        if self.dropped == 0 && self.text.len() < MAX_TEXT_BYTES {
+            self.text.push(byte);
+        } else {
+            self.push_bytes(&[byte]);
+        }
     }
 
     pub(super) fn push_char(&mut self, character: char) {
         // References in failure texts are nearly all `&lt;`, `&gt;`, `&quot;`, `&apos;`:
         // one ASCII byte, pushed without the general path's encoding and slicing.
         if character.is_ascii() && self.dropped == 0 && self.text.len() < MAX_TEXT_BYTES {
-            self.text.push(character);
+            self.text.push(character as u8);
             return;
         }
         self.push_str(character.encode_utf8(&mut [0; 4]));
@@ -563,11 +633,17 @@ impl CappedText {
         if self.text.is_empty() && self.dropped == 0 {
             return None;
         }
-        if self.is_blank() {
+        // Always UTF-8 (see the type): checked once here rather than as each piece
+        // arrived (`from_utf8` first: the lossy reader has no fast path for ASCII).
+        let text = match std::str::from_utf8(&self.text) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(&self.text),
+        };
+        if self.dropped == 0 && text.trim().is_empty() {
             self.clear();
             return None;
         }
-        let kept = self.text.trim_end();
+        let kept = text.trim_end();
         let leading = kept.len() - kept.trim_start().len();
         let start = kept[..leading]
             .rfind('\n')

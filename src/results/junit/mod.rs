@@ -16,6 +16,7 @@
 //! text for UTF-16 and 8-bit encodings. Lines are counted lazily (see `source`), so
 //! reading a well-formed file costs almost nothing for them.
 
+mod content;
 mod dialect;
 mod markup;
 mod source;
@@ -44,16 +45,61 @@ pub fn parse<R: BufRead>(
     options: &ParseOptions,
     sink: &mut Sink<'_>,
 ) -> Result<ParseSummary, ParseError> {
+    read(reader, options, sink, Reading::default())
+}
+
+/// How [`read`] reads: what production uses, and what tests vary to compare.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    /// Text between tags (and simple passing test cases, with `fast_cases`) read by
+    /// [`content`] rather than as quick-xml's events.
+    own_text: bool,
+    /// Simple passing test cases read by [`State::simple_case`] rather than by the
+    /// general path.
+    fast_cases: bool,
+    /// The input buffer's size; tests make it tiny, so that every construct is cut by a
+    /// buffer's end somewhere.
+    buffer_bytes: usize,
+}
+
+impl Default for Reading {
+    fn default() -> Reading {
+        Reading {
+            own_text: true,
+            fast_cases: true,
+            buffer_bytes: source::BUFFER_BYTES,
+        }
+    }
+}
+
+fn read<R: BufRead>(
+    reader: R,
+    options: &ParseOptions,
+    sink: &mut Sink<'_>,
+    reading: Reading,
+) -> Result<ParseSummary, ParseError> {
     let input = source::decode(reader)?;
-    let mut counting = CountingReader::new(input);
+    let mut counting = CountingReader::with_capacity(input, reading.buffer_bytes);
     counting.skip_utf8_bom()?;
     let mut xml = quick_xml::Reader::from_reader(counting);
     let mut buffer = Vec::with_capacity(8 * 1024);
     let mut state = State::new(options);
+    state.fast_cases = reading.fast_cases;
+    // quick-xml reads the first event itself (it drops a second byte-order mark there),
+    // and text after one of its text events: only after any other event is it between
+    // tags with nothing read of what follows.
+    let mut between_tags = false;
     loop {
+        if between_tags && reading.own_text {
+            state.content(xml.get_mut())?;
+            while reading.fast_cases && state.simple_case_here(xml.get_mut(), sink)? {
+                state.content(xml.get_mut())?;
+            }
+        }
         xml.get_mut().begin_event();
         let event = xml.read_event_into(&mut buffer);
         let input = xml.get_mut();
+        between_tags = !matches!(event, Ok(Event::Text(_)));
         let handled = match event {
             Ok(Event::Eof) => break,
             Ok(event) => state.handle(event, input, sink),
@@ -308,6 +354,8 @@ struct State<'o> {
     suite_red_text: CappedText,
     attributes: Vec<AttributeSpan>,
     scratch: String,
+    /// A reference cut by the end of the input buffer, gathered.
+    reference: Vec<u8>,
     /// Decoded test case attributes, for the rare values that hold references.
     decoded_name: String,
     decoded_classname: String,
@@ -318,6 +366,8 @@ struct State<'o> {
     /// Surefire's retry elements were seen: the traces are Java's even when nothing
     /// else named the writer (Marathon, Surefire files without their schema).
     saw_retry_elements: bool,
+    /// Whether [`State::passing_case`] is tried (tests compare it with the general path).
+    fast_cases: bool,
 }
 
 impl<'o> State<'o> {
@@ -335,6 +385,7 @@ impl<'o> State<'o> {
             suite_red_text: CappedText::default(),
             attributes: Vec::new(),
             scratch: String::new(),
+            reference: Vec::new(),
             decoded_name: String::new(),
             decoded_classname: String::new(),
             decoded_file: String::new(),
@@ -342,6 +393,7 @@ impl<'o> State<'o> {
             executions: 0,
             saw_anything: false,
             saw_retry_elements: false,
+            fast_cases: true,
         }
     }
 
@@ -355,7 +407,7 @@ impl<'o> State<'o> {
         match event {
             Event::Start(element) => self.start(&element, Some(input.event_mark())),
             Event::Empty(element) => {
-                if self.passing_case(&element, sink)? {
+                if self.fast_cases && self.passing_case(&element, sink)? {
                     return Ok(());
                 }
                 self.start(&element, None)?;
@@ -398,11 +450,18 @@ impl<'o> State<'o> {
         element: &BytesStart<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<bool, Refusal> {
-        const NAME: usize = 0;
-        const CLASSNAME: usize = 1;
-        const FILE: usize = 2;
-        const TIME: usize = 3;
-        const LINE: usize = 4;
+        self.simple_case(element, element.name().as_ref().len(), sink)
+    }
+
+    /// [`State::passing_case`] on the content of an empty element's tag (between `<`
+    /// and `/>`) whose name is `name_len` bytes long.
+    fn simple_case(
+        &mut self,
+        content: &[u8],
+        name_len: usize,
+        sink: &mut Sink<'_>,
+    ) -> Result<bool, Refusal> {
+        use slot::{CLASSNAME, FILE, LINE, NAME, TIME};
         let in_suite = matches!(
             self.stack.last(),
             Some(Open {
@@ -410,23 +469,37 @@ impl<'o> State<'o> {
                 ..
             })
         );
-        let name = element.name();
-        if name.as_ref() != b"testcase" || !in_suite {
+        if content.get(..name_len) != Some(b"testcase") || !in_suite {
+            return Ok(false);
+        }
+        if !markup::plain_tag(content) {
             return Ok(false);
         }
         let Some(ids) = self.ids.as_mut() else {
             return Ok(false);
         };
-        let content: &[u8] = element;
-        if !markup::simple_name(content, name.as_ref().len()) {
-            return Ok(false);
-        }
         // The attributes read here, by slot; a repeat of one sends the case to the
         // general path, which refuses it. Other keys are compared with each other.
         let mut known: [Option<std::ops::Range<usize>>; 5] = Default::default();
         self.attributes.clear();
-        let mut at = name.as_ref().len();
+        let mut at = name_len;
         loop {
+            if let Some((slot, key_length)) = known_attribute(content, at) {
+                // ` key="`, read as the general step below would read it.
+                let value_start = at + 1 + key_length + 2;
+                let rest = content.get(value_start..).unwrap_or_default();
+                let Some(length) = markup::closing_quote(rest, b'"') else {
+                    return Ok(false);
+                };
+                if known[slot]
+                    .replace(value_start..value_start + length)
+                    .is_some()
+                {
+                    return Ok(false);
+                }
+                at = value_start + length + 1;
+                continue;
+            }
             let (key, value) = match markup::next_simple_attribute(content, &mut at) {
                 markup::SimpleStep::End => break,
                 markup::SimpleStep::Unusual => return Ok(false),
@@ -497,6 +570,62 @@ impl<'o> State<'o> {
         sink(execution)?;
         self.executions += 1;
         Ok(())
+    }
+
+    /// Reads the text up to the next tag, where the current element's text goes.
+    fn content<R: std::io::Read>(
+        &mut self,
+        input: &mut CountingReader<R>,
+    ) -> Result<(), ParseError> {
+        let mut reference = std::mem::take(&mut self.reference);
+        let destination = if self.root == Root::Inside {
+            match self.capture() {
+                Some(text) => content::Destination::Kept(text),
+                None => content::Destination::Dropped,
+            }
+        } else {
+            content::Destination::Outside
+        };
+        let read = content::read(input, destination, &mut reference);
+        self.reference = reference;
+        self.saw_anything |= read?;
+        Ok(())
+    }
+
+    /// Reads the `<testcase …/>` that starts the unread input, without quick-xml, when
+    /// [`State::simple_case`] takes it; returns whether it did. Anything else, and a tag
+    /// the buffer's end cuts, is left for quick-xml to read as an event.
+    ///
+    /// The tag ends at its first `>`: `simple_case` takes only tags whose every value is
+    /// closed before that `>` and holds no quote of its own kind, so no quote is open
+    /// there and it is the `>` quick-xml would end the tag at.
+    fn simple_case_here<R: std::io::Read>(
+        &mut self,
+        input: &mut CountingReader<R>,
+        sink: &mut Sink<'_>,
+    ) -> Result<bool, ParseError> {
+        const OPEN: &[u8] = b"<testcase ";
+        let available = input.available();
+        if !available.starts_with(OPEN) {
+            return Ok(false);
+        }
+        let Some(end) = memchr::memchr(b'>', available) else {
+            return Ok(false);
+        };
+        let Some(content) = available
+            .get(1..end)
+            .and_then(|content| content.strip_suffix(b"/"))
+        else {
+            return Ok(false);
+        };
+        match self.simple_case(content, b"testcase".len(), sink) {
+            Ok(true) => {
+                input.consume(end + 1);
+                Ok(true)
+            }
+            Ok(false) => Ok(false),
+            Err(refusal) => Err(refusal.placed(input.mark_at(0))),
+        }
     }
 
     /// The buffer the current element's text goes to, if it is kept.
@@ -1137,6 +1266,47 @@ fn red_info(tag: &Tag<'_>) -> Result<RedInfo, Refusal> {
     Ok(info)
 }
 
+/// Where [`State::simple_case`] keeps each attribute it reads.
+mod slot {
+    pub(super) const NAME: usize = 0;
+    pub(super) const CLASSNAME: usize = 1;
+    pub(super) const FILE: usize = 2;
+    pub(super) const TIME: usize = 3;
+    pub(super) const LINE: usize = 4;
+}
+
+/// The attribute at `content[at..]` when it is one space, then one of the keys a test
+/// case is read by, then `="`: its slot in [`State::simple_case`] and the key's length.
+/// The key and what follows it are compared as one word: this is read for every
+/// attribute of every passing test case.
+fn known_attribute(content: &[u8], at: usize) -> Option<(usize, usize)> {
+    const fn word(bytes: &[u8]) -> u64 {
+        let mut word = 0;
+        let mut index = bytes.len();
+        while index > 0 {
+            index -= 1;
+            word = (word << 8) | bytes[index] as u64;
+        }
+        word
+    }
+    const SIX: u64 = 0xFFFF_FFFF_FFFF;
+    if content.get(at) != Some(&b' ') {
+        return None;
+    }
+    let head = content.get(at + 1..at + 9)?;
+    let head = u64::from_le_bytes(head.try_into().ok()?);
+    match head & SIX {
+        key if key == word(b"name=\"") => Some((slot::NAME, 4)),
+        key if key == word(b"file=\"") => Some((slot::FILE, 4)),
+        key if key == word(b"time=\"") => Some((slot::TIME, 4)),
+        key if key == word(b"line=\"") => Some((slot::LINE, 4)),
+        _ if head == word(b"classnam") && content.get(at + 9..at + 12) == Some(b"e=\"") => {
+            Some((slot::CLASSNAME, 9))
+        }
+        _ => None,
+    }
+}
+
 fn capture(target: Target) -> Context {
     Context::Capture {
         target,
@@ -1195,6 +1365,16 @@ fn build_failure(
 }
 
 fn parse_line(raw: &str) -> Option<u32> {
+    // The usual `123` without trimming and the general integer parser: nine digits
+    // cannot overflow.
+    let digits = raw.as_bytes();
+    if (1..=9).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) {
+        return Some(
+            digits
+                .iter()
+                .fold(0, |line, &digit| line * 10 + u32::from(digit - b'0')),
+        );
+    }
     raw.trim().parse().ok()
 }
 
@@ -1225,10 +1405,7 @@ fn refuse_forbidden(bytes: &[u8], skip: usize) -> Result<(), Refusal> {
 }
 
 fn outside_root() -> Refusal {
-    syntax(
-        Relative::START,
-        "text outside the root element: this is not an XML report",
-    )
+    syntax(Relative::START, content::OUTSIDE_ROOT)
 }
 
 fn xml_error(error: &quick_xml::Error) -> Refusal {
@@ -1263,9 +1440,7 @@ fn xml_error(error: &quick_xml::Error) -> Refusal {
             IllFormedError::MissingEndTag(tag) => {
                 format!("the file ends inside <{tag}>: it was cut short")
             }
-            IllFormedError::UnclosedReference => {
-                "an `&` that starts no reference (write it as `&amp;`)".into()
-            }
+            IllFormedError::UnclosedReference => content::UNCLOSED_REFERENCE.into(),
             IllFormedError::MissingDoctypeName => REFUSED_DOCTYPE.into(),
             IllFormedError::MissingDeclVersion(_) => "the XML declaration has no version".into(),
             IllFormedError::DoubleHyphenInComment => "`--` inside a comment".into(),

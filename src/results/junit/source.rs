@@ -1,6 +1,6 @@
 //! The bytes under the XML parser: picks the input's encoding (BOM, then the XML
-//! declaration), transcodes anything that is not UTF-8, and counts lines as quick-xml
-//! consumes so that every error can name a line and column.
+//! declaration), transcodes anything that is not UTF-8, and counts lines as quick-xml and
+//! the content reader consume so that every error can name a line and column.
 
 use std::io::{self, BufRead, Read};
 
@@ -9,7 +9,7 @@ use encoding_rs_io::DecodeReaderBytesBuilder;
 
 use crate::results::{ParseError, Position};
 
-const BUFFER_BYTES: usize = 64 * 1024;
+pub(super) const BUFFER_BYTES: usize = 64 * 1024;
 
 /// How far the XML declaration may reach; longer prologues are not declarations.
 const DECLARATION_BYTES: usize = 1024;
@@ -126,10 +126,17 @@ pub(super) struct CountingReader<R> {
 }
 
 impl<R: Read> CountingReader<R> {
+    #[cfg(test)]
     pub(super) fn new(inner: R) -> CountingReader<R> {
+        CountingReader::with_capacity(inner, BUFFER_BYTES)
+    }
+
+    /// A reader with a buffer of `capacity` bytes; tests use tiny ones so that every
+    /// construct gets cut at a buffer's end somewhere.
+    pub(super) fn with_capacity(inner: R, capacity: usize) -> CountingReader<R> {
         CountingReader {
             inner,
-            buffer: vec![0; BUFFER_BYTES].into_boxed_slice(),
+            buffer: vec![0; capacity.max(1)].into_boxed_slice(),
             start: 0,
             end: 0,
             counted: 0,
@@ -177,6 +184,28 @@ impl<R: Read> CountingReader<R> {
         self.count_to(index);
         self.event_mark = Some(self.counted_mark);
         self.counted_mark
+    }
+
+    /// The bytes filled and not yet consumed, as [`BufRead::fill_buf`] last left them;
+    /// borrowing the reader only to read, so that [`CountingReader::mark_at`] can be
+    /// asked about them.
+    pub(super) fn available(&self) -> &[u8] {
+        self.buffer.get(self.start..self.end).unwrap_or_default()
+    }
+
+    /// Where `available()[index]` is. Counts from the last counted place without
+    /// moving it: used for errors and other rare places, never per byte.
+    pub(super) fn mark_at(&self, index: usize) -> Mark {
+        let mut mark = self.counted_mark;
+        let at = self.start.saturating_add(index).min(self.end);
+        debug_assert!(
+            self.counted <= at,
+            "marks are only asked for ahead of the count"
+        );
+        if let Some(bytes) = self.buffer.get(self.counted..at) {
+            mark.count(bytes);
+        }
+        mark
     }
 
     /// Consumes a UTF-8 byte-order mark, so that it counts in line 1's columns (quick-xml

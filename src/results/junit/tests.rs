@@ -625,6 +625,11 @@ proptest! {
     }
 
     #[test]
+    fn line_numbers_read_as_the_integer_parser_reads_them(raw in "[ 0-9+a\u{a0}-]{0,12}") {
+        prop_assert_eq!(super::parse_line(&raw), raw.trim().parse().ok());
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
         let _ = stream(&bytes);
     }
@@ -638,5 +643,357 @@ proptest! {
             at -= 1;
         }
         prop_assert!(stream(&xml.as_bytes()[..at]).is_err(), "cut at {}", at);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The content reader against quick-xml's events: the same documents, read both ways, must
+// give the same executions, summary and refusal (message and place), whatever size the
+// input buffer is.
+
+/// One piece of text: mostly ordinary, sometimes broken in one of the ways the parser
+/// refuses (or, for `]]>` and a reference-like `&#+65;`, tolerates).
+fn text_atom(clean: bool) -> impl Strategy<Value = Vec<u8>> {
+    let fixed = |pieces: &[&'static [u8]]| {
+        proptest::sample::select(pieces.to_vec()).prop_map(<[u8]>::to_vec)
+    };
+    prop_oneof![
+        16 => "[a-zA-Z0-9 .,:=()\\[\\]'\"/_>-]{1,12}".prop_map(String::into_bytes),
+        4 => fixed(&[b"\n", b"\t", b"\r", b"\r\n", b"  ", b"\n    ", b"\r\r\n", b"\n\r"]),
+        4 => fixed(&["é".as_bytes(), "✓".as_bytes(), "😀".as_bytes(), "\u{a0}".as_bytes(), "\u{3000}".as_bytes()]),
+        6 => fixed(&[
+            b"&lt;", b"&gt;", b"&amp;", b"&quot;", b"&apos;", b"&#10;", b"&#13;", b"&#x41;",
+            b"&#27;", b"&#x1F600;", b"&#xe9;", b"&#11;", b"&#32;",
+        ]),
+        u32::from(!clean) => fixed(&[
+            b"&", b"&bogus;", b"&;", b"&#0;", b"&#xD800;", b"&#x110000;", b"&#+65;", b"& lt;",
+            b"&lt", b"&lt&gt;", b"\x01", b"\x08", b"\x0b", b"\x0c", b"\xff", b"\xe2\x82",
+            b"\xc0\xaf", b"\xed\xa0\x80", b"\xf0\x9f\x98", b"]]>",
+        ]),
+    ]
+}
+
+fn text_run(clean: bool, atoms: std::ops::Range<usize>) -> impl Strategy<Value = Vec<u8>> {
+    proptest::collection::vec(text_atom(clean), atoms).prop_map(|atoms| atoms.concat())
+}
+
+/// Whitespace, usually; sometimes any text.
+fn between(clean: bool) -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        6 => proptest::sample::select(vec![&b""[..], b"\n", b"\n  ", b"\r\n    ", b" \t"])
+            .prop_map(<[u8]>::to_vec),
+        u32::from(!clean) => text_run(clean, 1..3),
+    ]
+}
+
+/// An element inside a test case, with its text.
+fn case_child(clean: bool) -> impl Strategy<Value = Vec<u8>> {
+    let tags = proptest::sample::select(vec![
+        "failure",
+        "error",
+        "skipped",
+        "system-out",
+        "system-err",
+        "flakyFailure",
+        "rerunError",
+        "properties",
+        "other",
+    ]);
+    (tags, text_run(clean, 0..6), text_run(clean, 0..4), 0..5u8).prop_map(
+        |(tag, text, more, shape)| {
+            let mut xml = format!("<{tag} message=\"m\">").into_bytes();
+            xml.extend(&text);
+            match shape {
+                0 => {
+                    xml.extend(b"<![CDATA[");
+                    xml.extend(more.iter().filter(|&&b| b != b'>'));
+                    xml.extend(b"]]>");
+                }
+                1 => {
+                    xml.extend(b"<stackTrace>");
+                    xml.extend(&more);
+                    xml.extend(b"</stackTrace>");
+                }
+                2 => xml.extend(b"<!-- a comment -->"),
+                _ => {}
+            }
+            xml.extend(&more);
+            xml.extend(format!("</{tag}>").as_bytes());
+            xml
+        },
+    )
+}
+
+/// What may follow `<testcase` in a start tag: the usual attributes, then sometimes
+/// ones the fast path leaves to the general one (each key at most once), and in documents
+/// that are not clean, ones that make the tag malformed.
+fn case_attributes(clean: bool) -> impl Strategy<Value = String> {
+    let unusual = proptest::sample::subsequence(
+        vec![
+            " line=\"12\"",
+            " file=\"tests/test_k.py\"",
+            " status=\"skipped\"",
+            " result=\"suppressed\"",
+            " a=\"x>y\"",
+            " b='say \"hi\"'",
+            " c=\"&amp;\"",
+            "\td=\"tab\"",
+            " e = \"spaced\"",
+            " names=\"x\"",
+            " filename=\"f.py\"",
+            " classnames=\"x\"",
+            "  f=\"two spaces\"",
+            " g='single'",
+            " h=\"1\"",
+        ],
+        0..4,
+    );
+    let time = proptest::sample::select(vec![
+        " time=\"0.5\"",
+        " time=\"\"",
+        " time=\"-3\"",
+        " time=\"1,5\"",
+        " time='1.5'",
+        " time=\"x\"",
+    ]);
+    let broken = proptest::sample::select(vec![
+        "",
+        " a=\"b\" a=\"c\"",
+        " name=\"again\"",
+        " classname=\"again\"",
+        " a=\"unclosed",
+        " a=\"x<y\"",
+        " a=\"\u{1}\"",
+        " weird",
+        " ",
+    ]);
+    (
+        0..1000u32,
+        0..120u8,
+        time,
+        unusual,
+        proptest::collection::vec(broken, if clean { 0..1 } else { 0..3 }),
+    )
+        .prop_flat_map(|(number, present, time, unusual, broken)| {
+            // Each usual attribute is there in most tags, missing from some.
+            let mut attributes = Vec::new();
+            if present % 8 != 0 {
+                attributes.push(format!(" name=\"t{number}\""));
+            }
+            if present % 5 != 0 {
+                attributes.push(" classname=\"c.K\"".to_owned());
+            }
+            if present % 3 != 0 {
+                attributes.push(time.to_owned());
+            }
+            attributes.extend(unusual.iter().map(|attribute| (*attribute).to_owned()));
+            attributes.extend(broken.iter().map(|attribute| (*attribute).to_owned()));
+            // In any order: the fast path reads known keys wherever they are.
+            Just(attributes).prop_shuffle()
+        })
+        .prop_map(|attributes| attributes.concat())
+}
+
+fn case_element(clean: bool) -> impl Strategy<Value = Vec<u8>> {
+    (
+        case_attributes(clean),
+        proptest::collection::vec((between(clean), case_child(clean)), 0..4),
+        between(clean),
+        any::<bool>(),
+    )
+        .prop_map(|(attributes, children, last, empty)| {
+            let open = format!("<testcase{attributes}");
+            if empty && children.is_empty() {
+                return format!("{open}/>").into_bytes();
+            }
+            let mut xml = format!("{open}>").into_bytes();
+            for (space, child) in children {
+                xml.extend(space);
+                xml.extend(child);
+            }
+            xml.extend(last);
+            xml.extend(b"</testcase>");
+            xml
+        })
+}
+
+fn suite_part(clean: bool) -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        12 => case_element(clean),
+        1 => text_run(clean, 0..4).prop_map(|text| {
+            let mut xml = b"<properties><property name=\"go.version\" value=\"go1.22\">".to_vec();
+            xml.extend(text);
+            xml.extend(b"</property></properties>");
+            xml
+        }),
+        1 => text_run(clean, 0..4).prop_map(|text| {
+            let mut xml = b"<system-out>".to_vec();
+            xml.extend(text);
+            xml.extend(b"</system-out>");
+            xml
+        }),
+        1 => text_run(clean, 0..4).prop_map(|text| {
+            let mut xml = b"<error message=\"class failed\">".to_vec();
+            xml.extend(text);
+            xml.extend(b"</error>");
+            xml
+        }),
+    ]
+}
+
+/// A whole document, sometimes with a byte-order mark or as UTF-16, with text of every
+/// kind before, between and after its elements. A `clean` one has nothing the parser
+/// refuses, so that half the documents are read to the end.
+fn document(clean: bool) -> impl Strategy<Value = Vec<u8>> {
+    (
+        any::<bool>(),
+        between(clean),
+        proptest::collection::vec((between(clean), suite_part(clean)), 0..12),
+        between(clean),
+        between(clean),
+        0..6u8,
+    )
+        .prop_map(|(declared, prolog, parts, last, epilog, wrapping)| {
+            let mut xml = Vec::new();
+            if declared {
+                xml.extend(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
+            }
+            xml.extend(prolog);
+            xml.extend(b"<testsuites>\n<testsuite name=\"s\">");
+            for (space, part) in parts {
+                xml.extend(space);
+                xml.extend(part);
+            }
+            xml.extend(last);
+            xml.extend(b"</testsuite>\n</testsuites>");
+            xml.extend(epilog);
+            match (wrapping, String::from_utf8(xml)) {
+                (0, Ok(text)) => {
+                    let mut utf16 = vec![0xFF, 0xFE];
+                    utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+                    utf16
+                }
+                (1, Ok(text)) => [&b"\xEF\xBB\xBF"[..], text.as_bytes()].concat(),
+                (_, Ok(text)) => text.into_bytes(),
+                (_, Err(error)) => error.into_bytes(),
+            }
+        })
+}
+
+/// The parse of `input` with `reading`, written out in full for comparison.
+fn read_with(input: &[u8], reading: super::Reading) -> String {
+    let mut executions = Vec::new();
+    let result = super::read(
+        input,
+        &ParseOptions::default(),
+        &mut |execution| {
+            executions.push(execution);
+            Ok(())
+        },
+        reading,
+    );
+    format!("{result:#?}\n{executions:#?}")
+}
+
+proptest! {
+    #![proptest_config(crate::test_support::proptest_config(2048))]
+
+    #[test]
+    fn text_read_by_the_content_reader_is_read_as_quick_xml_events_read_it(
+        (whole, cut) in any::<bool>().prop_flat_map(|clean| (
+            document(clean),
+            prop_oneof![3 => Just(None), u32::from(!clean) => (0.0..1.0f64).prop_map(Some)],
+        )),
+        buffer_bytes in prop_oneof![4..48usize, Just(super::source::BUFFER_BYTES)],
+    ) {
+        // Sometimes cut short anywhere, inside a character or a reference too.
+        let xml = &whole[..cut.map_or(whole.len(), |cut| (whole.len() as f64 * cut) as usize)];
+        // quick-xml's events and the general path for every test case, against the
+        // content reader with the fast path for passing test cases.
+        let events = read_with(
+            xml,
+            super::Reading { own_text: false, fast_cases: false, buffer_bytes },
+        );
+        let content = read_with(xml, super::Reading { own_text: true, fast_cases: true, buffer_bytes });
+        prop_assert_eq!(content, events, "{}", String::from_utf8_lossy(xml));
+    }
+}
+
+/// The shared corpus, found as `tests/corpus.rs` finds it.
+fn corpus_dir() -> std::path::PathBuf {
+    if let Some(dir) = std::env::var_os("CANDOR_CORPUS") {
+        return dir.into();
+    }
+    let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/results");
+    if beside.is_dir() {
+        beside
+    } else {
+        "/work/shared/corpus/results".into()
+    }
+}
+
+#[test]
+fn every_corpus_xml_file_reads_the_same_through_the_content_reader_and_through_events() {
+    let root = corpus_dir();
+    let manifest = fs_err::read_to_string(root.join("MANIFEST.tsv")).expect("the corpus manifest");
+    let mut compared = 0;
+    for line in manifest
+        .lines()
+        .skip(1)
+        .filter(|line| !line.trim().is_empty())
+    {
+        let file = line.split('\t').next().unwrap_or_default();
+        let bytes = fs_err::read(root.join(file)).expect("a manifest file");
+        if crate::results::detect(&bytes).ok() != Some(crate::results::Format::Junit) {
+            continue;
+        }
+        for buffer_bytes in [super::source::BUFFER_BYTES, 61, 5] {
+            let events = read_with(
+                &bytes,
+                super::Reading {
+                    own_text: false,
+                    fast_cases: false,
+                    buffer_bytes,
+                },
+            );
+            let content = read_with(
+                &bytes,
+                super::Reading {
+                    own_text: true,
+                    fast_cases: true,
+                    buffer_bytes,
+                },
+            );
+            assert_eq!(content, events, "{file} with a buffer of {buffer_bytes}");
+        }
+        compared += 1;
+    }
+    assert!(compared > 140, "only {compared} XML files in the corpus");
+}
+
+#[test]
+fn known_attributes_are_only_the_five_keys_with_their_spelling() {
+    use super::{known_attribute, slot};
+    let cases: [(&str, Option<(usize, usize)>); 12] = [
+        (" name=\"t\"", Some((slot::NAME, 4))),
+        (" classname=\"c\"", Some((slot::CLASSNAME, 9))),
+        (" file=\"f\"", Some((slot::FILE, 4))),
+        (" time=\"1\"", Some((slot::TIME, 4))),
+        (" line=\"12\"", Some((slot::LINE, 4))),
+        (" names=\"t\"", None),
+        (" classnames=\"c\"", None),
+        (" name='t'", None),
+        (" name =\"t\"", None),
+        ("  name=\"t\"", None),
+        ("\tname=\"t\"", None),
+        // Fewer than eight bytes after the space: left to the general step.
+        (" line=\"", None),
+    ];
+    for (attribute, expected) in cases {
+        assert_eq!(
+            known_attribute(attribute.as_bytes(), 0),
+            expected,
+            "{attribute}"
+        );
     }
 }
