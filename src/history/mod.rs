@@ -4,6 +4,7 @@
 //! Nothing here parses result files or judges tests; callers hand in executions and read
 //! back rows.
 
+mod packed;
 pub mod sqlite;
 
 use std::fmt;
