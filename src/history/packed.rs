@@ -463,11 +463,6 @@ impl<'a> Entries<'a> {
     }
 }
 
-/// A block's details are cut into parts of about this size (the part that crosses it is
-/// the last to grow), so that reading one execution's details reads little more than its
-/// own.
-pub const DETAILS_PART_BYTES: usize = 256 * 1024;
-
 /// What only some executions have: kept apart from the blocks' entries, in parts of a
 /// block's details (`execution_details.details`), because it is most of the bytes and
 /// the questions over every test never read it.

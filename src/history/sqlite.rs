@@ -38,21 +38,68 @@ const PAGE_BYTES: i64 = 16 * 1024;
 
 /// Page cache per connection, in KiB. An ingest appends, so it needs few pages at a time;
 /// the questions over every test read each page once.
-const CACHE_KIB: i64 = 32 * 1024;
+const CACHE_KIB: i64 = 4 * 1024;
 
 /// A checkpoint cuts the WAL back to this size, so that one big ingest does not leave a
 /// WAL file as big as itself behind.
 const WAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 
-/// Window entries one pass of [`SqliteStore::windows`] gathers before handing them over,
-/// 4 bytes each: the memory a windows query holds whatever the history's size.
-const WINDOW_ENTRIES_PER_PASS: usize = 4 * 1024 * 1024;
+/// How much the store holds in memory while it ingests and answers. The defaults suit
+/// every history; the limits only decide when something is written or read early, never
+/// what is stored or answered, which is why tests shrink them to reach every such path
+/// with small histories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tuning {
+    /// Blocks of a run gathered at once. A file whose tests come in id order (every file
+    /// after a project's first is mostly in the order its tests were first seen) fills
+    /// one block at a time; a shuffled one keeps many open, about 10 KiB each. Past this
+    /// many, the half touched longest ago are written, and read back should more of their
+    /// tests come.
+    pub open_blocks: usize,
+    /// Bytes of details (failures, skip messages, captured output) the open blocks hold
+    /// together; past it the largest are written early.
+    pub details_held: usize,
+    /// A block's details are written as one row once they reach this size, so that
+    /// reading one execution's details reads little more than its own.
+    pub details_part_bytes: usize,
+    /// Bytes of decoded test names kept for finding known tests: all of a history of
+    /// about 100,000 tests by default, the most recently used of a larger one.
+    pub name_cache_bytes: usize,
+    /// New tests merged into the name index at once (16 bytes each while they wait); an
+    /// ingest with fewer merges once, when it commits.
+    pub new_names_merged: usize,
+    /// Names looked up before the filter of known names is built: a small ingest asks
+    /// the name index for each of its few tests rather than read every hash of the
+    /// history.
+    pub filter_after: usize,
+    /// Names the first filter is sized for (two bytes each); it doubles when full.
+    pub filter_capacity: usize,
+    /// Window entries one pass of [`HistoryStore::windows`] gathers before handing them
+    /// over, 4 bytes each.
+    pub window_entries_per_pass: usize,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            open_blocks: 512,
+            details_held: 8 * 1024 * 1024,
+            details_part_bytes: 256 * 1024,
+            name_cache_bytes: 12 * 1024 * 1024,
+            new_names_merged: 1 << 20,
+            filter_after: 512,
+            filter_capacity: 1 << 20,
+            window_entries_per_pass: 4 * 1024 * 1024,
+        }
+    }
+}
 
 /// The embedded SQLite history: one file, WAL journal, schema version in
 /// `PRAGMA user_version`.
 pub struct SqliteStore {
     conn: Connection,
     origin: Origin,
+    tuning: Tuning,
 }
 
 /// What every error names: the file and the busy timeout that applied.
@@ -101,9 +148,18 @@ impl SqliteStore {
         }
         let origin = Origin { path, busy_timeout };
         let conn = Connection::open(&origin.path).map_err(|e| origin.error(e))?;
-        let store = SqliteStore { conn, origin };
+        let store = SqliteStore {
+            conn,
+            origin,
+            tuning: Tuning::default(),
+        };
         store.configure()?;
         Ok(store)
+    }
+
+    /// Changes how much the store holds in memory; see [`Tuning`].
+    pub fn set_tuning(&mut self, tuning: Tuning) {
+        self.tuning = tuning;
     }
 
     /// The database file.
@@ -118,6 +174,20 @@ impl SqliteStore {
 
     fn error(&self, error: rusqlite::Error) -> HistoryError {
         self.origin.error(error)
+    }
+
+    /// Checks what no SQL constraint enforces in this layout: test ids dense and every
+    /// name stored once; the name index holding every test exactly once, under its
+    /// name's hash, in the row its hash falls in; every block readable, naming only
+    /// tests that exist, with outcomes equal to its entries' at its run's start; every
+    /// details row an entry names holding that execution's details; and each run's
+    /// counts those of its blocks. It reads the whole history: for tests, and for looking
+    /// into a damaged one.
+    pub fn check(&self) -> Result<(), HistoryError> {
+        let snapshot = self.snapshot().map_err(|e| self.error(e))?;
+        let checked = check_layout(&snapshot);
+        snapshot.commit().map_err(|e| self.error(e))?;
+        checked.map_err(|e| self.error(e))
     }
 
     fn configure(&self) -> Result<(), HistoryError> {
@@ -390,7 +460,7 @@ impl SqliteStore {
     }
 
     /// Every test's window, in passes: each pass takes the next tests in id order (as many
-    /// as [`WINDOW_ENTRIES_PER_PASS`] entries allow), reads the outcome rows of their
+    /// as [`Tuning::window_entries_per_pass`] entries allow), reads the outcome rows of their
     /// blocks newest first until every one of them has its window or the rows run out,
     /// and hands the windows over.
     fn query_windows(
@@ -403,7 +473,7 @@ impl SqliteStore {
             let runs: i64 =
                 snapshot.query_row("SELECT count(*) FROM runs", [], |row| row.get(0))?;
             let depth = size.min(usize::try_from(runs).unwrap_or(usize::MAX)).max(1);
-            let per_pass = (WINDOW_ENTRIES_PER_PASS / depth).max(1);
+            let per_pass = (self.tuning.window_entries_per_pass / depth).max(1);
             let mut names = names_in_order(&snapshot)?.into_iter();
             let mut scan = snapshot.prepare(
                 "SELECT run_id, run_started_at, outcomes FROM outcome_blocks
@@ -576,6 +646,147 @@ impl Tally {
     }
 }
 
+fn check_layout(conn: &Connection) -> rusqlite::Result<()> {
+    let fail = |why: String| Err(unreadable(0, Type::Null, why));
+    // The names: dense ids, each name once.
+    let mut names: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    {
+        let mut statement = conn.prepare("SELECT block, names FROM test_names ORDER BY block")?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let block: i64 = row.get(0)?;
+            if packed::test_of(block, 0) != names.len() as i64 {
+                return fail(format!("name block {block} follows {} names", names.len()));
+            }
+            let decoded = decode_names(row.get_ref(1)?.as_blob()?).map_err(corrupt)?;
+            if decoded.is_empty() || decoded.len() > packed::BLOCK_TESTS {
+                return fail(format!("name block {block} holds {} names", decoded.len()));
+            }
+            if names.len() % packed::BLOCK_TESTS != 0 {
+                return fail(format!(
+                    "name block {block} follows a block that is not full"
+                ));
+            }
+            for name in decoded {
+                if !seen.insert(name.clone()) {
+                    return fail(format!("test name {name:?} stored twice"));
+                }
+                names.push(name);
+            }
+        }
+    }
+    // The index: every test once, under its hash, in its row.
+    {
+        let mut indexed = vec![false; names.len()];
+        let mut statement =
+            conn.prepare("SELECT first_hash, entries FROM test_name_index ORDER BY first_hash")?;
+        let rows: Vec<(i64, Vec<IndexEntry>)> = statement
+            .query_map([], |row| {
+                let entries = decode_index(row.get_ref(1)?.as_blob()?).map_err(corrupt)?;
+                Ok((row.get(0)?, entries))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        if rows.first().is_some_and(|(first, _)| *first != i64::MIN) {
+            return fail("the name index does not start at the smallest hash".into());
+        }
+        for (at, (first, entries)) in rows.iter().enumerate() {
+            let end = rows.get(at + 1).map(|(next, _)| *next);
+            if entries.is_empty() || !entries.is_sorted() {
+                return fail(format!("name index row {first} empty or out of order"));
+            }
+            for &(hash, id) in entries {
+                if hash < *first || end.is_some_and(|end| hash >= end) {
+                    return fail(format!("hash {hash} outside name index row {first}"));
+                }
+                let Some(name) = names.get(id as usize) else {
+                    return fail(format!("the name index names test {id}, which has no name"));
+                };
+                if packed::name_hash(name) != hash {
+                    return fail(format!("the name index has the wrong hash for {name:?}"));
+                }
+                if std::mem::replace(&mut indexed[id as usize], true) {
+                    return fail(format!("the name index holds {name:?} twice"));
+                }
+            }
+        }
+        if let Some(missing) = indexed.iter().position(|found| !found) {
+            return fail(format!("the name index misses {:?}", names[missing]));
+        }
+    }
+    // The blocks, their outcomes and details, and the runs' counts.
+    let runs: HashMap<i64, (i64, u64, u64)> = conn
+        .prepare("SELECT id, started_at, tests, red FROM runs WHERE content_key IS NOT NULL")?
+        .query_map([], |row| {
+            Ok((row.get(0)?, (row.get(1)?, row.get(2)?, row.get(3)?)))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut counted: HashMap<i64, (u64, u64)> = HashMap::new();
+    let mut outcome_of_block = conn.prepare(
+        "SELECT outcomes FROM outcome_blocks
+         WHERE block = ?1 AND run_started_at = ?2 AND run_id = ?3",
+    )?;
+    let mut statement = conn.prepare("SELECT run_id, block, entries FROM execution_blocks")?;
+    let mut rows = statement.query([])?;
+    let mut blocks = 0u64;
+    while let Some(row) = rows.next()? {
+        let (run_id, block): (i64, i64) = (row.get(0)?, row.get(1)?);
+        let Some(&(started_at, _, _)) = runs.get(&run_id) else {
+            return fail(format!(
+                "block {block} of run {run_id}, which is not stored"
+            ));
+        };
+        blocks += 1;
+        let blob = row.get_ref(2)?.as_blob()?;
+        let stored: Option<Vec<u8>> = outcome_of_block
+            .query_row(params![block, started_at, run_id], |row| row.get(0))
+            .optional()?;
+        let builder = packed::BlockBuilder::decode(blob).map_err(corrupt)?;
+        if stored != Some(builder.outcomes()) {
+            return fail(format!(
+                "the outcomes of block {block} of run {run_id} differ"
+            ));
+        }
+        let count = counted.entry(run_id).or_default();
+        let mut entries = Entries::new(blob).map_err(corrupt)?;
+        while let Some((slot, narrow, details)) = entries.next_entry().map_err(corrupt)? {
+            let test = packed::test_of(block, slot);
+            if test as usize >= names.len() {
+                return fail(format!("run {run_id} holds test {test}, which has no name"));
+            }
+            count.0 += 1;
+            count.1 += u64::from(narrow.outcome.is_red());
+            if let Some(details) = details {
+                let owner: Option<i64> = conn
+                    .query_row(
+                        "SELECT run_id FROM execution_details WHERE id = ?1",
+                        [details],
+                        |row| row.get(0),
+                    )
+                    .optional()?;
+                if owner != Some(run_id) {
+                    return fail(format!("details row {details} is not run {run_id}'s"));
+                }
+                read_details(conn, Some(details), slot)?;
+            }
+        }
+    }
+    let outcome_rows: u64 =
+        conn.query_row("SELECT count(*) FROM outcome_blocks", [], |row| row.get(0))?;
+    if outcome_rows != blocks {
+        return fail(format!("{outcome_rows} outcome rows for {blocks} blocks"));
+    }
+    for (run_id, (_, tests, red)) in runs {
+        let (found, found_red) = counted.get(&run_id).copied().unwrap_or_default();
+        if (found, found_red) != (tests, red) {
+            return fail(format!(
+                "run {run_id} counts {tests} tests ({red} red), its blocks {found} ({found_red})"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The id of the test named `name`: the name index, then the names themselves, since two
 /// names may share a hash.
 fn find_test(conn: &Connection, name: &str) -> rusqlite::Result<Option<i64>> {
@@ -692,7 +903,7 @@ impl HistoryStore for SqliteStore {
         run: &NewRun,
     ) -> Result<Box<dyn IngestSession + 'a>, HistoryError> {
         let this: &'a SqliteStore = self;
-        let session = ingest::SqliteIngest::begin(&this.conn, &this.origin, run)
+        let session = ingest::SqliteIngest::begin(&this.conn, &this.origin, run, this.tuning)
             .map_err(|e| this.error(e))?;
         Ok(Box::new(session))
     }

@@ -10,13 +10,13 @@ use rusqlite::{
 };
 
 use super::{
-    ForeignKeysPaused, Origin, corrupt, execution_of, index_candidates, merge_into_index,
+    ForeignKeysPaused, Origin, Tuning, corrupt, execution_of, index_candidates, merge_into_index,
     read_details, read_names,
 };
 use crate::history::packed::{
-    BLOCK_TESTS, BlockBuilder, BlockMap, BlockSet, Corrupt, DETAILS_PART_BYTES, Details,
-    NameFilter, Narrow, NewNames, block_and_slot, decode_index, decode_names, encode_names,
-    find_details, name_hash, put_details, test_of,
+    BLOCK_TESTS, BlockBuilder, BlockMap, BlockSet, Corrupt, Details, NameFilter, Narrow, NewNames,
+    block_and_slot, decode_index, decode_names, encode_names, find_details, name_hash, put_details,
+    test_of,
 };
 use crate::history::{HistoryError, IngestReport, IngestSession, NewRun, RunContent};
 use crate::results::Execution;
@@ -24,10 +24,10 @@ use crate::results::Execution;
 /// One file's ingest: a write transaction holding the run row, its new tests, its blocks
 /// and its details rows.
 ///
-/// Memory stays flat however many executions arrive: at most [`OPEN_BLOCKS`] blocks are
-/// gathered at once, at most [`NAME_CACHE_BYTES`] of names are kept, new tests wait for
-/// the name index [`NEW_NAMES_MERGED`] at a time, and what grows with the history's tests
-/// is a few bits each ([`SeenTests`], [`NameFilter`]).
+/// Memory stays flat however many executions arrive: [`Tuning`] bounds the blocks
+/// gathered at once, the details and names held, and the new tests waiting for the name
+/// index; what grows with the history's tests is a few bits each ([`SeenTests`],
+/// [`NameFilter`]).
 pub(super) struct SqliteIngest<'a> {
     // Declared before `transaction` so that they are finalized before it ends.
     statements: Statements<'a>,
@@ -43,6 +43,7 @@ pub(super) struct SqliteIngest<'a> {
     seen: SeenTests,
     names: Names,
     blocks: OpenBlocks,
+    tuning: Tuning,
 }
 
 struct Statements<'a> {
@@ -55,36 +56,12 @@ struct Statements<'a> {
     delete_entries: Statement<'a>,
 }
 
-/// Blocks gathered at once. A file whose tests come in id order (every file after a
-/// project's first is mostly in the order its tests were first seen) fills one block at a
-/// time; a shuffled file holds many open, each about 10 KiB. Past this many, the half
-/// touched longest ago are written, and read back should more of their tests come.
-const OPEN_BLOCKS: usize = 512;
-
-/// Details held in memory by all open blocks together; past it, the largest parts are
-/// written early.
-const DETAILS_HELD: usize = 8 * 1024 * 1024;
-
-/// Names looked up before the [`NameFilter`] is built: a small ingest asks the name
-/// index for each of its few tests rather than read every hash of the history.
-const FILTER_AFTER: usize = 512;
-
-/// Names the first [`NameFilter`] is sized for (2 MiB); it doubles when full.
-const FILTER_CAPACITY: usize = 1 << 20;
-
-/// New tests merged into the name index at once (16 MiB of hashes and slots at most);
-/// an ingest with fewer merges once, when it commits.
-const NEW_NAMES_MERGED: usize = 1 << 20;
-
-/// Decoded name blocks kept for finding known tests: all of them for a history of about
-/// 100,000 tests, the most recently used for a larger one.
-const NAME_CACHE_BYTES: usize = 12 * 1024 * 1024;
-
 impl<'a> SqliteIngest<'a> {
     pub(super) fn begin(
         conn: &'a Connection,
         origin: &'a Origin,
         run: &NewRun,
+        tuning: Tuning,
     ) -> rusqlite::Result<Self> {
         let checks = ForeignKeysPaused::new(conn)?;
         // IMMEDIATE takes the write lock now: a busy database fails here, before any
@@ -129,9 +106,11 @@ impl<'a> SqliteIngest<'a> {
             )
             .optional()?;
         let names = match last {
-            Some((block, names)) if names.len() < BLOCK_TESTS => Names::new(block, names),
-            Some((block, _)) => Names::new(block + 1, Vec::new()),
-            None => Names::new(0, Vec::new()),
+            Some((block, names)) if names.len() < BLOCK_TESTS => {
+                Names::new(block, names, tuning.name_cache_bytes)
+            }
+            Some((block, _)) => Names::new(block + 1, Vec::new(), tuning.name_cache_bytes),
+            None => Names::new(0, Vec::new(), tuning.name_cache_bytes),
         };
         let statements = Statements {
             write_names: conn
@@ -166,6 +145,7 @@ impl<'a> SqliteIngest<'a> {
             seen: SeenTests::default(),
             names,
             blocks: OpenBlocks::default(),
+            tuning,
         })
     }
 
@@ -179,9 +159,9 @@ impl<'a> SqliteIngest<'a> {
     fn test_row(&mut self, name: &str) -> rusqlite::Result<i64> {
         let hash = name_hash(name);
         self.names.lookups += 1;
-        if self.names.filter.is_none() && self.names.lookups > FILTER_AFTER {
+        if self.names.filter.is_none() && self.names.lookups > self.tuning.filter_after {
             let tests = usize::try_from(self.names.next_id()).unwrap_or(0);
-            self.build_filter(FILTER_CAPACITY.max(2 * tests))?;
+            self.build_filter(self.tuning.filter_capacity.max(2 * tests))?;
         }
         if let Some(filter) = &self.names.filter
             && !filter.may_contain(hash)
@@ -272,7 +252,7 @@ impl<'a> SqliteIngest<'a> {
             self.names.open_block += 1;
             self.names.open.clear();
         }
-        if self.names.new.len() >= NEW_NAMES_MERGED {
+        if self.names.new.len() >= self.tuning.new_names_merged {
             self.merge_new_names()?;
         }
         if let Some(filter) = &mut self.names.filter {
@@ -397,7 +377,7 @@ impl<'a> SqliteIngest<'a> {
             .collect();
         by_size.sort_unstable_by(|a, b| b.cmp(a));
         for (_, block) in by_size {
-            if self.blocks.details_held <= DETAILS_HELD / 2 {
+            if self.blocks.details_held <= self.tuning.details_held / 2 {
                 break;
             }
             self.write_details_part(block)?;
@@ -453,17 +433,17 @@ impl<'a> SqliteIngest<'a> {
             }
         };
         let full = open.builder.is_full();
-        let part_full = open.details.len() >= DETAILS_PART_BYTES;
+        let part_full = open.details.len() >= self.tuning.details_part_bytes;
         self.blocks.details_held += added;
         if full {
             self.write_block(block)?;
         } else if part_full {
             self.write_details_part(block)?;
         }
-        if self.blocks.details_held > DETAILS_HELD {
+        if self.blocks.details_held > self.tuning.details_held {
             self.write_largest_details()?;
         }
-        if self.blocks.open.len() > OPEN_BLOCKS {
+        if self.blocks.open.len() > self.tuning.open_blocks {
             self.write_oldest_blocks()?;
         }
         Ok(())
@@ -558,7 +538,7 @@ struct Names {
     open: Vec<String>,
     /// Tests added by this ingest and not yet in the name index.
     new: NewNames,
-    /// Built once the ingest has looked up [`FILTER_AFTER`] names.
+    /// Built once the ingest has looked up [`Tuning::filter_after`] names.
     filter: Option<NameFilter>,
     lookups: usize,
     cache: NameCache,
@@ -569,7 +549,7 @@ struct Names {
 }
 
 impl Names {
-    fn new(open_block: i64, open: Vec<String>) -> Names {
+    fn new(open_block: i64, open: Vec<String>, cache_bytes: usize) -> Names {
         let next_id = test_of(open_block, open.len());
         Names {
             open_block,
@@ -577,7 +557,10 @@ impl Names {
             new: NewNames::new(next_id),
             filter: None,
             lookups: 0,
-            cache: NameCache::default(),
+            cache: NameCache {
+                limit: cache_bytes,
+                ..NameCache::default()
+            },
             predicted: -1,
             in_order: 0,
         }
@@ -600,12 +583,13 @@ impl Names {
     }
 }
 
-/// Decoded blocks of names with their hashes; past [`NAME_CACHE_BYTES`] the quarter used
+/// Decoded blocks of names with their hashes; past `limit` bytes the quarter used
 /// longest ago is dropped.
 #[derive(Default)]
 struct NameCache {
     blocks: BlockMap<(Rc<Vec<(i64, String)>>, u64)>,
     bytes: usize,
+    limit: usize,
     clock: u64,
 }
 
@@ -625,7 +609,7 @@ impl NameCache {
 
     fn insert(&mut self, block: i64, names: Vec<(i64, String)>) -> Rc<Vec<(i64, String)>> {
         let bytes = Self::size(&names);
-        if self.bytes + bytes > NAME_CACHE_BYTES && !self.blocks.is_empty() {
+        if self.bytes + bytes > self.limit && !self.blocks.is_empty() {
             let mut by_use: Vec<(u64, i64)> = self
                 .blocks
                 .iter()

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use rusqlite::types::Type;
 use rusqlite::{Transaction, params};
 
-use super::{corrupt, merge_into_index};
+use super::{Tuning, corrupt, merge_into_index};
 use crate::history::packed::{
-    BLOCK_TESTS, BlockBuilder, Corrupt, DETAILS_PART_BYTES, Details, IndexEntry, Narrow,
-    block_and_slot, encode_names, name_hash, outcome_of, put_details,
+    BLOCK_TESTS, BlockBuilder, Corrupt, Details, IndexEntry, Narrow, block_and_slot, encode_names,
+    name_hash, outcome_of, put_details,
 };
 use crate::results::Failure;
 
@@ -226,7 +226,7 @@ impl<'t> BlockWriter<'t> {
         if let Some(details) = details {
             put_details(&mut self.part, slot, &details);
             self.part_slots.push(slot);
-            if self.part.len() >= DETAILS_PART_BYTES {
+            if self.part.len() >= Tuning::default().details_part_bytes {
                 self.write_part()?;
             }
         }
