@@ -612,6 +612,32 @@ fn put_frame(out: &mut Vec<u8>, frame: &Frame) {
     }
 }
 
+/// First byte of a stored part of details; a new packing gets a new one.
+const DETAILS_FORMAT: u8 = 1;
+
+/// A part of details as stored: a format byte, then the part compressed as one LZ4 block
+/// with its length before it (`lz4_flex::compress_prepend_size`). Tracebacks and captured
+/// output shrink about four times, and every byte saved is a byte the commit does not
+/// write to the WAL, checkpoint into the database and delete with the WAL: most of an
+/// ingest's time after the file is read.
+pub fn seal_details(part: &[u8]) -> Vec<u8> {
+    let compressed = lz4_flex::compress_prepend_size(part);
+    let mut sealed = Vec::with_capacity(compressed.len() + 1);
+    sealed.push(DETAILS_FORMAT);
+    sealed.extend_from_slice(&compressed);
+    sealed
+}
+
+/// The part [`seal_details`] stored.
+pub fn open_details(sealed: &[u8]) -> Result<Vec<u8>, Corrupt> {
+    match sealed.split_first() {
+        Some((&DETAILS_FORMAT, compressed)) => {
+            lz4_flex::decompress_size_prepended(compressed).map_err(|_| Corrupt("details not LZ4"))
+        }
+        _ => Err(Corrupt("unknown details format")),
+    }
+}
+
 /// The details of the execution in `slot` from a part of a block's details, if the part
 /// holds them (the last record for the slot).
 pub fn find_details(part: &[u8], slot: usize) -> Result<Option<Details>, Corrupt> {
@@ -752,11 +778,24 @@ fn take_varint(input: &mut &[u8]) -> Result<u64, Corrupt> {
     Err(Corrupt("varint too long"))
 }
 
-/// The names of one block of test ids (`test_names.names`), in id order. Each name is
-/// stored as the length of the prefix it shares with the one before, the length of the
-/// rest, and the rest (both lengths varints): ids follow first sight, so neighbours
-/// mostly share their module and class, and a block takes a third of the bytes.
+/// First byte of a stored block of names; a new packing gets a new one.
+const NAMES_FORMAT: u8 = 1;
+
+/// The names of one block of test ids (`test_names.names`), in id order: a format byte,
+/// then, compressed as one LZ4 block with its length before it, each name as the length
+/// of the prefix it shares with the one before, the length of the rest, and the rest
+/// (both lengths varints). Ids follow first sight, so neighbours mostly share their
+/// module and class; the two together take a tenth of the bytes of the names.
 pub fn encode_names<S: AsRef<str>>(names: &[S]) -> Vec<u8> {
+    let coded = front_code(names);
+    let compressed = lz4_flex::compress_prepend_size(&coded);
+    let mut sealed = Vec::with_capacity(compressed.len() + 1);
+    sealed.push(NAMES_FORMAT);
+    sealed.extend_from_slice(&compressed);
+    sealed
+}
+
+fn front_code<S: AsRef<str>>(names: &[S]) -> Vec<u8> {
     let mut blob = Vec::with_capacity(names.len() * 24);
     let mut previous: &[u8] = &[];
     for name in names {
@@ -788,9 +827,15 @@ fn shared_prefix(a: &[u8], b: &[u8]) -> usize {
 }
 
 /// The names [`encode_names`] stored, in id order.
-pub fn decode_names(blob: &[u8]) -> Result<Vec<String>, Corrupt> {
+pub fn decode_names(sealed: &[u8]) -> Result<Vec<String>, Corrupt> {
+    let coded = match sealed.split_first() {
+        Some((&NAMES_FORMAT, compressed)) => {
+            lz4_flex::decompress_size_prepended(compressed).map_err(|_| Corrupt("names not LZ4"))?
+        }
+        _ => return Err(Corrupt("unknown names format")),
+    };
     let mut names: Vec<String> = Vec::new();
-    let mut rest = blob;
+    let mut rest = coded.as_slice();
     let mut previous: Vec<u8> = Vec::new();
     while !rest.is_empty() {
         let shared = usize::try_from(take_varint(&mut rest)?).map_err(|_| Corrupt("name"))?;
@@ -1370,13 +1415,22 @@ mod tests {
                 // A part cut short is an error, never a panic (it may read as shorter).
                 let _ = find_details(&part[..cut], 0);
             }
+            let sealed = seal_details(&part);
+            prop_assert_eq!(open_details(&sealed).unwrap(), part.clone());
+            for cut in 0..sealed.len() {
+                let _ = open_details(&sealed[..cut]);
+            }
         }
 
         #[test]
         fn names_give_back_what_was_put_in(
             names in proptest::collection::vec("(?s).{0,20}|tests/a.py::T::test_[a-c]{1,3}", 0..BLOCK_TESTS),
         ) {
-            prop_assert_eq!(decode_names(&encode_names(&names)).unwrap(), names);
+            let sealed = encode_names(&names);
+            prop_assert_eq!(decode_names(&sealed).unwrap(), names);
+            for cut in 0..sealed.len() {
+                let _ = decode_names(&sealed[..cut]);
+            }
         }
 
         #[test]

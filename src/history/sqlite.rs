@@ -974,7 +974,8 @@ fn read_details(conn: &Connection, row: Option<i64>, slot: usize) -> rusqlite::R
     let mut statement =
         conn.prepare_cached("SELECT details FROM execution_details WHERE id = ?1")?;
     statement.query_row([row], |row| {
-        packed::find_details(row.get_ref(0)?.as_blob()?, slot)
+        let part = packed::open_details(row.get_ref(0)?.as_blob()?).map_err(corrupt)?;
+        packed::find_details(&part, slot)
             .map_err(corrupt)?
             .ok_or_else(|| corrupt(packed::Corrupt::missing()))
     })

@@ -16,7 +16,7 @@ use super::{
 use crate::history::packed::{
     BLOCK_TESTS, BlockBuilder, BlockMap, BlockSet, Corrupt, Details, NameFilter, Narrow, NewNames,
     block_and_slot, decode_index, decode_names, encode_names, find_details, name_hash, put_details,
-    test_of,
+    seal_details, test_of,
 };
 use crate::history::{HistoryError, IngestReport, IngestSession, NewRun, RunContent};
 use crate::results::Execution;
@@ -354,7 +354,7 @@ impl<'a> SqliteIngest<'a> {
         }
         self.statements
             .insert_details
-            .execute(params![self.run_id, open.details])?;
+            .execute(params![self.run_id, seal_details(&open.details)])?;
         let row = self.transaction.last_insert_rowid();
         for slot in 0..BLOCK_TESTS {
             if open.pending.contains(slot) {

@@ -9,7 +9,7 @@ use rusqlite::{Transaction, params};
 use super::{Tuning, corrupt, merge_into_index};
 use crate::history::packed::{
     BLOCK_TESTS, BlockBuilder, Corrupt, Details, IndexEntry, Narrow, block_and_slot, encode_names,
-    name_hash, outcome_of, put_details,
+    name_hash, outcome_of, put_details, seal_details,
 };
 use crate::results::Failure;
 
@@ -237,7 +237,8 @@ impl<'t> BlockWriter<'t> {
         if let Some((run_id, _, _)) = self.current
             && !self.part.is_empty()
         {
-            self.details.execute(params![run_id, self.part])?;
+            self.details
+                .execute(params![run_id, seal_details(&self.part)])?;
             let row = self.transaction.last_insert_rowid();
             for &slot in &self.part_slots {
                 self.builder.set_details(slot, Some(row));
