@@ -862,13 +862,13 @@ mod model {
 
     pub struct Run {
         pub id: i64,
-        pub run: NewRun,
+        pub new: NewRun,
         /// Retries merged, first-seen order, with signatures.
         pub executions: Vec<Execution>,
     }
 
     fn key(run: &Run) -> (Timestamp, i64) {
-        (run.run.started_at, run.id)
+        (run.new.started_at, run.id)
     }
 
     /// Every (run, execution) of `test`, newest first.
@@ -902,10 +902,10 @@ mod model {
             .take(limit)
             .map(|(run, execution)| StoredExecution {
                 run_id: run.id,
-                started_at: run.run.started_at,
-                commit: run.run.commit.clone(),
-                branch: run.run.branch.clone(),
-                source: run.run.source,
+                started_at: run.new.started_at,
+                commit: run.new.commit.clone(),
+                branch: run.new.branch.clone(),
+                source: run.new.source,
                 execution: execution.clone(),
                 signature: execution.signature(),
             })
@@ -922,7 +922,7 @@ mod model {
                     .take(size)
                     .map(|(run, e)| WindowEntry {
                         run_id: run.id,
-                        started_at: run.run.started_at,
+                        started_at: run.new.started_at,
                         outcome: e.outcome,
                     })
                     .collect();
@@ -954,8 +954,8 @@ mod model {
                     runs: ran.len() as u64,
                     failures: failed.len() as u64,
                     skips: (history.len() - ran.len()) as u64,
-                    last_failure: failed.first().map(|(run, _)| run.run.started_at),
-                    last_seen: history.first()?.0.run.started_at,
+                    last_failure: failed.first().map(|(run, _)| run.new.started_at),
+                    last_seen: history.first()?.0.new.started_at,
                     test_id: test,
                 })
             })
@@ -972,10 +972,10 @@ mod model {
             .filter(|e| e.outcome.failed_at_least_once())
             .map(|execution| StoredExecution {
                 run_id: run.id,
-                started_at: run.run.started_at,
-                commit: run.run.commit.clone(),
-                branch: run.run.branch.clone(),
-                source: run.run.source,
+                started_at: run.new.started_at,
+                commit: run.new.commit.clone(),
+                branch: run.new.branch.clone(),
+                source: run.new.source,
                 execution: execution.clone(),
                 signature: execution.signature(),
             })
@@ -1016,10 +1016,10 @@ fn assert_answers_as_the_model(store: &SqliteStore, runs: &[model::Run]) {
             model::run_failures(runs, run.id)
         );
         let stored = store.run(run.id).unwrap().unwrap();
-        assert_eq!(stored.run, run.run);
+        assert_eq!(stored.run, run.new);
         assert_eq!(stored.executions, run.executions.len() as u64);
     }
-    let mut order: Vec<(Timestamp, i64)> = runs.iter().map(|r| (r.run.started_at, r.id)).collect();
+    let mut order: Vec<(Timestamp, i64)> = runs.iter().map(|r| (r.new.started_at, r.id)).collect();
     order.sort_by(|a, b| b.cmp(a));
     let stored: Vec<(Timestamp, i64)> = store
         .runs(usize::MAX)
@@ -1045,7 +1045,7 @@ fn store_and_model(
     run.producer = Some("pytest".into());
     runs.push(model::Run {
         id,
-        run,
+        new: run,
         executions: expected,
     });
 }
@@ -1178,7 +1178,7 @@ fn tests_on_both_sides_of_a_block_boundary_keep_their_own_histories() {
         let executions = around
             .iter()
             .map(|&index| {
-                if (index + second as usize) % 3 == 0 {
+                if (index + second as usize).is_multiple_of(3) {
                     failed(&pooled_name(index), "boundary")
                 } else {
                     passing(index)

@@ -144,7 +144,7 @@ fn execution(rng: &mut Rng, test: usize) -> Execution {
             message: format!("assert {} == {}", rng.below(100), rng.below(100)),
             text: format!("Traceback\n  File \"x.py\", line {test}\nAssertionError"),
             frames: vec![frame.clone(); (test % 3) + 1],
-            failing_frame: (test % 2 == 0).then_some(frame),
+            failing_frame: test.is_multiple_of(2).then_some(frame),
         });
     }
     if outcome == Outcome::Skip && rng.below(2) == 0 {

@@ -5,6 +5,7 @@
 //! Tests marked `needs the real JUnit parser` exercise the streaming parser from the
 //! `junit` branch; on a branch where `results::junit` is still the stub they are ignored.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -309,13 +310,16 @@ fn a_store_refusing_an_execution_midway_stores_nothing() {
     )
     .unwrap();
     drop(raw);
-    let mut junit = String::from("<testsuites><testsuite name=\"s\" tests=\"600\">\n");
-    for n in 0..600 {
-        junit.push_str(&format!(
-            "<testcase classname=\"tests.test_many\" name=\"test_{n}\" time=\"0.001\"/>\n"
-        ));
-    }
-    junit.push_str("</testsuite></testsuites>\n");
+    let cases = (0..600).fold(String::new(), |mut cases, n| {
+        let _ = writeln!(
+            cases,
+            "<testcase classname=\"tests.test_many\" name=\"test_{n}\" time=\"0.001\"/>"
+        );
+        cases
+    });
+    let junit = format!(
+        "<testsuites><testsuite name=\"s\" tests=\"600\">\n{cases}</testsuite></testsuites>\n"
+    );
     let path = fixture.file("results.xml", junit);
     let error = fixture.ingest(&path, &run("abc")).unwrap_err();
     assert!(

@@ -903,7 +903,7 @@ pub fn encode_index(entries: &[IndexEntry]) -> Vec<u8> {
 
 /// The entries [`encode_index`] stored.
 pub fn decode_index(blob: &[u8]) -> Result<Vec<IndexEntry>, Corrupt> {
-    if blob.len() % INDEX_ENTRY_BYTES != 0 {
+    if !blob.len().is_multiple_of(INDEX_ENTRY_BYTES) {
         return Err(Corrupt("name index row of a partial entry"));
     }
     Ok(blob
@@ -938,7 +938,7 @@ pub fn merge_index(old: &[IndexEntry], new: &[IndexEntry]) -> Vec<IndexEntry> {
     loop {
         let next = match (a.peek(), b.peek()) {
             (Some(x), Some(y)) if x <= y => a.next(),
-            (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+            (Some(_) | None, Some(_)) => b.next(),
             (Some(_), None) => a.next(),
             (None, None) => break,
         };
@@ -1034,7 +1034,7 @@ impl NewNames {
     }
 
     fn home(&self, hash: i64) -> usize {
-        ((hash as u64 >> 32) * self.slots.len() as u64 >> 32) as usize
+        (((hash as u64 >> 32) * self.slots.len() as u64) >> 32) as usize
     }
 
     /// Adds a name with this hash; returns its id.

@@ -433,8 +433,8 @@ impl SqliteStore {
             let mut names: HashMap<i64, Vec<String>> = HashMap::new();
             for (test, narrow, part) in failed {
                 let (block, slot) = block_and_slot(test);
-                if !names.contains_key(&block) {
-                    names.insert(block, read_names(&snapshot, block)?.unwrap_or_default());
+                if let std::collections::hash_map::Entry::Vacant(vacant) = names.entry(block) {
+                    vacant.insert(read_names(&snapshot, block)?.unwrap_or_default());
                 }
                 let name = names
                     .get(&block)
@@ -564,19 +564,18 @@ impl WindowPass {
                         continue;
                     }
                     outcome_of_nibble(nibble).map_err(corrupt)?;
-                    let run = match run {
-                        Some(run) => run,
-                        None => {
-                            let id: i64 = row.get(0)?;
-                            let started_at: i64 = row.get(1)?;
-                            let next = self.runs.len() as u32;
-                            let found = *self.run_index.entry(id).or_insert(next);
-                            if found == next {
-                                self.runs.push((id, started_at));
-                            }
-                            run = Some(found);
-                            found
+                    let run = if let Some(run) = run {
+                        run
+                    } else {
+                        let id: i64 = row.get(0)?;
+                        let started_at: i64 = row.get(1)?;
+                        let next = self.runs.len() as u32;
+                        let found = *self.run_index.entry(id).or_insert(next);
+                        if found == next {
+                            self.runs.push((id, started_at));
                         }
+                        run = Some(found);
+                        found
                     };
                     let length = &mut self.lengths[index];
                     self.entries[index * self.depth + *length] = (run << 3) | u32::from(nibble - 1);
@@ -663,7 +662,7 @@ fn check_layout(conn: &Connection) -> rusqlite::Result<()> {
             if decoded.is_empty() || decoded.len() > packed::BLOCK_TESTS {
                 return fail(format!("name block {block} holds {} names", decoded.len()));
             }
-            if names.len() % packed::BLOCK_TESTS != 0 {
+            if !names.len().is_multiple_of(packed::BLOCK_TESTS) {
                 return fail(format!(
                     "name block {block} follows a block that is not full"
                 ));

@@ -232,7 +232,7 @@ impl<'a> SqliteIngest<'a> {
     }
 
     /// The hashes and names of a written block, read once and kept while there is room.
-    fn cached_names(&mut self, block: i64) -> rusqlite::Result<Rc<Vec<(i64, String)>>> {
+    fn cached_names(&mut self, block: i64) -> rusqlite::Result<CachedNames> {
         if let Some(names) = self.names.cache.get(block) {
             return Ok(names);
         }
@@ -420,17 +420,14 @@ impl<'a> SqliteIngest<'a> {
     ) -> rusqlite::Result<()> {
         let open = self.open_block(block)?;
         open.builder.set(slot, narrow);
-        let added = match details {
-            Some(details) => {
-                let before = open.details.len();
-                put_details(&mut open.details, slot, details);
-                open.pending.insert(slot);
-                open.details.len() - before
-            }
-            None => {
-                open.pending.remove(slot);
-                0
-            }
+        let added = if let Some(details) = details {
+            let before = open.details.len();
+            put_details(&mut open.details, slot, details);
+            open.pending.insert(slot);
+            open.details.len() - before
+        } else {
+            open.pending.remove(slot);
+            0
         };
         let full = open.builder.is_full();
         let part_full = open.details.len() >= self.tuning.details_part_bytes;
@@ -583,11 +580,14 @@ impl Names {
     }
 }
 
+/// A block's names with their hashes, in id order.
+type CachedNames = Rc<Vec<(i64, String)>>;
+
 /// Decoded blocks of names with their hashes; past `limit` bytes the quarter used
 /// longest ago is dropped.
 #[derive(Default)]
 struct NameCache {
-    blocks: BlockMap<(Rc<Vec<(i64, String)>>, u64)>,
+    blocks: BlockMap<(CachedNames, u64)>,
     bytes: usize,
     limit: usize,
     clock: u64,
@@ -598,7 +598,7 @@ impl NameCache {
         self.blocks.contains_key(&block)
     }
 
-    fn get(&mut self, block: i64) -> Option<Rc<Vec<(i64, String)>>> {
+    fn get(&mut self, block: i64) -> Option<CachedNames> {
         self.clock += 1;
         let clock = self.clock;
         self.blocks.get_mut(&block).map(|(names, used)| {
@@ -607,7 +607,7 @@ impl NameCache {
         })
     }
 
-    fn insert(&mut self, block: i64, names: Vec<(i64, String)>) -> Rc<Vec<(i64, String)>> {
+    fn insert(&mut self, block: i64, names: Vec<(i64, String)>) -> CachedNames {
         let bytes = Self::size(&names);
         if self.bytes + bytes > self.limit && !self.blocks.is_empty() {
             let mut by_use: Vec<(u64, i64)> = self
