@@ -1075,16 +1075,19 @@ impl NewNames {
     /// The held names as index entries, sorted; and empties the set, whose next name
     /// gets the id after the last one.
     pub fn take_sorted(&mut self) -> Result<Vec<IndexEntry>, Corrupt> {
-        let mut entries = Vec::with_capacity(self.hashes.len());
-        for (position, &hash) in self.hashes.iter().enumerate() {
-            let id = u32::try_from(self.first_id + position as i64)
+        let first_id = self.first_id;
+        self.first_id = self.next_id();
+        // Freed before the sort's two buffers are made: a merge of a million names is the
+        // ingest's largest moment in memory.
+        self.slots = vec![0; 1024];
+        let hashes = std::mem::take(&mut self.hashes);
+        let mut entries = Vec::with_capacity(hashes.len());
+        for (position, hash) in hashes.into_iter().enumerate() {
+            let id = u32::try_from(first_id + position as i64)
                 .map_err(|_| Corrupt("test id beyond 4,294,967,295"))?;
             entries.push((hash, id));
         }
         radix_sort(&mut entries);
-        self.first_id = self.next_id();
-        self.hashes.clear();
-        self.slots = vec![0; 1024];
         Ok(entries)
     }
 
