@@ -94,8 +94,21 @@ const BATCH_EXECUTIONS: usize = 64;
 const BATCH_TEXT_BYTES: usize = 256 * 1024;
 
 /// Batches waiting for the store. With the one being filled and the one being stored,
-/// at most this many plus two are held at once.
-const BATCHES_IN_FLIGHT: usize = 2;
+/// at most this many plus two are held at once (batches of executions and chunks of the
+/// file's bytes alike).
+const BATCHES_IN_FLIGHT: usize = 4;
+
+/// The file's bytes are handed to the storing thread, which hashes them, in chunks of
+/// this size.
+const HASH_CHUNK_BYTES: usize = 256 * 1024;
+
+/// What the reading thread hands to the storing thread, in file order.
+enum Handoff {
+    /// Executions to store.
+    Executions(Vec<Signed>),
+    /// The next bytes of the file, to hash.
+    Bytes(Vec<u8>),
+}
 
 /// Reads the results file at `path` into `store` as one run described by `run`.
 ///
@@ -104,10 +117,12 @@ const BATCHES_IN_FLIGHT: usize = 2;
 /// adds nothing. The run's format and producer come from what the parser saw (the
 /// caller's values are kept when it saw none). On any error the store is left as it was.
 ///
-/// Reading and storing overlap: a second thread reads, hashes and parses the file and
-/// hands executions over in small batches through a bounded channel, while this thread
-/// stores them, so the wall time is the slower of the two rather than their sum and
-/// memory holds a few batches, never the file.
+/// Reading and storing overlap: a second thread reads and parses the file and hands
+/// executions over in small batches through a bounded channel, while this thread stores
+/// them, so the wall time is the slower of the two rather than their sum and memory holds
+/// a few batches, never the file. The file's bytes go through the same channel, in order,
+/// and this thread hashes them: parsing is the longer of the two jobs, so the hash is
+/// worked out where there is time to spare.
 pub fn ingest_file(
     store: &mut dyn HistoryStore,
     path: &Path,
@@ -129,8 +144,10 @@ pub fn ingest_file(
     }
     let run = &run;
     let mut session = store.begin_ingest(run)?;
+    let mut hasher = Sha256::new();
     let (read, stored) = std::thread::scope(|scope| {
         let (sender, receiver) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
+        reader.get_mut().hand_to(sender.clone());
         let reading = std::thread::Builder::new()
             .name("candor-read".into())
             .spawn_scoped(scope, || read_file(reader, options, sender))
@@ -139,12 +156,17 @@ pub fn ingest_file(
                 source,
             })?;
         // Stopping at the first refusal drops the receiver, which stops the reader.
-        let stored = receiver
-            .into_iter()
-            .flatten()
-            .try_for_each(|(execution, signature)| {
-                session.add_with_signature(execution, signature)
-            });
+        let stored = receiver.into_iter().try_for_each(|handoff| match handoff {
+            Handoff::Bytes(bytes) => {
+                hasher.update(&bytes);
+                Ok(())
+            }
+            Handoff::Executions(batch) => {
+                batch.into_iter().try_for_each(|(execution, signature)| {
+                    session.add_with_signature(execution, signature)
+                })
+            }
+        });
         let read = reading
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -153,10 +175,11 @@ pub fn ingest_file(
     // Dropping the session on an error path rolls the whole file back. The store's own
     // refusal comes first: the reader only stopped because of it.
     stored?;
-    let (summary, file_sha256) = read.map_err(|error| match error {
+    let summary = read.map_err(|error| match error {
         ReadFailure::Parse(error) => parse_failure(path, error),
         ReadFailure::Rest(source) => read_error(source),
     })?;
+    let file_sha256: [u8; 32] = hasher.finalize().into();
     let content_key = content_key(run, &file_sha256);
     let content = RunContent {
         content_key,
@@ -187,12 +210,12 @@ enum ReadFailure {
 type Signed = (Execution, Option<String>);
 
 /// The reading thread: parses `reader`, sending executions in batches, then reads what
-/// is left for the hash.
+/// is left so that every byte reaches the hash.
 fn read_file(
     mut reader: io::BufReader<HashingReader<fs_err::File>>,
     options: &ParseOptions,
-    sender: mpsc::SyncSender<Vec<Signed>>,
-) -> Result<(ParseSummary, [u8; 32]), ReadFailure> {
+    sender: mpsc::SyncSender<Handoff>,
+) -> Result<ParseSummary, ReadFailure> {
     let mut batch = Vec::with_capacity(BATCH_EXECUTIONS);
     let mut batch_text = 0;
     let send = |batch: &mut Vec<Signed>| {
@@ -200,7 +223,7 @@ fn read_file(
         // A closed channel means the store refused an execution and stopped; its error
         // is the one reported.
         sender
-            .send(full)
+            .send(Handoff::Executions(full))
             .map_err(|_| ParseError::Sink(Box::new(StoreStopped)))
     };
     let summary = results::parse(&mut reader, options, &mut |execution| {
@@ -220,11 +243,11 @@ fn read_file(
         Ok(summary)
     })
     .map_err(ReadFailure::Parse)?;
-    // The store may finish while the rest is read.
     drop(sender);
     // A parser may stop at the end of the document; the key still covers every byte.
     io::copy(&mut reader, &mut io::sink()).map_err(ReadFailure::Rest)?;
-    Ok((summary, reader.into_inner().finish()))
+    reader.into_inner().finish().map_err(ReadFailure::Rest)?;
+    Ok(summary)
 }
 
 /// The texts an execution holds, which is most of its memory.
@@ -304,22 +327,42 @@ fn resolve_position(path: &Path, error: ParseError) -> ParseError {
     }
 }
 
-/// A reader that hashes every byte it hands out.
+/// A reader that hands every byte it reads to the thread that hashes them, in chunks of
+/// [`HASH_CHUNK_BYTES`]; the bytes read before [`HashingReader::hand_to`] are held until
+/// then.
 struct HashingReader<R> {
     inner: R,
-    hasher: Sha256,
+    chunk: Vec<u8>,
+    to_hasher: Option<mpsc::SyncSender<Handoff>>,
 }
 
 impl<R: Read> HashingReader<R> {
     fn new(inner: R) -> Self {
         HashingReader {
             inner,
-            hasher: Sha256::new(),
+            chunk: Vec::with_capacity(HASH_CHUNK_BYTES),
+            to_hasher: None,
         }
     }
 
-    fn finish(self) -> [u8; 32] {
-        self.hasher.finalize().into()
+    /// From now on, full chunks go to `to_hasher`.
+    fn hand_to(&mut self, to_hasher: mpsc::SyncSender<Handoff>) {
+        self.to_hasher = Some(to_hasher);
+    }
+
+    fn send_chunk(&mut self) -> io::Result<()> {
+        let Some(to_hasher) = &self.to_hasher else {
+            return Ok(());
+        };
+        let chunk = std::mem::replace(&mut self.chunk, Vec::with_capacity(HASH_CHUNK_BYTES));
+        to_hasher
+            .send(Handoff::Bytes(chunk))
+            .map_err(|_| io::Error::other(StoreStopped))
+    }
+
+    /// Hands over the last bytes read.
+    fn finish(mut self) -> io::Result<()> {
+        self.send_chunk()
     }
 }
 
@@ -329,7 +372,10 @@ impl<R: Read> Read for HashingReader<R> {
         let read = buffer.get(..count).ok_or_else(|| {
             io::Error::other("the reader claimed more bytes than the buffer holds")
         })?;
-        self.hasher.update(read);
+        self.chunk.extend_from_slice(read);
+        if self.chunk.len() >= HASH_CHUNK_BYTES {
+            self.send_chunk()?;
+        }
         Ok(count)
     }
 }
@@ -503,11 +549,26 @@ mod tests {
     }
 
     #[test]
-    fn hashing_reader_hashes_exactly_what_it_reads() {
-        let data = b"hello, candor".repeat(1000);
+    fn hashing_reader_hands_over_exactly_what_it_reads() {
+        let data = b"hello, candor".repeat(100_000);
+        let (sender, receiver) = mpsc::sync_channel(1000);
         let mut reader = HashingReader::new(&data[..]);
+        let mut head = [0u8; 100];
+        reader.read_exact(&mut head).unwrap();
+        reader.hand_to(sender);
         io::copy(&mut reader, &mut io::sink()).unwrap();
+        reader.finish().unwrap();
+        let mut hasher = Sha256::new();
+        let mut handed = 0;
+        for handoff in receiver.try_iter() {
+            let Handoff::Bytes(bytes) = handoff else {
+                panic!("only bytes were handed over");
+            };
+            handed += bytes.len();
+            hasher.update(&bytes);
+        }
+        assert_eq!(handed, data.len());
         let expected: [u8; 32] = Sha256::digest(&data).into();
-        assert_eq!(reader.finish(), expected);
+        assert_eq!(<[u8; 32]>::from(hasher.finalize()), expected);
     }
 }

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use candor::history::{
     Conditions, HistoryError, HistoryStore, NewRun, RunContent, Source, SqliteStore,
-    sqlite::SCHEMA_VERSION,
+    StoredExecution, TestSummary, TestWindow, WindowEntry,
+    sqlite::{SCHEMA_VERSION, Tuning},
 };
 use candor::results::{Execution, Failure, Frame, Outcome};
 use jiff::Timestamp;
@@ -853,4 +854,475 @@ fn peak_rss_kib() -> u64 {
                 .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// What the store must answer, worked out directly from the runs as they went in.
+mod model {
+    use super::*;
+
+    pub struct Run {
+        pub id: i64,
+        pub new: NewRun,
+        /// Retries merged, first-seen order, with signatures.
+        pub executions: Vec<Execution>,
+    }
+
+    fn key(run: &Run) -> (Timestamp, i64) {
+        (run.new.started_at, run.id)
+    }
+
+    /// Every (run, execution) of `test`, newest first.
+    fn history<'a>(runs: &'a [Run], test: &str) -> Vec<(&'a Run, &'a Execution)> {
+        let mut found: Vec<(&Run, &Execution)> = runs
+            .iter()
+            .filter_map(|run| {
+                run.executions
+                    .iter()
+                    .find(|e| e.test_id == test)
+                    .map(|e| (run, e))
+            })
+            .collect();
+        found.sort_by_key(|(run, _)| std::cmp::Reverse(key(run)));
+        found
+    }
+
+    pub fn names(runs: &[Run]) -> Vec<String> {
+        let mut names: Vec<String> = runs
+            .iter()
+            .flat_map(|run| run.executions.iter().map(|e| e.test_id.clone()))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    pub fn executions(runs: &[Run], test: &str, limit: usize) -> Vec<StoredExecution> {
+        history(runs, test)
+            .into_iter()
+            .take(limit)
+            .map(|(run, execution)| StoredExecution {
+                run_id: run.id,
+                started_at: run.new.started_at,
+                commit: run.new.commit.clone(),
+                branch: run.new.branch.clone(),
+                source: run.new.source,
+                execution: execution.clone(),
+                signature: execution.signature(),
+            })
+            .collect()
+    }
+
+    pub fn windows(runs: &[Run], size: usize) -> Vec<TestWindow> {
+        names(runs)
+            .into_iter()
+            .filter_map(|test| {
+                let entries: Vec<WindowEntry> = history(runs, &test)
+                    .into_iter()
+                    .filter(|(_, e)| e.outcome != Outcome::Skip)
+                    .take(size)
+                    .map(|(run, e)| WindowEntry {
+                        run_id: run.id,
+                        started_at: run.new.started_at,
+                        outcome: e.outcome,
+                    })
+                    .collect();
+                (!entries.is_empty()).then_some(TestWindow {
+                    test_id: test,
+                    entries,
+                })
+            })
+            .collect()
+    }
+
+    pub fn tests(runs: &[Run], failing_only: bool) -> Vec<TestSummary> {
+        names(runs)
+            .into_iter()
+            .filter_map(|test| {
+                let history = history(runs, &test);
+                let ran: Vec<_> = history
+                    .iter()
+                    .filter(|(_, e)| e.outcome != Outcome::Skip)
+                    .collect();
+                let failed: Vec<_> = history
+                    .iter()
+                    .filter(|(_, e)| e.outcome.failed_at_least_once())
+                    .collect();
+                if failing_only && !ran.first().is_some_and(|(_, e)| e.outcome.is_red()) {
+                    return None;
+                }
+                Some(TestSummary {
+                    runs: ran.len() as u64,
+                    failures: failed.len() as u64,
+                    skips: (history.len() - ran.len()) as u64,
+                    last_failure: failed.first().map(|(run, _)| run.new.started_at),
+                    last_seen: history.first()?.0.new.started_at,
+                    test_id: test,
+                })
+            })
+            .collect()
+    }
+
+    pub fn run_failures(runs: &[Run], id: i64) -> Vec<StoredExecution> {
+        let Some(run) = runs.iter().find(|run| run.id == id) else {
+            return Vec::new();
+        };
+        let mut failed: Vec<StoredExecution> = run
+            .executions
+            .iter()
+            .filter(|e| e.outcome.failed_at_least_once())
+            .map(|execution| StoredExecution {
+                run_id: run.id,
+                started_at: run.new.started_at,
+                commit: run.new.commit.clone(),
+                branch: run.new.branch.clone(),
+                source: run.new.source,
+                execution: execution.clone(),
+                signature: execution.signature(),
+            })
+            .collect();
+        failed.sort_by(|a, b| a.execution.test_id.cmp(&b.execution.test_id));
+        failed
+    }
+}
+
+/// Checks every question the store answers against [`model`], and the store's own
+/// invariants.
+fn assert_answers_as_the_model(store: &SqliteStore, runs: &[model::Run]) {
+    store.check().unwrap();
+    assert_eq!(store.tests(false).unwrap(), model::tests(runs, false));
+    assert_eq!(store.tests(true).unwrap(), model::tests(runs, true));
+    for size in [1, 3, 1000] {
+        let mut windows = Vec::new();
+        store
+            .windows(size, &mut |window| windows.push(window))
+            .unwrap();
+        assert_eq!(windows, model::windows(runs, size), "windows({size})");
+    }
+    for test in model::names(runs) {
+        assert_eq!(
+            store.executions(&test, usize::MAX).unwrap(),
+            model::executions(runs, &test, usize::MAX),
+            "{test}"
+        );
+        assert_eq!(
+            store.executions(&test, 2).unwrap(),
+            model::executions(runs, &test, 2),
+            "{test}"
+        );
+    }
+    for run in runs {
+        assert_eq!(
+            store.run_failures(run.id).unwrap(),
+            model::run_failures(runs, run.id)
+        );
+        let stored = store.run(run.id).unwrap().unwrap();
+        assert_eq!(stored.run, run.new);
+        assert_eq!(stored.executions, run.executions.len() as u64);
+    }
+    let mut order: Vec<(Timestamp, i64)> = runs.iter().map(|r| (r.new.started_at, r.id)).collect();
+    order.sort_by(|a, b| b.cmp(a));
+    let stored: Vec<(Timestamp, i64)> = store
+        .runs(usize::MAX)
+        .unwrap()
+        .iter()
+        .map(|r| (r.run.started_at, r.id))
+        .collect();
+    assert_eq!(stored, order);
+}
+
+/// Stores `executions` as one run and records it for the model.
+fn store_and_model(
+    store: &mut SqliteStore,
+    runs: &mut Vec<model::Run>,
+    run: NewRun,
+    executions: Vec<Execution>,
+) {
+    let expected = merged(&executions);
+    let key = format!("run-{}", runs.len());
+    let id = store_run(store, &run, &key, executions);
+    let mut run = run;
+    run.format = Some("junit".into());
+    run.producer = Some("pytest".into());
+    runs.push(model::Run {
+        id,
+        new: run,
+        executions: expected,
+    });
+}
+
+/// Limits so small that a few hundred executions reach every path that writes or reads
+/// early: blocks written and read back, parts of details, the name cache, several merges
+/// into the name index, the filter, windows in many passes.
+fn tiny_tuning() -> Tuning {
+    Tuning {
+        open_blocks: 2,
+        details_held: 300,
+        details_part_bytes: 200,
+        name_cache_bytes: 2_000,
+        new_names_merged: 50,
+        filter_after: 5,
+        filter_capacity: 10,
+        window_entries_per_pass: 40,
+    }
+}
+
+/// A pool of names spanning three blocks of 256.
+const POOL: usize = 700;
+
+fn pooled_name(index: usize) -> String {
+    format!(
+        "tests/pkg{}/test_m{}.py::T::test_{index}",
+        index % 5,
+        index % 37
+    )
+}
+
+fn pooled_execution() -> impl Strategy<Value = Execution> {
+    (
+        0..POOL,
+        proptest::sample::select(Outcome::ALL.to_vec()),
+        proptest::option::of(0.0..100.0f64),
+        1..3u32,
+        proptest::option::of(failure_strategy()),
+        (
+            proptest::option::of(text()),
+            any::<Option<u32>>(),
+            proptest::option::of(text()),
+        ),
+    )
+        .prop_map(
+            |(index, outcome, duration, attempts, failure, (file, line, stdout))| Execution {
+                test_id: pooled_name(index),
+                outcome,
+                duration,
+                attempts,
+                failure,
+                skip_message: (outcome == Outcome::Skip).then(|| "skipped".into()),
+                file,
+                line,
+                stdout,
+                stderr: None,
+            },
+        )
+}
+
+/// Runs whose starts (seconds) may tie and go backwards, each a shuffled mix of the pool
+/// with retries, some runs holding a test that others do not.
+fn runs_strategy() -> impl Strategy<Value = Vec<(i64, Vec<Execution>)>> {
+    proptest::collection::vec(
+        (
+            0..4i64,
+            proptest::collection::vec(pooled_execution(), 0..400),
+        ),
+        1..4,
+    )
+}
+
+proptest! {
+    #![proptest_config(proptest_config(12))]
+
+    /// Several runs over three blocks, in any order, with retries: every question is
+    /// answered as the model of the same runs answers it.
+    #[test]
+    fn a_history_of_several_runs_answers_as_its_model(runs in runs_strategy()) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = open(&db_path(&dir));
+        let mut model = Vec::new();
+        for (second, executions) in runs {
+            store_and_model(&mut store, &mut model, run_at(second), executions);
+        }
+        assert_answers_as_the_model(&store, &model);
+    }
+
+    /// The same with every memory limit tiny, so that each path that writes early or
+    /// reads back is taken.
+    #[test]
+    fn a_history_stored_with_tiny_limits_answers_as_its_model(runs in runs_strategy()) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = open(&db_path(&dir));
+        store.set_tuning(tiny_tuning());
+        let mut model = Vec::new();
+        for (second, executions) in runs {
+            store_and_model(&mut store, &mut model, run_at(second), executions);
+        }
+        assert_answers_as_the_model(&store, &model);
+        // Read with the default limits too: what is stored does not depend on them.
+        store.set_tuning(Tuning::default());
+        assert_answers_as_the_model(&store, &model);
+    }
+}
+
+fn passing(index: usize) -> Execution {
+    let mut execution = Execution::new(pooled_name(index), Outcome::Pass);
+    execution.duration = Some(index as f64 / 100.0);
+    execution.file = Some(format!("tests/pkg{}/test_m{}.py", index % 5, index % 37));
+    execution.line = Some(index as u32);
+    execution
+}
+
+#[test]
+fn tests_on_both_sides_of_a_block_boundary_keep_their_own_histories() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(&db_path(&dir));
+    let mut runs = Vec::new();
+    // Ids 0..600 (blocks 0, 1 and part of 2) in the first run; later runs hold only the
+    // tests around the boundaries, some failing.
+    store_and_model(
+        &mut store,
+        &mut runs,
+        run_at(0),
+        (0..600).map(passing).collect(),
+    );
+    let around: Vec<usize> = [254, 255, 256, 257, 510, 511, 512, 513].into();
+    for second in 1..4 {
+        let executions = around
+            .iter()
+            .map(|&index| {
+                if (index + second as usize).is_multiple_of(3) {
+                    failed(&pooled_name(index), "boundary")
+                } else {
+                    passing(index)
+                }
+            })
+            .collect();
+        store_and_model(&mut store, &mut runs, run_at(second), executions);
+    }
+    assert_answers_as_the_model(&store, &runs);
+    assert_eq!(store.executions(&pooled_name(255), 10).unwrap().len(), 4);
+    assert_eq!(store.executions(&pooled_name(300), 10).unwrap().len(), 1);
+}
+
+#[test]
+fn a_backfilled_run_lands_in_start_order_in_every_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(&db_path(&dir));
+    let mut runs = Vec::new();
+    for second in [10, 20, 30] {
+        store_and_model(
+            &mut store,
+            &mut runs,
+            run_at(second),
+            (0..300).map(passing).collect(),
+        );
+    }
+    // An old artifact arrives late, failing everything; and one at the same start as an
+    // existing run, which orders by id after it.
+    let old: Vec<Execution> = (0..300).map(|i| failed(&pooled_name(i), "old")).collect();
+    store_and_model(&mut store, &mut runs, run_at(5), old);
+    let tie: Vec<Execution> = (0..300)
+        .step_by(7)
+        .map(|i| failed(&pooled_name(i), "tie"))
+        .collect();
+    store_and_model(&mut store, &mut runs, run_at(20), tie);
+    assert_answers_as_the_model(&store, &runs);
+    let history = store.executions(&pooled_name(0), 10).unwrap();
+    let starts: Vec<i64> = history
+        .iter()
+        .map(|e| e.started_at.as_second() - 1_700_000_000)
+        .collect();
+    assert_eq!(starts, vec![30, 20, 20, 10, 5]);
+    assert_eq!(
+        history[1].run_id, runs[4].id,
+        "the later id first among equal starts"
+    );
+}
+
+#[test]
+fn retries_reach_back_into_blocks_and_details_already_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(&db_path(&dir));
+    store.set_tuning(Tuning {
+        details_part_bytes: 100,
+        ..Tuning::default()
+    });
+    let mut runs = Vec::new();
+    // 600 tests in order: blocks 0 and 1 fill and are written before the retries come;
+    // every failure's details make their own row.
+    let mut executions: Vec<Execution> = (0..600)
+        .map(|i| {
+            if i % 50 == 3 {
+                failed(&pooled_name(i), "first")
+            } else {
+                passing(i)
+            }
+        })
+        .collect();
+    for index in [3, 53, 255, 256, 303, 511, 599] {
+        executions.push(if index % 2 == 0 {
+            failed(&pooled_name(index), "retry")
+        } else {
+            passing(index)
+        });
+    }
+    store_and_model(&mut store, &mut runs, run_at(0), executions);
+    assert_answers_as_the_model(&store, &runs);
+    let flaky = &store.executions(&pooled_name(3), 1).unwrap()[0].execution;
+    assert_eq!((flaky.outcome, flaky.attempts), (Outcome::FlakyPass, 2));
+    assert_eq!(flaky.failure.as_ref().unwrap().message, "first");
+}
+
+#[test]
+fn ingesting_a_large_run_twice_adds_nothing_the_second_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(&db_path(&dir));
+    let mut runs = Vec::new();
+    let executions: Vec<Execution> = (0..POOL)
+        .map(|i| {
+            if i % 9 == 0 {
+                failed(&pooled_name(i), "x")
+            } else {
+                passing(i)
+            }
+        })
+        .collect();
+    store_and_model(&mut store, &mut runs, run_at(0), executions.clone());
+    let mut again = store.begin_ingest(&run_at(0)).unwrap();
+    for execution in executions {
+        again.add(execution).unwrap();
+    }
+    // New tests too: rolled back with the rest.
+    again
+        .add(Execution::new("brand new", Outcome::Pass))
+        .unwrap();
+    let report = again.commit(&content("run-0")).unwrap();
+    assert!(!report.added);
+    assert_eq!(report.run_id, runs[0].id);
+    assert_answers_as_the_model(&store, &runs);
+    assert!(store.executions("brand new", 10).unwrap().is_empty());
+}
+
+#[test]
+fn a_name_is_stored_once_however_many_runs_and_orders_bring_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(&db_path(&dir));
+    let mut runs = Vec::new();
+    // Forward, backward, interleaved with new names, and a small run that looks names up
+    // before the filter exists.
+    store_and_model(
+        &mut store,
+        &mut runs,
+        run_at(0),
+        (0..400).map(passing).collect(),
+    );
+    store_and_model(
+        &mut store,
+        &mut runs,
+        run_at(1),
+        (0..POOL).rev().map(passing).collect(),
+    );
+    store_and_model(
+        &mut store,
+        &mut runs,
+        run_at(2),
+        vec![passing(5), passing(650)],
+    );
+    store_and_model(
+        &mut store,
+        &mut runs,
+        run_at(3),
+        (0..POOL).filter(|i| i % 3 != 0).map(passing).collect(),
+    );
+    store.check().unwrap();
+    assert_eq!(store.tests(false).unwrap().len(), POOL);
+    assert_answers_as_the_model(&store, &runs);
 }

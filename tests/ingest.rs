@@ -5,6 +5,7 @@
 //! Tests marked `needs the real JUnit parser` exercise the streaming parser from the
 //! `junit` branch; on a branch where `results::junit` is still the stub they are ignored.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -299,16 +300,27 @@ fn a_file_cut_short_stores_nothing_and_names_the_line() {
 #[test]
 fn a_store_refusing_an_execution_midway_stores_nothing() {
     let mut fixture = Fixture::new();
-    // A real constraint of the real database refuses the failing test case, the second of
-    // three: the first is already written when it happens.
+    // A real constraint of the real database refuses the second block of 256 test cases,
+    // which the store writes once it is full: the first block is already written when it
+    // happens, and 88 test cases are still to come.
     let raw = rusqlite::Connection::open(fixture.store.path()).unwrap();
     raw.execute_batch(
-        "CREATE TRIGGER refuse_failures BEFORE INSERT ON executions WHEN NEW.outcome = 1
+        "CREATE TRIGGER refuse_second_block BEFORE INSERT ON execution_blocks WHEN NEW.block = 1
          BEGIN SELECT RAISE(ABORT, 'refused by test trigger'); END;",
     )
     .unwrap();
     drop(raw);
-    let path = fixture.file("results.xml", JUNIT);
+    let cases = (0..600).fold(String::new(), |mut cases, n| {
+        let _ = writeln!(
+            cases,
+            "<testcase classname=\"tests.test_many\" name=\"test_{n}\" time=\"0.001\"/>"
+        );
+        cases
+    });
+    let junit = format!(
+        "<testsuites><testsuite name=\"s\" tests=\"600\">\n{cases}</testsuite></testsuites>\n"
+    );
+    let path = fixture.file("results.xml", junit);
     let error = fixture.ingest(&path, &run("abc")).unwrap_err();
     assert!(
         matches!(error, IngestError::Store(HistoryError::Database { .. })),

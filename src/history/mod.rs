@@ -4,6 +4,7 @@
 //! Nothing here parses result files or judges tests; callers hand in executions and read
 //! back rows.
 
+mod packed;
 pub mod sqlite;
 
 use std::fmt;
@@ -310,7 +311,7 @@ pub trait HistoryStore {
     fn run_failures(&self, run_id: i64) -> Result<Vec<StoredExecution>, HistoryError>;
     /// Every test's window: its last `size` executions that ran (skips excluded), newest
     /// first in run order, handed to `visit` one test at a time in test-id order so that
-    /// memory holds one window, not the history. Tests with no execution that ran are
-    /// not visited.
+    /// memory need not hold every window at once, let alone the history. Tests with no
+    /// execution that ran are not visited.
     fn windows(&self, size: usize, visit: &mut dyn FnMut(TestWindow)) -> Result<(), HistoryError>;
 }

@@ -1,6 +1,12 @@
 //! The embedded SQLite history store: opening and migrating the database file, ingest
-//! transactions, and the queries behind [`HistoryStore`]. No SQLite type leaves this file.
+//! transactions, and the queries behind [`HistoryStore`]. No SQLite type leaves this
+//! module. Executions are packed per run in blocks of test ids ([`super::packed`]);
+//! docs/storage-layout.md says what each query reads.
 
+mod ingest;
+mod migrate;
+
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -11,38 +17,89 @@ use rusqlite::{
     params,
 };
 
-use super::{
-    Conditions, HistoryError, HistoryStore, IngestReport, IngestSession, NewRun, RunContent,
-    RunRecord, Source, StoredExecution, TestSummary, TestWindow, WindowEntry,
+use super::packed::{
+    self, Details, Entries, IndexEntry, Narrow, block_and_slot, decode_index, decode_names,
+    encode_index, merge_index, outcome_nibble, outcome_of_nibble, split_index,
 };
-use crate::results::{Execution, Failure, Outcome};
-
-/// The numbered migrations: entry `n` (0-based) brings `PRAGMA user_version` from `n` to
-/// `n + 1`. Append only; never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_init.sql")];
+use super::{
+    Conditions, HistoryError, HistoryStore, IngestSession, NewRun, RunRecord, Source,
+    StoredExecution, TestSummary, TestWindow, WindowEntry,
+};
+use crate::results::{Execution, Outcome};
 
 /// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+pub const SCHEMA_VERSION: i64 = migrate::MIGRATIONS.len() as i64;
 
 /// Page size of a new database. Larger than SQLite's 4 KiB default because an ingest
-/// appends hundreds of thousands of small rows and index entries: fewer, larger pages
-/// mean fewer page splits and less bookkeeping per row (a sixth less CPU than 4 KiB pages
-/// for the 200,000-case benchmark file; 32 and 64 KiB gained little more).
+/// appends long runs of rows: fewer, larger pages mean fewer page splits and less
+/// bookkeeping per row (a sixth less CPU than 4 KiB pages for the 200,000-case benchmark
+/// file with one row per execution; 32 and 64 KiB gained little more).
 const PAGE_BYTES: i64 = 16 * 1024;
 
-/// Page cache per connection, in KiB. Big enough that the index pages one ingest touches
-/// stay in memory, small enough for ingest to stay far below 100 MiB.
-const CACHE_KIB: i64 = 32 * 1024;
+/// Page cache per connection, in KiB. An ingest appends, so it needs few pages at a time;
+/// the questions over every test read each page once.
+const CACHE_KIB: i64 = 4 * 1024;
 
 /// A checkpoint cuts the WAL back to this size, so that one big ingest does not leave a
 /// WAL file as big as itself behind.
 const WAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
+
+/// How much the store holds in memory while it ingests and answers. The defaults suit
+/// every history; the limits only decide when something is written or read early, never
+/// what is stored or answered, which is why tests shrink them to reach every such path
+/// with small histories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tuning {
+    /// Blocks of a run gathered at once. A file whose tests come in id order (every file
+    /// after a project's first is mostly in the order its tests were first seen) fills
+    /// one block at a time; a shuffled one keeps many open, about 10 KiB each. Past this
+    /// many, the half touched longest ago are written, and read back should more of their
+    /// tests come.
+    pub open_blocks: usize,
+    /// Bytes of details (failures, skip messages, captured output) the open blocks hold
+    /// together; past it the largest are written early.
+    pub details_held: usize,
+    /// A block's details are written as one row once they reach this size, so that
+    /// reading one execution's details reads little more than its own.
+    pub details_part_bytes: usize,
+    /// Bytes of decoded test names kept for finding known tests: all of a history of
+    /// about 100,000 tests by default, the most recently used of a larger one.
+    pub name_cache_bytes: usize,
+    /// New tests merged into the name index at once (16 bytes each while they wait); an
+    /// ingest with fewer merges once, when it commits.
+    pub new_names_merged: usize,
+    /// Names looked up before the filter of known names is built: a small ingest asks
+    /// the name index for each of its few tests rather than read every hash of the
+    /// history.
+    pub filter_after: usize,
+    /// Names the first filter is sized for (two bytes each); it doubles when full.
+    pub filter_capacity: usize,
+    /// Window entries one pass of [`HistoryStore::windows`] gathers before handing them
+    /// over, 4 bytes each.
+    pub window_entries_per_pass: usize,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            open_blocks: 512,
+            details_held: 8 * 1024 * 1024,
+            details_part_bytes: 256 * 1024,
+            name_cache_bytes: 12 * 1024 * 1024,
+            new_names_merged: 1 << 20,
+            filter_after: 512,
+            filter_capacity: 1 << 20,
+            window_entries_per_pass: 4 * 1024 * 1024,
+        }
+    }
+}
 
 /// The embedded SQLite history: one file, WAL journal, schema version in
 /// `PRAGMA user_version`.
 pub struct SqliteStore {
     conn: Connection,
     origin: Origin,
+    tuning: Tuning,
 }
 
 /// What every error names: the file and the busy timeout that applied.
@@ -91,9 +148,18 @@ impl SqliteStore {
         }
         let origin = Origin { path, busy_timeout };
         let conn = Connection::open(&origin.path).map_err(|e| origin.error(e))?;
-        let store = SqliteStore { conn, origin };
+        let store = SqliteStore {
+            conn,
+            origin,
+            tuning: Tuning::default(),
+        };
         store.configure()?;
         Ok(store)
+    }
+
+    /// Changes how much the store holds in memory; see [`Tuning`].
+    pub fn set_tuning(&mut self, tuning: Tuning) {
+        self.tuning = tuning;
     }
 
     /// The database file.
@@ -108,6 +174,20 @@ impl SqliteStore {
 
     fn error(&self, error: rusqlite::Error) -> HistoryError {
         self.origin.error(error)
+    }
+
+    /// Checks what no SQL constraint enforces in this layout: test ids dense and every
+    /// name stored once; the name index holding every test exactly once, under its
+    /// name's hash, in the row its hash falls in; every block readable, naming only
+    /// tests that exist, with outcomes equal to its entries' at its run's start; every
+    /// details row an entry names holding that execution's details; and each run's
+    /// counts those of its blocks. It reads the whole history: for tests, and for looking
+    /// into a damaged one.
+    pub fn check(&self) -> Result<(), HistoryError> {
+        let snapshot = self.snapshot().map_err(|e| self.error(e))?;
+        let checked = check_layout(&snapshot);
+        snapshot.commit().map_err(|e| self.error(e))?;
+        checked.map_err(|e| self.error(e))
     }
 
     fn configure(&self) -> Result<(), HistoryError> {
@@ -145,6 +225,9 @@ impl SqliteStore {
     /// again under the write lock because another process may have migrated meanwhile.
     fn migrate(&self) -> Result<(), HistoryError> {
         let error = |e| self.error(e);
+        // A migration rebuilds tables that reference each other; it keeps the references
+        // true itself, as an ingest does.
+        let _checks = ForeignKeysPaused::new(&self.conn).map_err(error)?;
         loop {
             let transaction =
                 Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
@@ -153,9 +236,9 @@ impl SqliteStore {
             if current > SCHEMA_VERSION {
                 return Err(self.origin.too_new(current));
             }
-            let Some(sql) = usize::try_from(current)
+            let Some(migration) = usize::try_from(current)
                 .ok()
-                .and_then(|index| MIGRATIONS.get(index))
+                .and_then(|index| migrate::MIGRATIONS.get(index))
             else {
                 return if current == SCHEMA_VERSION {
                     transaction.commit().map_err(error)
@@ -167,7 +250,7 @@ impl SqliteStore {
                     )))
                 };
             };
-            transaction.execute_batch(sql).map_err(error)?;
+            migration(&transaction).map_err(error)?;
             transaction
                 .pragma_update(None, "user_version", current + 1)
                 .map_err(error)?;
@@ -175,30 +258,64 @@ impl SqliteStore {
         }
     }
 
+    /// One read transaction, so that a question answered with several statements sees one
+    /// snapshot even while another process ingests.
+    fn snapshot(&self) -> rusqlite::Result<Transaction<'_>> {
+        Transaction::new_unchecked(&self.conn, TransactionBehavior::Deferred)
+    }
+
     fn query_tests(&self, failing_only: bool) -> rusqlite::Result<Vec<TestSummary>> {
-        let mut statement = self.conn.prepare(&summaries_sql())?;
-        let mut rows = statement.query([])?;
+        let snapshot = self.snapshot()?;
         let mut summaries = Vec::new();
-        while let Some(row) = rows.next()? {
-            let latest_ran = match row.get_ref(6)?.as_i64_or_null()? {
-                Some(_) => Some(outcome(row, 6)?),
-                None => None,
-            };
-            if failing_only && !latest_ran.is_some_and(Outcome::is_red) {
-                continue;
+        {
+            let mut tallies: Vec<Tally> = Vec::new();
+            let mut scan = snapshot.prepare(
+                "SELECT block, run_started_at, outcomes FROM outcome_blocks
+                 ORDER BY block, run_started_at, run_id",
+            )?;
+            let mut rows = scan.query([])?;
+            while let Some(row) = rows.next()? {
+                let block: i64 = row.get(0)?;
+                let started_at: i64 = row.get(1)?;
+                let outcomes = row.get_ref(2)?.as_blob()?;
+                let first = usize::try_from(packed::test_of(block, 0))
+                    .map_err(|_| unreadable(0, Type::Integer, format!("block {block}")))?;
+                let last = first + outcomes.len() * 2;
+                if tallies.len() < last {
+                    tallies.resize(last, Tally::default());
+                }
+                for (slot, tally) in tallies[first..last].iter_mut().enumerate() {
+                    let nibble = outcome_nibble(outcomes, slot);
+                    if nibble != 0 {
+                        let outcome = outcome_of_nibble(nibble).map_err(corrupt)?;
+                        tally.add(outcome, started_at);
+                    }
+                }
             }
-            summaries.push(TestSummary {
-                test_id: row.get(0)?,
-                runs: row.get(1)?,
-                failures: row.get(2)?,
-                skips: row.get(3)?,
-                last_failure: match row.get_ref(4)?.as_i64_or_null()? {
-                    Some(_) => Some(timestamp(row, 4)?),
-                    None => None,
-                },
-                last_seen: timestamp(row, 5)?,
-            });
+            for (name, test) in names_in_order(&snapshot)? {
+                let Some(tally) = usize::try_from(test)
+                    .ok()
+                    .and_then(|test| tallies.get(test))
+                else {
+                    continue;
+                };
+                let Some(last_seen) = tally.last_seen else {
+                    continue;
+                };
+                if failing_only && !tally.latest_ran.is_some_and(Outcome::is_red) {
+                    continue;
+                }
+                summaries.push(TestSummary {
+                    test_id: name,
+                    runs: tally.runs,
+                    failures: tally.failures,
+                    skips: tally.skips,
+                    last_failure: tally.last_failure.map(microseconds).transpose()?,
+                    last_seen: microseconds(last_seen)?,
+                });
+            }
         }
+        snapshot.commit()?;
         Ok(summaries)
     }
 
@@ -207,19 +324,58 @@ impl SqliteStore {
         test_id: &str,
         limit: usize,
     ) -> rusqlite::Result<Vec<StoredExecution>> {
-        let mut statement = self.conn.prepare(&format!(
-            "SELECT {STORED_COLUMNS}
-             FROM tests t
-             JOIN executions e ON e.test = t.id
-             JOIN runs r ON r.id = e.run_id
-             {DETAILS_JOIN}
-             WHERE t.test_id = ?1
-             ORDER BY e.run_started_at DESC, e.run_id DESC
-             LIMIT ?2"
-        ))?;
-        statement
-            .query_map(params![test_id, sql_limit(limit)], stored_execution)?
-            .collect()
+        let snapshot = self.snapshot()?;
+        let mut found = Vec::new();
+        if limit > 0
+            && let Some(test) = find_test(&snapshot, test_id)?
+        {
+            let (block, slot) = block_and_slot(test);
+            let mut runs = Vec::new();
+            {
+                let mut scan = snapshot.prepare(
+                    "SELECT run_id, run_started_at, outcomes FROM outcome_blocks
+                     WHERE block = ?1 ORDER BY run_started_at DESC, run_id DESC",
+                )?;
+                let mut rows = scan.query([block])?;
+                while let Some(row) = rows.next()? {
+                    if outcome_nibble(row.get_ref(2)?.as_blob()?, slot) != 0 {
+                        runs.push((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?));
+                        if runs.len() == limit {
+                            break;
+                        }
+                    }
+                }
+            }
+            let mut one = snapshot.prepare(
+                "SELECT r.commit_sha, r.branch, r.source, b.entries
+                 FROM runs r
+                 JOIN execution_blocks b ON b.run_id = r.id AND b.block = ?2
+                 WHERE r.id = ?1",
+            )?;
+            for (run_id, started_at) in runs {
+                let (commit, branch, source, narrow, part) =
+                    one.query_row(params![run_id, block], |row| {
+                        let (narrow, part) = Entries::new(row.get_ref(3)?.as_blob()?)
+                            .and_then(|entries| entries.find(slot))
+                            .map_err(corrupt)?
+                            .ok_or_else(|| corrupt(packed::Corrupt::missing()))?;
+                        Ok((row.get(0)?, row.get(1)?, source(row, 2)?, narrow, part))
+                    })?;
+                let details = read_details(&snapshot, part, slot)?;
+                let (execution, signature) = execution_of(test_id.to_owned(), narrow, details);
+                found.push(StoredExecution {
+                    run_id,
+                    started_at: microseconds(started_at)?,
+                    commit,
+                    branch,
+                    source,
+                    execution,
+                    signature,
+                });
+            }
+        }
+        snapshot.commit()?;
+        Ok(found)
     }
 
     fn query_runs(&self, limit: usize) -> rusqlite::Result<Vec<RunRecord>> {
@@ -242,52 +398,502 @@ impl SqliteStore {
     }
 
     fn query_run_failures(&self, run_id: i64) -> rusqlite::Result<Vec<StoredExecution>> {
-        let mut statement = self.conn.prepare(&format!(
-            "SELECT {STORED_COLUMNS}
-             FROM executions e
-             JOIN tests t ON t.id = e.test
-             JOIN runs r ON r.id = e.run_id
-             {DETAILS_JOIN}
-             WHERE e.run_id = ?1 AND e.outcome IN ({FAILED_AT_LEAST_ONCE})
-             ORDER BY t.test_id"
-        ))?;
-        statement.query_map([run_id], stored_execution)?.collect()
+        let snapshot = self.snapshot()?;
+        let mut found = Vec::new();
+        let run = snapshot
+            .query_row(
+                "SELECT started_at, commit_sha, branch, source FROM runs WHERE id = ?1",
+                [run_id],
+                |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, Option<String>>(1)?,
+                        row.get::<_, Option<String>>(2)?,
+                        source(row, 3)?,
+                    ))
+                },
+            )
+            .optional()?;
+        if let Some((started_at, commit, branch, source)) = run {
+            let mut failed: Vec<(i64, Narrow, Option<i64>)> = Vec::new();
+            {
+                let mut blocks = snapshot
+                    .prepare("SELECT block, entries FROM execution_blocks WHERE run_id = ?1")?;
+                let mut rows = blocks.query([run_id])?;
+                while let Some(row) = rows.next()? {
+                    let block: i64 = row.get(0)?;
+                    let mut entries = Entries::new(row.get_ref(1)?.as_blob()?).map_err(corrupt)?;
+                    while let Some((slot, narrow, part)) = entries.next_entry().map_err(corrupt)? {
+                        if narrow.outcome.failed_at_least_once() {
+                            failed.push((packed::test_of(block, slot), narrow, part));
+                        }
+                    }
+                }
+            }
+            let mut names: HashMap<i64, Vec<String>> = HashMap::new();
+            for (test, narrow, part) in failed {
+                let (block, slot) = block_and_slot(test);
+                if let std::collections::hash_map::Entry::Vacant(vacant) = names.entry(block) {
+                    vacant.insert(read_names(&snapshot, block)?.unwrap_or_default());
+                }
+                let name = names
+                    .get(&block)
+                    .and_then(|names| names.get(slot))
+                    .cloned()
+                    .ok_or_else(|| corrupt(packed::Corrupt::unnamed()))?;
+                let details = read_details(&snapshot, part, slot)?;
+                let (execution, signature) = execution_of(name, narrow, details);
+                found.push(StoredExecution {
+                    run_id,
+                    started_at: microseconds(started_at)?,
+                    commit: commit.clone(),
+                    branch: branch.clone(),
+                    source,
+                    execution,
+                    signature,
+                });
+            }
+            found.sort_by(|a, b| a.execution.test_id.cmp(&b.execution.test_id));
+        }
+        snapshot.commit()?;
+        Ok(found)
     }
 
+    /// Every test's window, in passes: each pass takes the next tests in id order (as many
+    /// as [`Tuning::window_entries_per_pass`] entries allow), reads the outcome rows of their
+    /// blocks newest first until every one of them has its window or the rows run out,
+    /// and hands the windows over.
     fn query_windows(
         &self,
         size: usize,
         visit: &mut dyn FnMut(TestWindow),
     ) -> rusqlite::Result<()> {
-        // One read transaction, so that every window comes from the same snapshot even
-        // while another process ingests.
-        let snapshot = Transaction::new_unchecked(&self.conn, TransactionBehavior::Deferred)?;
-        {
-            let mut tests = snapshot.prepare("SELECT id, test_id FROM tests ORDER BY test_id")?;
-            let mut recent = snapshot.prepare(&window_sql())?;
-            let limit = sql_limit(size);
-            let mut rows = tests.query([])?;
-            while let Some(row) = rows.next()? {
-                let test: i64 = row.get(0)?;
-                let entries = recent
-                    .query_map(params![test, limit], |row| {
-                        Ok(WindowEntry {
-                            run_id: row.get(0)?,
-                            started_at: timestamp(row, 1)?,
-                            outcome: outcome(row, 2)?,
-                        })
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
-                if !entries.is_empty() {
-                    visit(TestWindow {
-                        test_id: row.get(1)?,
-                        entries,
-                    });
+        let snapshot = self.snapshot()?;
+        if size > 0 {
+            let runs: i64 =
+                snapshot.query_row("SELECT count(*) FROM runs", [], |row| row.get(0))?;
+            let depth = size.min(usize::try_from(runs).unwrap_or(usize::MAX)).max(1);
+            let per_pass = (self.tuning.window_entries_per_pass / depth).max(1);
+            let mut names = names_in_order(&snapshot)?.into_iter();
+            let mut scan = snapshot.prepare(
+                "SELECT run_id, run_started_at, outcomes FROM outcome_blocks
+                 WHERE block = ?1 ORDER BY run_started_at DESC, run_id DESC",
+            )?;
+            let mut pass = WindowPass::new(per_pass, depth);
+            loop {
+                pass.clear();
+                pass.tests.extend(
+                    names
+                        .by_ref()
+                        .take(per_pass)
+                        .map(|(name, test)| (test, name)),
+                );
+                if pass.tests.is_empty() {
+                    break;
                 }
+                pass.gather(&mut scan, size)?;
+                pass.hand_over(visit)?;
             }
         }
         snapshot.commit()
     }
+}
+
+/// One pass of [`SqliteStore::query_windows`]: some tests, their entries packed as the
+/// run's index in `runs` shifted left by 3 bits, or'ed with the outcome code.
+struct WindowPass {
+    tests: Vec<(i64, String)>,
+    depth: usize,
+    entries: Vec<u32>,
+    lengths: Vec<usize>,
+    runs: Vec<(i64, i64)>,
+    run_index: HashMap<i64, u32>,
+}
+
+impl WindowPass {
+    fn new(tests: usize, depth: usize) -> WindowPass {
+        WindowPass {
+            tests: Vec::with_capacity(tests),
+            depth,
+            entries: Vec::new(),
+            lengths: Vec::new(),
+            runs: Vec::new(),
+            run_index: HashMap::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.tests.clear();
+        self.runs.clear();
+        self.run_index.clear();
+    }
+
+    fn gather(&mut self, scan: &mut Statement<'_>, size: usize) -> rusqlite::Result<()> {
+        let wanted = size.min(self.depth);
+        self.lengths.clear();
+        self.lengths.resize(self.tests.len(), 0);
+        self.entries.resize(self.tests.len() * self.depth, 0);
+        // The pass's tests by block: (block, slot, index in `tests`).
+        let mut members: Vec<(i64, usize, usize)> = self
+            .tests
+            .iter()
+            .enumerate()
+            .map(|(index, (test, _))| {
+                let (block, slot) = block_and_slot(*test);
+                (block, slot, index)
+            })
+            .collect();
+        members.sort_unstable();
+        let skip_nibble = packed::outcome_code(Outcome::Skip) + 1;
+        let mut open: Vec<(usize, usize)> = Vec::new();
+        for group in members.chunk_by(|a, b| a.0 == b.0) {
+            let block = group[0].0;
+            open.clear();
+            open.extend(group.iter().map(|&(_, slot, index)| (slot, index)));
+            let mut rows = scan.query([block])?;
+            while !open.is_empty() {
+                let Some(row) = rows.next()? else { break };
+                let outcomes = row.get_ref(2)?.as_blob()?;
+                let mut run = None;
+                let mut at = 0;
+                while at < open.len() {
+                    let (slot, index) = open[at];
+                    let nibble = outcome_nibble(outcomes, slot);
+                    if nibble == 0 || nibble == skip_nibble {
+                        at += 1;
+                        continue;
+                    }
+                    outcome_of_nibble(nibble).map_err(corrupt)?;
+                    let run = if let Some(run) = run {
+                        run
+                    } else {
+                        let id: i64 = row.get(0)?;
+                        let started_at: i64 = row.get(1)?;
+                        let next = self.runs.len() as u32;
+                        let found = *self.run_index.entry(id).or_insert(next);
+                        if found == next {
+                            self.runs.push((id, started_at));
+                        }
+                        run = Some(found);
+                        found
+                    };
+                    let length = &mut self.lengths[index];
+                    self.entries[index * self.depth + *length] = (run << 3) | u32::from(nibble - 1);
+                    *length += 1;
+                    if *length == wanted {
+                        open.swap_remove(at);
+                    } else {
+                        at += 1;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn hand_over(&mut self, visit: &mut dyn FnMut(TestWindow)) -> rusqlite::Result<()> {
+        for (index, (_, name)) in self.tests.drain(..).enumerate() {
+            let length = self.lengths[index];
+            if length == 0 {
+                continue;
+            }
+            let packed = &self.entries[index * self.depth..index * self.depth + length];
+            let mut entries = Vec::with_capacity(length);
+            for &entry in packed {
+                let (run_id, started_at) = self.runs[(entry >> 3) as usize];
+                entries.push(WindowEntry {
+                    run_id,
+                    started_at: microseconds(started_at)?,
+                    outcome: packed::outcome_of((entry & 7) as u8)
+                        .ok_or_else(|| corrupt(packed::Corrupt::missing()))?,
+                });
+            }
+            visit(TestWindow {
+                test_id: name,
+                entries,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One test's counts while the outcome rows are read in run order, oldest first (the
+/// primary key's order), so that each later row overwrites the "last" fields.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    runs: u64,
+    failures: u64,
+    skips: u64,
+    last_failure: Option<i64>,
+    last_seen: Option<i64>,
+    latest_ran: Option<Outcome>,
+}
+
+impl Tally {
+    fn add(&mut self, outcome: Outcome, started_at: i64) {
+        self.last_seen = Some(started_at);
+        if outcome == Outcome::Skip {
+            self.skips += 1;
+            return;
+        }
+        self.runs += 1;
+        self.latest_ran = Some(outcome);
+        if outcome.failed_at_least_once() {
+            self.failures += 1;
+            self.last_failure = Some(started_at);
+        }
+    }
+}
+
+fn check_layout(conn: &Connection) -> rusqlite::Result<()> {
+    let fail = |why: String| Err(unreadable(0, Type::Null, why));
+    // The names: dense ids, each name once.
+    let mut names: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    {
+        let mut statement = conn.prepare("SELECT block, names FROM test_names ORDER BY block")?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let block: i64 = row.get(0)?;
+            if packed::test_of(block, 0) != names.len() as i64 {
+                return fail(format!("name block {block} follows {} names", names.len()));
+            }
+            let decoded = decode_names(row.get_ref(1)?.as_blob()?).map_err(corrupt)?;
+            if decoded.is_empty() || decoded.len() > packed::BLOCK_TESTS {
+                return fail(format!("name block {block} holds {} names", decoded.len()));
+            }
+            if !names.len().is_multiple_of(packed::BLOCK_TESTS) {
+                return fail(format!(
+                    "name block {block} follows a block that is not full"
+                ));
+            }
+            for name in decoded {
+                if !seen.insert(name.clone()) {
+                    return fail(format!("test name {name:?} stored twice"));
+                }
+                names.push(name);
+            }
+        }
+    }
+    // The index: every test once, under its hash, in its row.
+    {
+        let mut indexed = vec![false; names.len()];
+        let mut statement =
+            conn.prepare("SELECT first_hash, entries FROM test_name_index ORDER BY first_hash")?;
+        let rows: Vec<(i64, Vec<IndexEntry>)> = statement
+            .query_map([], |row| {
+                let entries = decode_index(row.get_ref(1)?.as_blob()?).map_err(corrupt)?;
+                Ok((row.get(0)?, entries))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        if rows.first().is_some_and(|(first, _)| *first != i64::MIN) {
+            return fail("the name index does not start at the smallest hash".into());
+        }
+        for (at, (first, entries)) in rows.iter().enumerate() {
+            let end = rows.get(at + 1).map(|(next, _)| *next);
+            if entries.is_empty() || !entries.is_sorted() {
+                return fail(format!("name index row {first} empty or out of order"));
+            }
+            for &(hash, id) in entries {
+                if hash < *first || end.is_some_and(|end| hash >= end) {
+                    return fail(format!("hash {hash} outside name index row {first}"));
+                }
+                let Some(name) = names.get(id as usize) else {
+                    return fail(format!("the name index names test {id}, which has no name"));
+                };
+                if packed::name_hash(name) != hash {
+                    return fail(format!("the name index has the wrong hash for {name:?}"));
+                }
+                if std::mem::replace(&mut indexed[id as usize], true) {
+                    return fail(format!("the name index holds {name:?} twice"));
+                }
+            }
+        }
+        if let Some(missing) = indexed.iter().position(|found| !found) {
+            return fail(format!("the name index misses {:?}", names[missing]));
+        }
+    }
+    // The blocks, their outcomes and details, and the runs' counts.
+    let runs: HashMap<i64, (i64, u64, u64)> = conn
+        .prepare("SELECT id, started_at, tests, red FROM runs WHERE content_key IS NOT NULL")?
+        .query_map([], |row| {
+            Ok((row.get(0)?, (row.get(1)?, row.get(2)?, row.get(3)?)))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut counted: HashMap<i64, (u64, u64)> = HashMap::new();
+    let mut outcome_of_block = conn.prepare(
+        "SELECT outcomes FROM outcome_blocks
+         WHERE block = ?1 AND run_started_at = ?2 AND run_id = ?3",
+    )?;
+    let mut statement = conn.prepare("SELECT run_id, block, entries FROM execution_blocks")?;
+    let mut rows = statement.query([])?;
+    let mut blocks = 0u64;
+    while let Some(row) = rows.next()? {
+        let (run_id, block): (i64, i64) = (row.get(0)?, row.get(1)?);
+        let Some(&(started_at, _, _)) = runs.get(&run_id) else {
+            return fail(format!(
+                "block {block} of run {run_id}, which is not stored"
+            ));
+        };
+        blocks += 1;
+        let blob = row.get_ref(2)?.as_blob()?;
+        let stored: Option<Vec<u8>> = outcome_of_block
+            .query_row(params![block, started_at, run_id], |row| row.get(0))
+            .optional()?;
+        let builder = packed::BlockBuilder::decode(blob).map_err(corrupt)?;
+        if stored != Some(builder.outcomes()) {
+            return fail(format!(
+                "the outcomes of block {block} of run {run_id} differ"
+            ));
+        }
+        let count = counted.entry(run_id).or_default();
+        let mut entries = Entries::new(blob).map_err(corrupt)?;
+        while let Some((slot, narrow, details)) = entries.next_entry().map_err(corrupt)? {
+            let test = packed::test_of(block, slot);
+            if test as usize >= names.len() {
+                return fail(format!("run {run_id} holds test {test}, which has no name"));
+            }
+            count.0 += 1;
+            count.1 += u64::from(narrow.outcome.is_red());
+            if let Some(details) = details {
+                let owner: Option<i64> = conn
+                    .query_row(
+                        "SELECT run_id FROM execution_details WHERE id = ?1",
+                        [details],
+                        |row| row.get(0),
+                    )
+                    .optional()?;
+                if owner != Some(run_id) {
+                    return fail(format!("details row {details} is not run {run_id}'s"));
+                }
+                read_details(conn, Some(details), slot)?;
+            }
+        }
+    }
+    let outcome_rows: u64 =
+        conn.query_row("SELECT count(*) FROM outcome_blocks", [], |row| row.get(0))?;
+    if outcome_rows != blocks {
+        return fail(format!("{outcome_rows} outcome rows for {blocks} blocks"));
+    }
+    for (run_id, (_, tests, red)) in runs {
+        let (found, found_red) = counted.get(&run_id).copied().unwrap_or_default();
+        if (found, found_red) != (tests, red) {
+            return fail(format!(
+                "run {run_id} counts {tests} tests ({red} red), its blocks {found} ({found_red})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The id of the test named `name`: the name index, then the names themselves, since two
+/// names may share a hash.
+fn find_test(conn: &Connection, name: &str) -> rusqlite::Result<Option<i64>> {
+    for test in index_candidates(conn, packed::name_hash(name))? {
+        let (block, slot) = block_and_slot(test);
+        if read_names(conn, block)?.is_some_and(|names| names.get(slot).is_some_and(|n| n == name))
+        {
+            return Ok(Some(test));
+        }
+    }
+    Ok(None)
+}
+
+/// The tests the name index holds for `hash`.
+fn index_candidates(conn: &Connection, hash: i64) -> rusqlite::Result<Vec<i64>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT entries FROM test_name_index WHERE first_hash <= ?1
+         ORDER BY first_hash DESC LIMIT 1",
+    )?;
+    let ids = statement
+        .query_row([hash], |row| {
+            packed::index_lookup(row.get_ref(0)?.as_blob()?, hash).map_err(corrupt)
+        })
+        .optional()?
+        .unwrap_or_default();
+    Ok(ids.into_iter().map(i64::from).collect())
+}
+
+/// The names of the tests of `block`, in id order.
+fn read_names(conn: &Connection, block: i64) -> rusqlite::Result<Option<Vec<String>>> {
+    let mut statement = conn.prepare_cached("SELECT names FROM test_names WHERE block = ?1")?;
+    statement
+        .query_row([block], |row| {
+            decode_names(row.get_ref(0)?.as_blob()?).map_err(corrupt)
+        })
+        .optional()
+}
+
+/// Every test's name and id, sorted by name (bytewise, as SQLite's `ORDER BY` on text
+/// did): the order the questions over every test answer in. Held in memory, a name and
+/// an id per test; the callers hold at least as much per test themselves.
+fn names_in_order(conn: &Connection) -> rusqlite::Result<Vec<(String, i64)>> {
+    let mut all = Vec::new();
+    let mut statement = conn.prepare("SELECT block, names FROM test_names ORDER BY block")?;
+    let mut rows = statement.query([])?;
+    while let Some(row) = rows.next()? {
+        let block: i64 = row.get(0)?;
+        let names = decode_names(row.get_ref(1)?.as_blob()?).map_err(corrupt)?;
+        all.extend(
+            names
+                .into_iter()
+                .enumerate()
+                .map(|(slot, name)| (name, packed::test_of(block, slot))),
+        );
+    }
+    all.sort_unstable();
+    Ok(all)
+}
+
+/// Merges sorted new entries into the name index: each row they fall in is read,
+/// merged, and written back, split in two or more when it grows past
+/// [`packed::INDEX_ROW_ENTRIES`]. An empty index is cut from the new entries alone.
+fn merge_into_index(conn: &Connection, new: &[IndexEntry]) -> rusqlite::Result<()> {
+    if new.is_empty() {
+        return Ok(());
+    }
+    let mut insert =
+        conn.prepare_cached("INSERT INTO test_name_index (first_hash, entries) VALUES (?1, ?2)")?;
+    let mut containing = conn.prepare_cached(
+        "SELECT first_hash, entries FROM test_name_index WHERE first_hash <= ?1
+         ORDER BY first_hash DESC LIMIT 1",
+    )?;
+    let mut following = conn.prepare_cached(
+        "SELECT first_hash FROM test_name_index WHERE first_hash > ?1
+         ORDER BY first_hash LIMIT 1",
+    )?;
+    let mut update =
+        conn.prepare_cached("UPDATE test_name_index SET entries = ?2 WHERE first_hash = ?1")?;
+    let mut at = 0;
+    while let Some(&(hash, _)) = new.get(at) {
+        let row = containing
+            .query_row([hash], |row| {
+                let entries = decode_index(row.get_ref(1)?.as_blob()?).map_err(corrupt)?;
+                Ok((row.get::<_, i64>(0)?, entries))
+            })
+            .optional()?;
+        let Some((first, old)) = row else {
+            // No row yet: the first one starts at the smallest hash there is.
+            for (index, piece) in split_index(new).into_iter().enumerate() {
+                let first = if index == 0 { i64::MIN } else { piece[0].0 };
+                insert.execute(params![first, encode_index(piece)])?;
+            }
+            return Ok(());
+        };
+        let end: Option<i64> = following.query_row([first], |row| row.get(0)).optional()?;
+        let until = at + new[at..].partition_point(|&(hash, _)| end.is_none_or(|end| hash < end));
+        let merged = merge_index(&old, &new[at..until]);
+        let pieces = split_index(&merged);
+        for (index, piece) in pieces.into_iter().enumerate() {
+            if index == 0 {
+                update.execute(params![first, encode_index(piece)])?;
+            } else {
+                insert.execute(params![piece[0].0, encode_index(piece)])?;
+            }
+        }
+        at = until;
+    }
+    Ok(())
 }
 
 impl HistoryStore for SqliteStore {
@@ -296,8 +902,8 @@ impl HistoryStore for SqliteStore {
         run: &NewRun,
     ) -> Result<Box<dyn IngestSession + 'a>, HistoryError> {
         let this: &'a SqliteStore = self;
-        let session =
-            SqliteIngest::begin(&this.conn, &this.origin, run).map_err(|e| this.error(e))?;
+        let session = ingest::SqliteIngest::begin(&this.conn, &this.origin, run, this.tuning)
+            .map_err(|e| this.error(e))?;
         Ok(Box::new(session))
     }
 
@@ -331,305 +937,14 @@ impl HistoryStore for SqliteStore {
     }
 }
 
-/// One file's ingest: a write transaction holding the run row and its executions.
-///
-/// Memory stays flat however many executions arrive: test ids are looked up through a
-/// prepared statement on the unique index rather than cached, at most
-/// [`ROWS_PER_INSERT`] executions wait to be written, and the tests already seen in this
-/// run are one bit per test of the history (see [`SeenTests`]).
-struct SqliteIngest<'a> {
-    // Declared before `transaction` so that they are finalized before it rolls back.
-    find_test: Statement<'a>,
-    insert_test: Statement<'a>,
-    insert_execution: Statement<'a>,
-    insert_executions: Statement<'a>,
-    insert_details: Statement<'a>,
-    read_execution: Statement<'a>,
-    update_execution: Statement<'a>,
-    delete_details: Statement<'a>,
-    transaction: Transaction<'a>,
-    /// Declared after `transaction`: foreign keys come back on once it has ended.
-    _checks: ForeignKeysPaused<'a>,
-    origin: &'a Origin,
-    run_id: i64,
-    started_at: i64,
-    tests: u64,
-    red: u64,
-    /// Whether the last test id was new to the history. A file's tests are nearly all new
-    /// (a first ingest) or nearly all known (every later one), so trying the statement
-    /// that served the last one first saves a statement per execution either way.
-    expect_new_test: bool,
-    /// The tests this run holds so far: a second execution of one is a retry.
-    seen: SeenTests,
-    /// Executions waiting to be written by one multi-row statement.
-    pending: Vec<PendingRow>,
-}
-
-/// Executions written by one statement. A statement's own cost (opening cursors on the
-/// table and its index, binding, finishing) is about as large as writing one narrow row;
-/// sharing it among 16 rows took a fifth off the storing thread's instructions (8 rows
-/// gained a little less, 32 to 128 rows less again).
-const ROWS_PER_INSERT: usize = 16;
-
-/// An execution row waiting for [`INSERT_EXECUTION`]'s multi-row form.
-struct PendingRow {
-    test: i64,
-    outcome: i64,
-    duration: Option<f64>,
-    attempts: u32,
-    file: Option<String>,
-    line: Option<u32>,
-}
-
-/// `?1` is the run, `?2` the test, `?3` the run's start, then the execution's own
-/// columns; [`UPDATE_EXECUTION`] takes the same eight parameters so one binding serves
-/// both. No conflict clause: a retry never reaches it ([`SeenTests`] sends it to the
-/// update instead), so a conflict would be a bug worth failing on.
-const INSERT_EXECUTION: &str = "INSERT INTO executions (
-        run_id, test, run_started_at, outcome, duration, attempts, file, line)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-
-const UPDATE_EXECUTION: &str = "UPDATE executions SET
-        outcome = ?4, duration = ?5, attempts = ?6, file = ?7, line = ?8
-    WHERE run_id = ?1 AND test = ?2 AND run_started_at = ?3";
-
-/// [`INSERT_EXECUTION`] for `rows` rows at once.
-///
-/// `OR IGNORE` keeps SQLite from opening a statement journal: a multi-row insert that
-/// could abort halfway has to be able to undo its own first rows, and SQLite writes every
-/// page such a statement touches to a temporary file first (700 MB of writes for the
-/// 200,000-case benchmark file). Nothing is meant to be ignored: a conflict cannot happen
-/// (see [`SeenTests`]) and every value is valid by construction, and
-/// [`SqliteIngest::write_pending`] fails unless every row was written.
-fn insert_executions_sql(rows: usize) -> String {
-    let mut sql = String::from(
-        "INSERT OR IGNORE INTO executions (
-            run_id, test, run_started_at, outcome, duration, attempts, file, line)
-        VALUES ",
-    );
-    for row in 0..rows {
-        if row > 0 {
-            sql.push_str(", ");
-        }
-        sql.push_str("(?, ?, ?, ?, ?, ?, ?, ?)");
-    }
-    sql
-}
-
-/// `?1` is the run, `?2` the test.
-const INSERT_DETAILS: &str = "INSERT INTO execution_details (
-        run_id, test, signature, exception, message, failure_text, frames, failing_frame,
-        skip_message, stdout, stderr)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
-
-impl<'a> SqliteIngest<'a> {
-    fn begin(conn: &'a Connection, origin: &'a Origin, run: &NewRun) -> rusqlite::Result<Self> {
-        let checks = ForeignKeysPaused::new(conn)?;
-        // IMMEDIATE takes the write lock now: a busy database fails here, before any
-        // parsing, and a WAL snapshot cannot go stale under the transaction.
-        let transaction = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
-        let started_at = run.started_at.as_microsecond();
-        transaction.execute(
-            "INSERT INTO runs (
-                commit_sha, branch, merge_base, started_at, source, ci_provider, job, workers,
-                seed, ci, runner, os, format, producer, source_path, ingested_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-            params![
-                run.commit,
-                run.branch,
-                run.merge_base,
-                started_at,
-                run.source.as_str(),
-                run.ci_provider,
-                run.job,
-                run.workers,
-                run.seed,
-                run.conditions.ci,
-                run.conditions.runner,
-                run.conditions.os,
-                run.format,
-                run.producer,
-                run.source_path,
-                Timestamp::now().as_microsecond(),
-            ],
-        )?;
-        let run_id = transaction.last_insert_rowid();
-        Ok(SqliteIngest {
-            find_test: conn.prepare("SELECT id FROM tests WHERE test_id = ?1")?,
-            insert_test: conn.prepare(
-                "INSERT INTO tests (test_id) VALUES (?1) ON CONFLICT (test_id) DO NOTHING",
-            )?,
-            insert_execution: conn.prepare(INSERT_EXECUTION)?,
-            insert_executions: conn.prepare(&insert_executions_sql(ROWS_PER_INSERT))?,
-            insert_details: conn.prepare(INSERT_DETAILS)?,
-            read_execution: conn.prepare(&format!(
-                "SELECT {EXECUTION_COLUMNS} FROM executions e {DETAILS_JOIN}
-                 WHERE e.run_id = ?1 AND e.test = ?2"
-            ))?,
-            update_execution: conn.prepare(UPDATE_EXECUTION)?,
-            delete_details: conn
-                .prepare("DELETE FROM execution_details WHERE run_id = ?1 AND test = ?2")?,
-            transaction,
-            _checks: checks,
-            origin,
-            run_id,
-            started_at,
-            tests: 0,
-            red: 0,
-            expect_new_test: false,
-            seen: SeenTests::default(),
-            pending: Vec::with_capacity(ROWS_PER_INSERT),
-        })
-    }
-
-    fn test_row(&mut self, test_id: &str) -> rusqlite::Result<i64> {
-        if !self.expect_new_test
-            && let Some(id) = self
-                .find_test
-                .query_row([test_id], |row| row.get(0))
-                .optional()?
-        {
-            return Ok(id);
-        }
-        if self.insert_test.execute([test_id])? > 0 {
-            self.expect_new_test = true;
-            return Ok(self.transaction.last_insert_rowid());
-        }
-        self.expect_new_test = false;
-        self.find_test.query_row([test_id], |row| row.get(0))
-    }
-
-    fn try_add(
-        &mut self,
-        mut execution: Execution,
-        signature: Option<&str>,
-    ) -> rusqlite::Result<()> {
-        let test = self.test_row(&execution.test_id)?;
-        let keys = (self.run_id, test, self.started_at);
-        if self.seen.insert(test) {
-            // Written before its execution row, which waits in `pending`: foreign keys
-            // are not checked during an ingest (see `ForeignKeysPaused`).
-            write_details(&mut self.insert_details, keys, &execution, signature)?;
-            self.tests += 1;
-            self.red += u64::from(execution.outcome.is_red());
-            self.pending.push(PendingRow {
-                test,
-                outcome: outcome_code(execution.outcome),
-                duration: execution.duration,
-                attempts: execution.attempts,
-                file: execution.file.take(),
-                line: execution.line,
-            });
-            if self.pending.len() == ROWS_PER_INSERT {
-                self.write_pending()?;
-            }
-            return Ok(());
-        }
-        // The same test again in this run: a retry. Rare, so the earlier execution is
-        // read back rather than kept.
-        self.write_pending()?;
-        let mut earlier = self.read_execution.query_row([self.run_id, test], |row| {
-            read_execution(row, 0, execution.test_id.clone())
-        })?;
-        let was_red = earlier.outcome.is_red();
-        earlier.absorb_retry(execution);
-        write_execution(&mut self.update_execution, keys, &earlier)?;
-        self.delete_details.execute([self.run_id, test])?;
-        let signature = earlier.signature();
-        write_details(
-            &mut self.insert_details,
-            keys,
-            &earlier,
-            signature.as_deref(),
-        )?;
-        match (was_red, earlier.outcome.is_red()) {
-            (true, false) => self.red = self.red.saturating_sub(1),
-            (false, true) => self.red += 1,
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// Writes the waiting execution rows: whole groups with the multi-row statement, a
-    /// short rest (at a retry or the commit) one by one.
-    fn write_pending(&mut self) -> rusqlite::Result<()> {
-        let (run_id, started_at) = (self.run_id, self.started_at);
-        if self.pending.len() == ROWS_PER_INSERT {
-            let statement = &mut self.insert_executions;
-            for (index, row) in self.pending.iter().enumerate() {
-                let at = index * 8;
-                statement.raw_bind_parameter(at + 1, run_id)?;
-                statement.raw_bind_parameter(at + 2, row.test)?;
-                statement.raw_bind_parameter(at + 3, started_at)?;
-                statement.raw_bind_parameter(at + 4, row.outcome)?;
-                statement.raw_bind_parameter(at + 5, row.duration)?;
-                statement.raw_bind_parameter(at + 6, row.attempts)?;
-                statement.raw_bind_parameter(at + 7, row.file.as_deref())?;
-                statement.raw_bind_parameter(at + 8, row.line)?;
-            }
-            let written = statement.raw_execute()?;
-            if written != ROWS_PER_INSERT {
-                return Err(rusqlite::Error::StatementChangedRows(written));
-            }
-        } else {
-            for row in &self.pending {
-                self.insert_execution.execute(params![
-                    run_id,
-                    row.test,
-                    started_at,
-                    row.outcome,
-                    row.duration,
-                    row.attempts,
-                    row.file,
-                    row.line,
-                ])?;
-            }
-        }
-        self.pending.clear();
-        Ok(())
-    }
-}
-
-/// The tests a run holds so far, by their integer id: one bit per id up to
-/// [`SeenTests::BITS`] (ids are the `tests` table's dense row ids, so a history of
-/// millions of tests needs a few hundred KiB), a set for any beyond.
-#[derive(Default)]
-struct SeenTests {
-    bits: Vec<u64>,
-    beyond: std::collections::HashSet<i64>,
-}
-
-impl SeenTests {
-    /// Ids below this are kept as bits (8 MiB at most).
-    const BITS: i64 = 1 << 26;
-
-    /// Records `test`; false when it was recorded already.
-    fn insert(&mut self, test: i64) -> bool {
-        let Some(bit) = usize::try_from(test).ok().filter(|_| test < Self::BITS) else {
-            return self.beyond.insert(test);
-        };
-        let (word, mask) = (bit / 64, 1u64 << (bit % 64));
-        if word >= self.bits.len() {
-            self.bits.resize(word + 1, 0);
-        }
-        let Some(slot) = self.bits.get_mut(word) else {
-            return self.beyond.insert(test);
-        };
-        let fresh = *slot & mask == 0;
-        *slot |= mask;
-        fresh
-    }
-}
-
-/// Foreign-key enforcement switched off for one ingest transaction and back on when
+/// Foreign-key enforcement switched off for one write transaction and back on when
 /// dropped (SQLite ignores the pragma inside a transaction, so it brackets one).
 ///
 /// An ingest keeps the references true by construction: every row it writes names the
 /// run it has just inserted and a test id it has just read or inserted, and its only
-/// delete is of a details row it rewrites at once. Checking that again costs two index
-/// probes per execution, about a tenth of a large ingest. Everything else that writes
-/// (deleting runs, when retention comes) runs with enforcement on, which the cascades
-/// need.
+/// deletes are of rows of its own run that it rewrites at once. Checking that again costs
+/// index probes per row. Everything else that writes (deleting runs, when retention
+/// comes) runs with enforcement on, which the cascades need.
 struct ForeignKeysPaused<'a> {
     conn: &'a Connection,
 }
@@ -649,213 +964,43 @@ impl Drop for ForeignKeysPaused<'_> {
     }
 }
 
-impl IngestSession for SqliteIngest<'_> {
-    fn add(&mut self, execution: Execution) -> Result<(), HistoryError> {
-        let signature = execution.signature();
-        self.add_with_signature(execution, signature)
-    }
-
-    fn add_with_signature(
-        &mut self,
-        execution: Execution,
-        signature: Option<String>,
-    ) -> Result<(), HistoryError> {
-        self.try_add(execution, signature.as_deref())
-            .map_err(|e| self.origin.error(e))
-    }
-
-    fn commit(mut self: Box<Self>, content: &RunContent) -> Result<IngestReport, HistoryError> {
-        self.write_pending().map_err(|e| self.origin.error(e))?;
-        let SqliteIngest {
-            find_test,
-            insert_test,
-            insert_execution,
-            insert_executions,
-            insert_details,
-            read_execution,
-            update_execution,
-            delete_details,
-            transaction,
-            _checks: checks,
-            origin,
-            run_id,
-            tests,
-            red,
-            ..
-        } = *self;
-        drop((
-            find_test,
-            insert_test,
-            insert_execution,
-            insert_executions,
-            insert_details,
-            read_execution,
-            update_execution,
-            delete_details,
-        ));
-        let error = |e| origin.error(e);
-        let existing = transaction
-            .query_row(
-                "SELECT id, tests, red FROM runs WHERE content_key = ?1",
-                [&content.content_key],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-            )
-            .optional()
-            .map_err(error)?;
-        if let Some((existing_id, existing_tests, existing_red)) = existing {
-            transaction.rollback().map_err(error)?;
-            return Ok(IngestReport {
-                run_id: existing_id,
-                added: false,
-                tests: existing_tests,
-                red: existing_red,
-            });
-        }
-        transaction
-            .execute(
-                "UPDATE runs SET content_key = ?2, format = ?3, producer = ?4, tests = ?5, red = ?6
-                 WHERE id = ?1",
-                params![
-                    run_id,
-                    content.content_key,
-                    content.format,
-                    content.producer,
-                    tests,
-                    red
-                ],
-            )
-            .map_err(error)?;
-        transaction.commit().map_err(error)?;
-        drop(checks);
-        Ok(IngestReport {
-            run_id,
-            added: true,
-            tests,
-            red,
-        })
-    }
+/// The details of the execution in `slot` of a block, from the `execution_details` row
+/// its entry names (none when it names none).
+fn read_details(conn: &Connection, row: Option<i64>, slot: usize) -> rusqlite::Result<Details> {
+    let Some(row) = row else {
+        return Ok(Details::default());
+    };
+    let mut statement =
+        conn.prepare_cached("SELECT details FROM execution_details WHERE id = ?1")?;
+    statement.query_row([row], |row| {
+        let part = packed::open_details(row.get_ref(0)?.as_blob()?).map_err(corrupt)?;
+        packed::find_details(&part, slot)
+            .map_err(corrupt)?
+            .ok_or_else(|| corrupt(packed::Corrupt::missing()))
+    })
 }
 
-/// Binds an execution to [`INSERT_EXECUTION`] or [`UPDATE_EXECUTION`] and runs it.
-fn write_execution(
-    statement: &mut Statement<'_>,
-    (run_id, test, started_at): (i64, i64, i64),
-    execution: &Execution,
-) -> rusqlite::Result<usize> {
-    statement.execute(params![
-        run_id,
-        test,
-        started_at,
-        outcome_code(execution.outcome),
-        execution.duration,
-        execution.attempts,
-        execution.file,
-        execution.line,
-    ])
+/// An execution put together from its block entry and its details, with its signature.
+fn execution_of(test_id: String, narrow: Narrow, details: Details) -> (Execution, Option<String>) {
+    let execution = Execution {
+        test_id,
+        outcome: narrow.outcome,
+        duration: narrow.duration,
+        attempts: narrow.attempts,
+        failure: details.failure,
+        skip_message: details.skip_message,
+        file: narrow.file,
+        line: narrow.line,
+        stdout: details.stdout,
+        stderr: details.stderr,
+    };
+    (execution, details.signature)
 }
-
-/// Stores what only some executions have, when this one has any of it. `signature` is
-/// the execution's ([`Execution::signature`]).
-fn write_details(
-    statement: &mut Statement<'_>,
-    (run_id, test, _): (i64, i64, i64),
-    execution: &Execution,
-    signature: Option<&str>,
-) -> rusqlite::Result<()> {
-    let failure = execution.failure.as_ref();
-    if failure.is_none()
-        && execution.skip_message.is_none()
-        && execution.stdout.is_none()
-        && execution.stderr.is_none()
-    {
-        return Ok(());
-    }
-    let frames = failure.map(|f| to_json(&f.frames)).transpose()?;
-    let failing_frame = failure
-        .and_then(|f| f.failing_frame.as_ref())
-        .map(to_json)
-        .transpose()?;
-    statement.execute(params![
-        run_id,
-        test,
-        signature,
-        failure.and_then(|f| f.exception.as_deref()),
-        failure.map(|f| f.message.as_str()),
-        failure.map(|f| f.text.as_str()),
-        frames,
-        failing_frame,
-        execution.skip_message,
-        execution.stdout,
-        execution.stderr,
-    ])?;
-    Ok(())
-}
-
-/// Joins each execution `e` to its details `d`, which most executions do not have.
-const DETAILS_JOIN: &str =
-    "LEFT JOIN execution_details d ON d.run_id = e.run_id AND d.test = e.test";
-
-/// The columns [`read_execution`] reads, in its order.
-const EXECUTION_COLUMNS: &str = "e.outcome, e.duration, e.attempts, d.exception, d.message,
-    d.failure_text, d.frames, d.failing_frame, d.skip_message, e.file, e.line, d.stdout,
-    d.stderr";
-
-/// The columns [`stored_execution`] reads: the run's, the test id, the signature, then
-/// [`EXECUTION_COLUMNS`].
-const STORED_COLUMNS: &str = "e.run_id, e.run_started_at, r.commit_sha, r.branch, r.source,
-    t.test_id, d.signature, e.outcome, e.duration, e.attempts, d.exception, d.message,
-    d.failure_text, d.frames, d.failing_frame, d.skip_message, e.file, e.line, d.stdout,
-    d.stderr";
 
 /// The columns [`run_record`] reads, in its order.
 const RUN_COLUMNS: &str = "r.id, r.commit_sha, r.branch, r.merge_base, r.started_at, r.source,
     r.ci_provider, r.job, r.workers, r.seed, r.ci, r.runner, r.os, r.format, r.producer,
     r.source_path, r.content_key, r.tests, r.red";
-
-fn read_execution(row: &Row<'_>, at: usize, test_id: String) -> rusqlite::Result<Execution> {
-    let message: Option<String> = row.get(at + 4)?;
-    let failure = match message {
-        Some(message) => Some(Failure {
-            exception: row.get(at + 3)?,
-            message,
-            text: row.get::<_, Option<String>>(at + 5)?.unwrap_or_default(),
-            frames: match row.get_ref(at + 6)?.as_str_or_null()? {
-                Some(json) => from_json(at + 6, json)?,
-                None => Vec::new(),
-            },
-            failing_frame: row
-                .get_ref(at + 7)?
-                .as_str_or_null()?
-                .map(|json| from_json(at + 7, json))
-                .transpose()?,
-        }),
-        None => None,
-    };
-    Ok(Execution {
-        test_id,
-        outcome: outcome(row, at)?,
-        duration: row.get(at + 1)?,
-        attempts: row.get(at + 2)?,
-        failure,
-        skip_message: row.get(at + 8)?,
-        file: row.get(at + 9)?,
-        line: row.get(at + 10)?,
-        stdout: row.get(at + 11)?,
-        stderr: row.get(at + 12)?,
-    })
-}
-
-fn stored_execution(row: &Row<'_>) -> rusqlite::Result<StoredExecution> {
-    Ok(StoredExecution {
-        run_id: row.get(0)?,
-        started_at: timestamp(row, 1)?,
-        commit: row.get(2)?,
-        branch: row.get(3)?,
-        source: source(row, 4)?,
-        execution: read_execution(row, 7, row.get(5)?)?,
-        signature: row.get(6)?,
-    })
-}
 
 fn run_record(row: &Row<'_>) -> rusqlite::Result<RunRecord> {
     Ok(RunRecord {
@@ -885,72 +1030,8 @@ fn run_record(row: &Row<'_>) -> rusqlite::Result<RunRecord> {
     })
 }
 
-/// Per-test counts, computed inside SQLite over the covering index in test order so that
-/// only one row per test crosses into Rust; the last column is the outcome of the latest
-/// execution that ran.
-fn summaries_sql() -> String {
-    format!(
-        "SELECT t.test_id, s.runs, s.failures, s.skips, s.last_failure, s.last_seen,
-             (SELECT x.outcome FROM executions x
-              WHERE x.test = s.test AND x.outcome != {SKIP}
-              ORDER BY x.run_started_at DESC, x.run_id DESC
-              LIMIT 1)
-         FROM (SELECT test,
-                   sum(outcome != {SKIP}) AS runs,
-                   sum(outcome IN ({FAILED_AT_LEAST_ONCE})) AS failures,
-                   sum(outcome = {SKIP}) AS skips,
-                   max(CASE WHEN outcome IN ({FAILED_AT_LEAST_ONCE}) THEN run_started_at END)
-                       AS last_failure,
-                   max(run_started_at) AS last_seen
-               FROM executions GROUP BY test) s
-         JOIN tests t ON t.id = s.test
-         ORDER BY t.test_id",
-        SKIP = outcome_code(Outcome::Skip),
-    )
-}
-
-/// A test's last `?2` executions that ran, newest first in run order.
-fn window_sql() -> String {
-    format!(
-        "SELECT run_id, run_started_at, outcome FROM executions
-         WHERE test = ?1 AND outcome != {SKIP}
-         ORDER BY run_started_at DESC, run_id DESC
-         LIMIT ?2",
-        SKIP = outcome_code(Outcome::Skip),
-    )
-}
-
 fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.pragma_query_value(None, "user_version", |row| row.get(0))
-}
-
-/// The stored code of an outcome: its index in [`Outcome::ALL`], spelled out so that the
-/// schema does not change if that list is reordered.
-fn outcome_code(outcome: Outcome) -> i64 {
-    match outcome {
-        Outcome::Pass => 0,
-        Outcome::Fail => 1,
-        Outcome::Error => 2,
-        Outcome::Skip => 3,
-        Outcome::FlakyPass => 4,
-    }
-}
-
-/// The codes of [`Outcome::failed_at_least_once`] (fail, error, flaky-pass), for SQL.
-const FAILED_AT_LEAST_ONCE: &str = "1, 2, 4";
-
-fn outcome(row: &Row<'_>, at: usize) -> rusqlite::Result<Outcome> {
-    let code: i64 = row.get(at)?;
-    [
-        Outcome::Pass,
-        Outcome::Fail,
-        Outcome::Error,
-        Outcome::Skip,
-        Outcome::FlakyPass,
-    ]
-    .into_iter()
-    .find(|o| outcome_code(*o) == code)
-    .ok_or_else(|| unreadable(at, Type::Integer, format!("unknown outcome code {code}")))
 }
 
 fn source(row: &Row<'_>, at: usize) -> rusqlite::Result<Source> {
@@ -965,13 +1046,9 @@ fn timestamp(row: &Row<'_>, at: usize) -> rusqlite::Result<Timestamp> {
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(at, Type::Integer, Box::new(e)))
 }
 
-fn to_json<T: serde::Serialize>(value: &T) -> rusqlite::Result<String> {
-    serde_json::to_string(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
-}
-
-fn from_json<T: serde::de::DeserializeOwned>(at: usize, json: &str) -> rusqlite::Result<T> {
-    serde_json::from_str(json)
-        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(at, Type::Text, Box::new(e)))
+fn microseconds(value: i64) -> rusqlite::Result<Timestamp> {
+    Timestamp::from_microsecond(value)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, Type::Integer, Box::new(e)))
 }
 
 /// A stored value this build cannot read back.
@@ -983,6 +1060,10 @@ fn unreadable(at: usize, kind: Type, why: String) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(at, kind, Box::new(Unreadable(why)))
 }
 
+fn corrupt(error: packed::Corrupt) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(0, Type::Blob, Box::new(error))
+}
+
 /// A `LIMIT` value; SQLite takes a signed 64-bit one.
 fn sql_limit(limit: usize) -> i64 {
     i64::try_from(limit).unwrap_or(i64::MAX)
@@ -991,18 +1072,19 @@ fn sql_limit(limit: usize) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::history::RunContent;
 
     #[test]
     fn outcome_codes_follow_the_model_order() {
         for (index, outcome) in Outcome::ALL.into_iter().enumerate() {
-            assert_eq!(outcome_code(outcome), index as i64, "{outcome}");
+            assert_eq!(
+                usize::from(packed::outcome_code(outcome)),
+                index,
+                "{outcome}"
+            );
+            assert_eq!(packed::outcome_of(index as u8), Some(outcome));
         }
-        let failed: Vec<String> = Outcome::ALL
-            .into_iter()
-            .filter(|o| o.failed_at_least_once())
-            .map(|o| outcome_code(o).to_string())
-            .collect();
-        assert_eq!(failed.join(", "), FAILED_AT_LEAST_ONCE);
+        assert_eq!(packed::outcome_of(Outcome::ALL.len() as u8), None);
     }
 
     fn test_run() -> NewRun {
@@ -1059,8 +1141,10 @@ mod tests {
         assert_eq!(violations, 0);
     }
 
+    /// The questions over every test read a block's outcome rows in run order straight
+    /// from the primary key, and a name's index row is one search: no sort, no scan.
     #[test]
-    fn planner_reads_windows_and_summaries_from_the_covering_index() {
+    fn planner_reads_blocks_in_key_order_and_names_by_hash() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("h.db"), Duration::from_secs(1)).unwrap();
         let plan = |sql: &str| -> String {
@@ -1075,17 +1159,24 @@ mod tests {
                 .unwrap();
             details.join("\n")
         };
-        let window = plan(&window_sql().replace("?1", "1").replace("?2", "200"));
-        assert!(
-            window.contains("COVERING INDEX executions_by_test"),
-            "{window}"
+        let block = plan(
+            "SELECT run_id, run_started_at, outcomes FROM outcome_blocks
+             WHERE block = 1 ORDER BY run_started_at DESC, run_id DESC",
         );
-        assert!(!window.contains("TEMP B-TREE"), "{window}");
-        let summary = plan(&summaries_sql());
-        assert!(
-            summary.contains("COVERING INDEX executions_by_test"),
-            "{summary}"
+        assert!(block.contains("USING PRIMARY KEY (block=?)"), "{block}");
+        assert!(!block.contains("TEMP B-TREE"), "{block}");
+        let all = plan(
+            "SELECT block, run_started_at, outcomes FROM outcome_blocks
+             ORDER BY block, run_started_at, run_id",
         );
-        assert!(!summary.contains("TEMP B-TREE FOR GROUP BY"), "{summary}");
+        assert!(!all.contains("TEMP B-TREE"), "{all}");
+        let name = plan(
+            "SELECT entries FROM test_name_index WHERE first_hash <= 1
+             ORDER BY first_hash DESC LIMIT 1",
+        );
+        assert!(name.contains("SEARCH test_name_index"), "{name}");
+        assert!(!name.contains("TEMP B-TREE"), "{name}");
+        let run = plan("SELECT block, entries FROM execution_blocks WHERE run_id = 1");
+        assert!(run.contains("USING PRIMARY KEY (run_id=?)"), "{run}");
     }
 }
