@@ -921,7 +921,7 @@ proptest! {
 
 /// The shared corpus, found as `tests/corpus.rs` finds it.
 fn corpus_dir() -> std::path::PathBuf {
-    if let Some(dir) = std::env::var_os("CANDOR_CORPUS") {
+    if let Some(dir) = std::env::var_os(crate::env_vars::EnvVars::CANDOR_CORPUS) {
         return dir.into();
     }
     let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/results");
