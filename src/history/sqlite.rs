@@ -86,7 +86,7 @@ impl Default for Tuning {
             details_held: 8 * 1024 * 1024,
             details_part_bytes: 256 * 1024,
             name_cache_bytes: 12 * 1024 * 1024,
-            new_names_merged: 1 << 20,
+            new_names_merged: 1 << 18,
             filter_after: 512,
             filter_capacity: 1 << 20,
             window_entries_per_pass: 4 * 1024 * 1024,
