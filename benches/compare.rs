@@ -12,17 +12,20 @@
 //!    `cp` copying a canned JUnit report, at two run counts; candor's marginal time per run
 //!    beyond its child processes' own wall time is the slope.
 
+#[path = "support/quiet.rs"]
+mod quiet;
 #[path = "support/simulate.rs"]
 mod simulate;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use candor::policy::config::CompareConfig;
 use candor::records;
 use candor::stats::sequential::{Design, expected_runs_lower_bound, fixed_power};
 use clap::Parser;
+use quiet::run;
 use simulate::{Draws, simulate};
 
 #[derive(Debug, Parser)]
@@ -102,20 +105,6 @@ fn runs_to_verdict(options: &Options) {
     println!();
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "b")
-        .env("GIT_AUTHOR_EMAIL", "b@example.invalid")
-        .env("GIT_COMMITTER_NAME", "b")
-        .env("GIT_COMMITTER_EMAIL", "b@example.invalid")
-        .stdout(Stdio::null())
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?}");
-}
-
 /// (candor's wall seconds, the children's wall seconds, runs)
 fn compare_once(repo: &Path, runs_per_side: u32) -> (f64, f64, u32) {
     let started = Instant::now();
@@ -151,7 +140,7 @@ fn compare_once(repo: &Path, runs_per_side: u32) -> (f64, f64, u32) {
 fn overhead(options: &Options) {
     let temp = tempfile::tempdir().expect("temp dir");
     let repo = temp.path();
-    git(repo, &["init", "--quiet", "-b", "main"]);
+    run(repo, "git", &["init", "--quiet", "-b", "main"]);
     std::fs::write(
         repo.join("candor.toml"),
         "[runner]\nkind = \"command\"\ncommand = [\"cp\", \"canned/{test}.xml\", \"{report}\"]\n",
@@ -164,8 +153,8 @@ fn overhead(options: &Options) {
     )
     .expect("report");
     std::fs::write(repo.join(".gitignore"), ".candor/\n").expect("ignore");
-    git(repo, &["add", "-A"]);
-    git(repo, &["commit", "--quiet", "-m", "trivial"]);
+    run(repo, "git", &["add", "-A"]);
+    run(repo, "git", &["commit", "--quiet", "-m", "trivial"]);
     // Warm the worktree and the history so both measurements reuse them.
     compare_once(repo, 1);
     let mut slopes = Vec::new();

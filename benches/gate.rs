@@ -5,9 +5,13 @@
 //! time is in score-report.json) and the runner's probe and listing (`listing_seconds`). Median of
 //! `--iterations`. See docs/benchmarks.md.
 
+#[path = "support/quiet.rs"]
+mod quiet;
+
+use quiet::run;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use clap::Parser;
@@ -27,20 +31,6 @@ struct Options {
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
-}
-
-fn run(dir: &Path, program: &str, args: &[&str]) {
-    let status = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "b")
-        .env("GIT_AUTHOR_EMAIL", "b@example.invalid")
-        .env("GIT_COMMITTER_NAME", "b")
-        .env("GIT_COMMITTER_EMAIL", "b@example.invalid")
-        .stdout(Stdio::null())
-        .status()
-        .expect("the program runs");
-    assert!(status.success(), "{program} {args:?}");
 }
 
 fn write(path: &Path, text: &str) {
