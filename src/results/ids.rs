@@ -52,7 +52,9 @@ pub fn pytest_module_node(name: &str, file: Option<&str>) -> String {
     }
     let dotted_module = !name.is_empty()
         && name.split('.').all(|part| {
-            part.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+            part.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
                 && part.chars().all(|c| c.is_alphanumeric() || c == '_')
         });
     if dotted_module {
@@ -292,14 +294,22 @@ mod tests {
             "../venv/lib/python3.12/site-packages/pkg/testing.py",
         ] {
             assert_eq!(
-                pytest("tests.test_timed.TestSigner", "test_x[a.b::c/d]", Some(file)),
+                pytest(
+                    "tests.test_timed.TestSigner",
+                    "test_x[a.b::c/d]",
+                    Some(file)
+                ),
                 "tests/test_timed.py::TestSigner::test_x[a.b::c/d]"
             );
         }
         // The defining file still spells the collected module's directories when it lies
         // in them: a directory with a dot in its name.
         assert_eq!(
-            pytest("tests.v1.2.test_b.TestC", "test_x", Some("tests/v1.2/test_a.py")),
+            pytest(
+                "tests.v1.2.test_b.TestC",
+                "test_x",
+                Some("tests/v1.2/test_a.py")
+            ),
             "tests/v1.2/test_b.py::TestC::test_x"
         );
         assert_eq!(
@@ -313,7 +323,11 @@ mod tests {
         // Exact with the file: lowercase class names (`python_classes = *Tests`) and
         // nested classes.
         assert_eq!(
-            pytest("tests.test_y.outer.Inner", "test_z", Some("tests/test_y.py")),
+            pytest(
+                "tests.test_y.outer.Inner",
+                "test_z",
+                Some("tests/test_y.py")
+            ),
             "tests/test_y.py::outer::Inner::test_z"
         );
         assert_eq!(
