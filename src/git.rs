@@ -110,6 +110,18 @@ impl Git {
         ))
     }
 
+    /// When the commit `revision` names was committed (its committer date), `None` when
+    /// it names none here.
+    pub fn commit_time(&self, revision: &str) -> Result<Option<jiff::Timestamp>, GitError> {
+        let Some(commit) = self.commit(revision)? else {
+            return Ok(None);
+        };
+        let seconds = self.answer(&["show", "-s", "--format=%ct", &commit])?;
+        Ok(seconds
+            .and_then(|s| s.parse::<i64>().ok())
+            .and_then(|s| jiff::Timestamp::from_second(s).ok()))
+    }
+
     /// The full sha of the commit `revision` names, `None` when it names none here.
     pub fn commit(&self, revision: &str) -> Result<Option<String>, GitError> {
         if revision.starts_with('-') {

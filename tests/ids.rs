@@ -218,3 +218,96 @@ fn compare_finds_an_inherited_test_by_its_collected_id() {
         );
     }
 }
+
+/// Issue #12 item 1, Rust: `cargo nextest` names a library's test
+/// `triage-fixture::tests::refund`; `cargo test`'s own JSON names it `tests::refund`.
+/// Ingested with `--crate`, the JSON's tests are the tests nextest ran, not two more.
+#[test]
+fn libtest_json_with_its_crate_is_the_same_tests_as_nextest() {
+    let suite = triage_support::suite("cargo");
+    suite.write("candor.toml", "[runner]\nkind = \"nextest\"\n");
+    suite.git_with_change();
+    let ran = suite.candor(&["test", "--format", "json"], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    let nextest: Vec<String> = stored_tests(&suite).into_keys().collect();
+    assert_eq!(
+        nextest,
+        [
+            "triage-fixture::tests::payment_webhook",
+            "triage-fixture::tests::refund"
+        ]
+    );
+
+    let output = Command::new("cargo")
+        .args([
+            "test",
+            "--quiet",
+            "--",
+            "-Z",
+            "unstable-options",
+            "--format",
+            "json",
+        ])
+        .env("RUSTC_BOOTSTRAP", "1")
+        .current_dir(&suite.repo)
+        .output()
+        .expect("cargo runs");
+    assert!(output.status.success(), "{output:?}");
+    let json = suite.temp.path().join("cargo-test.jsonl");
+    std::fs::write(&json, &output.stdout).expect("the report");
+    let json = json.display().to_string();
+
+    // With its crate: the same two tests nextest ran, now with two runs each.
+    let bound = suite.candor(
+        &[
+            "ingest",
+            &json,
+            "--crate",
+            "triage-fixture",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert_eq!(bound.exit, 0, "{bound:?}");
+    assert_eq!(
+        bound.lines_of("ingest")[0]["warnings"],
+        serde_json::json!([])
+    );
+    let stored = stored_tests(&suite);
+    assert_eq!(
+        stored.keys().cloned().collect::<Vec<_>>(),
+        nextest,
+        "{stored:?}"
+    );
+    assert!(stored.values().all(|&runs| runs == 2), "{stored:?}");
+
+    // Without it (into another history: the same bytes are one run in this one), named
+    // as libtest names them, and said so.
+    let other = suite.temp.path().join("other.db");
+    let other = other.display().to_string();
+    let bare = suite.candor(
+        &["ingest", &json, "--format", "json"],
+        &[("CANDOR_DB", other.as_str())],
+    );
+    assert_eq!(bare.exit, 0, "{bare:?}");
+    let warnings = bare.lines_of("ingest")[0]["warnings"].to_string();
+    assert!(warnings.contains("--crate NAME"), "{bare:?}");
+
+    // A binary is named only for libtest JSON: nextest's own JUnit is refused with it,
+    // and nothing is stored.
+    let junit = suite.temp.path().join("nextest.xml");
+    std::fs::write(
+        &junit,
+        "<testsuites><testsuite name=\"triage-fixture\"><testcase classname=\"triage-fixture\" name=\"tests::refund\"/></testsuite></testsuites>",
+    )
+    .expect("a report");
+    let junit = junit.display().to_string();
+    let refused = suite.candor(&["ingest", &junit, "--binary", "triage-fixture"], &[]);
+    assert_eq!(refused.exit, 2, "{refused:?}");
+    assert!(
+        refused.stderr.contains("nextest.xml:1:1: this is junit"),
+        "{refused:?}"
+    );
+    assert_eq!(stored_tests(&suite), stored);
+}

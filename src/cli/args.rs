@@ -356,6 +356,15 @@ pub struct RawIngest {
     /// Where the run happened [default: ci when a CI service is detected, else local].
     #[arg(long, value_enum)]
     pub source: Option<RawSource>,
+    /// The test binary a libtest JSON file's tests ran in, as nextest names it (`pkg`,
+    /// `pkg::integration_test`, `pkg::bin/name`): their ids become `ID::module::test`, the
+    /// ids `cargo nextest` and `candor test` give them. libtest's JSON does not name it.
+    #[arg(long, value_name = "ID", value_parser = NonEmptyStringValueParser::new(), conflicts_with = "crate_name")]
+    pub binary: Option<String>,
+    /// The package whose library unit tests a libtest JSON file holds (`cargo test -p NAME
+    /// --lib`): the same as `--binary NAME`.
+    #[arg(long = "crate", value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
+    pub crate_name: Option<String>,
 }
 
 /// `--source`: the sources a user may claim; candor's own commands set the others.

@@ -153,6 +153,18 @@ pub struct Workspace {
     pub parse: ParseOptions,
 }
 
+/// Where an ingested run's commit came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommitFrom {
+    /// `--commit`.
+    Option,
+    /// The CI service's variables.
+    Ci,
+    /// The repository's HEAD, assumed for want of the others.
+    Head,
+}
+
 /// A change: the commits of a branch since its base. Ledger lines whose sha is one of them
 /// count against the change's `max_attempts_per_change`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -329,6 +341,11 @@ pub struct IngestSettings {
     pub run: NewRun,
     /// What the parsers need to know.
     pub parse: ParseOptions,
+    /// Where `run.commit` came from.
+    pub commit_from: Option<CommitFrom>,
+    /// HEAD's commit time, when the commit was taken from HEAD: a file written before it
+    /// is likely the results of an earlier commit.
+    pub head_committed_at: Option<jiff::Timestamp>,
 }
 
 /// `candor tests`, decided.
@@ -635,6 +652,7 @@ fn resolve_workspace(
         change,
         parse: ParseOptions {
             repo_root: Some(repo_root.to_string_lossy().into_owned()),
+            ..ParseOptions::default()
         },
     }
 }
@@ -678,7 +696,21 @@ fn resolve_ingest(
         head.get_or_init(|| repo.ask(warnings, "the commit", Git::head_sha))
             .clone()
     };
+    let commit_from = if raw.commit.is_some() {
+        Some(CommitFrom::Option)
+    } else if ci.commit.is_some() {
+        Some(CommitFrom::Ci)
+    } else {
+        head_sha(warnings).map(|_| CommitFrom::Head)
+    };
     let commit = raw.commit.or(ci.commit).or_else(|| head_sha(warnings));
+    let head_committed_at = (commit_from == Some(CommitFrom::Head))
+        .then(|| {
+            repo.ask(warnings, "HEAD's commit time", |git| {
+                git.commit_time("HEAD")
+            })
+        })
+        .flatten();
     // The checked-out branch says nothing about a commit given explicitly that is not HEAD.
     let commit_is_head = commit
         .as_deref()
@@ -729,7 +761,10 @@ fn resolve_ingest(
         },
         parse: ParseOptions {
             repo_root: repo_root.map(|root| root.to_string_lossy().into_owned()),
+            test_binary: raw.binary.or(raw.crate_name),
         },
+        commit_from,
+        head_committed_at,
     }
 }
 

@@ -215,15 +215,21 @@ pub fn go(package: &str, test: &str) -> String {
     }
 }
 
-/// cargo test id `crate::module::test_name`, or nextest's `binary-id::test_name`.
+/// cargo test id `binary-id::module::test_name` (nextest's binary id: `pkg` for a
+/// library's unit tests, `pkg::name` for an integration test, `pkg::bin/name`), or
+/// `module::test_name` when the binary is not known.
 ///
-/// nextest's libtest-json output names a test `binary-id$test_name`; the `$` becomes `::`
-/// so the id equals the one nextest's JUnit output gives (`classname::name`).
+/// nextest's libtest-json output names a test `binary-id$test_name`: such a name carries
+/// its binary, the `$` becomes `::`, and the id equals the one nextest's JUnit output
+/// gives (`classname::name`). Any other name is prefixed with `binary` when given, even
+/// when it already starts with it (a module named like its crate, `foo::foo::t`).
 pub fn cargo(binary: Option<&str>, name: &str) -> String {
-    let name = name.replacen('$', "::", 1);
+    if let Some((carried, test)) = name.split_once('$') {
+        return format!("{carried}::{test}");
+    }
     match binary.filter(|b| !b.is_empty()) {
-        Some(binary) if !name.starts_with(&format!("{binary}::")) => format!("{binary}::{name}"),
-        _ => name,
+        Some(binary) => format!("{binary}::{name}"),
+        None => name.to_owned(),
     }
 }
 
@@ -273,6 +279,9 @@ mod tests {
             cargo(Some("mycrate"), "tests::fails"),
             "mycrate::tests::fails"
         );
+        // A module named like its crate is still a module: listing and running agree.
+        assert_eq!(cargo(Some("foo"), "foo::t"), cargo(None, "foo$foo::t"));
+        assert_eq!(cargo(Some("other"), "foo$t"), "foo::t");
     }
 
     /// Issue #12 item 1: a test class defined in `tests/test_base.py` and collected again

@@ -99,6 +99,7 @@ impl Bench<'_> {
             .run_one(&context, self.test, RunOptions { seed })?;
         let parse = ParseOptions {
             repo_root: Some(root.root.to_string_lossy().into_owned()),
+            ..ParseOptions::default()
         };
         let (record, execution) = run_record(
             &RunPlace {

@@ -251,6 +251,7 @@ fn replay(
     };
     let parse = ParseOptions {
         repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
     };
     let records_dir = plan.dir.join("records");
     let mut made = 0;
@@ -323,6 +324,7 @@ fn store_replays(
     let mut store = open_store(db, Open::CreateIfMissing)?;
     let parse = ParseOptions {
         repo_root: Some(repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
     };
     for record in records {
         if !fs_err::metadata(&record.report).is_ok_and(|m| m.len() > 0) {
