@@ -229,6 +229,11 @@ fn error_body(error: &IngestError) -> ErrorBody {
     }
 }
 
+/// How much earlier than HEAD's commit a file must have been written to be warned about:
+/// commit times are whole seconds and file times come from a coarse clock, so a file
+/// written just after the commit can look a moment older.
+const WRITTEN_BEFORE_SLACK: jiff::SignedDuration = jiff::SignedDuration::from_secs(2);
+
 /// What the reader should know that candor assumed for this file: a commit taken from
 /// HEAD for a file written before HEAD was committed, and libtest ids without their test
 /// binary.
@@ -239,7 +244,7 @@ fn assumptions(settings: &IngestSettings, file: &Path, done: &FileIngest) -> Vec
         settings.run.commit.as_deref(),
         settings.head_committed_at,
         done.written_at,
-    ) && written < committed
+    ) && written < committed - WRITTEN_BEFORE_SLACK
     {
         said.push(format!(
             "written at {} (per {}), before HEAD {} was committed at {}: these are likely an earlier commit's results, stored as HEAD's; pass --commit SHA to store them for the commit they ran on",
