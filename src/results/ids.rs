@@ -45,10 +45,10 @@ pub fn pytest(classname: &str, name: &str, file: Option<&str>) -> String {
 )]
 pub fn pytest_module_node(name: &str, file: Option<&str>) -> String {
     let name = name.trim();
-    if let Some(file) = file.map(normalize_file).filter(|f| f.ends_with(".py")) {
-        if same_module(name, &file[..file.len() - 3]) {
-            return file;
-        }
+    if let Some(file) = file.map(normalize_file).filter(|f| f.ends_with(".py"))
+        && same_module(name, &file[..file.len() - 3])
+    {
+        return file;
     }
     let dotted_module = !name.is_empty()
         && name.split('.').all(|part| {
@@ -85,10 +85,10 @@ pub fn pytest_prefix(classname: &str, file: Option<&str>, root: FileRoot) -> Str
         }
         // A path relative to the repository, with pytest's rootdir further down: the
         // classname's module is the file's tail.
-        if root == FileRoot::Repository {
-            if let Some(rest) = module_at_tail(classname, stem) {
-                return with_classes(file.clone(), rest.strip_prefix('.'));
-            }
+        if root == FileRoot::Repository
+            && let Some(rest) = module_at_tail(classname, stem)
+        {
+            return with_classes(file.clone(), rest.strip_prefix('.'));
         }
     }
     let (module, classes) = split_classes(classname);
@@ -176,10 +176,10 @@ fn spelled_directory<'a, 'f>(module: &'a str, file: &'f str) -> Option<(&'f str,
     let mut directory = file;
     while let Some(slash) = directory.rfind('/') {
         directory = &directory[..slash];
-        if let Some(rest) = strip_module(module, directory).and_then(|r| r.strip_prefix('.')) {
-            if !rest.is_empty() {
-                return Some((directory, rest));
-            }
+        if let Some(rest) = strip_module(module, directory).and_then(|r| r.strip_prefix('.'))
+            && !rest.is_empty()
+        {
+            return Some((directory, rest));
         }
     }
     None

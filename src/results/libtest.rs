@@ -6,9 +6,12 @@
 //! - One JSON object per line. Lines that are not JSON (test output that escaped capture,
 //!   `git init` messages) and JSON lines that are not libtest events (tracing's JSON logs:
 //!   no string `type`) are skipped; several suites follow each other in one stream.
-//! - Test ids are `ids::cargo(None, name)`: nextest's `binary-id$test` becomes
-//!   `binary-id::test`. Plain `cargo test` does not name the test binary, so one test path
-//!   present in two binaries gets one id. nextest's retry suffix (`…$test#3`, the number
+//! - Test ids are `ids::cargo(binary, name)`: nextest's `binary-id$test` becomes
+//!   `binary-id::test`. Plain `cargo test` does not name the test binary: the caller's
+//!   `ParseOptions::test_binary` (`candor ingest --binary`/`--crate`) prefixes every name
+//!   that carries none except doc tests, and is refused (`ParseError::Ambiguous`) for a
+//!   second suite with such tests; without it, one test path present in two binaries
+//!   gets one id. nextest's retry suffix (`…$test#3`, the number
 //!   of attempts) and stress marker (`binary-id@stress-4$test`) are not part of the id:
 //!   the attempts are counted, and an `ok` after retries is a flaky pass (without a
 //!   failure: libtest-json carries no output for the failed attempts).

@@ -1,5 +1,5 @@
-//! The pytest adapter: JUnit XML (`xunit1`, which carries the `file` attribute the ids
-//! need), node ids after `--` so that no id is read as an option, rerunfailures and the
+//! The pytest adapter: JUnit XML (`xunit1`, whose `file` attribute spells module paths
+//! exactly; the ids come from the collected module, `results::ids::pytest`), node ids after `--` so that no id is read as an option, rerunfailures and the
 //! cache off, pytest-randomly's seed when it is installed.
 //!
 //! For `candor order`: pytest runs node ids given on the command line in the order given
