@@ -206,7 +206,9 @@ fn has_extension(file: &str, extensions: &[&str]) -> bool {
 }
 
 /// pytest's dotted classname starts with the module the `file` names
-/// (`test_order.TestOrder` in `…/tests/test_order.py`).
+/// (`test_order.TestOrder` in `…/tests/test_order.py`), or, for a test class collected
+/// in another module than the one defining it, with the file's directories
+/// (`tests.test_timed.TestC` defined in `tests/test_base.py`).
 fn looks_like_pytest(classname: &str, file: &str) -> bool {
     let Some(module) = file.strip_suffix(".py") else {
         return false;
@@ -216,7 +218,11 @@ fn looks_like_pytest(classname: &str, file: &str) -> bool {
         .filter(|s| !s.is_empty())
         .collect();
     let dotted: Vec<&str> = classname.split('.').collect();
+    let directories = &path[..path.len().saturating_sub(1)];
     (1..=path.len().min(dotted.len())).any(|k| path[path.len() - k..] == dotted[..k])
+        || (!directories.is_empty()
+            && dotted.len() > directories.len()
+            && dotted[..directories.len()] == *directories)
 }
 
 /// go-junit-report without its `go.version` property: the classname is the package
@@ -515,6 +521,11 @@ mod tests {
         let mut pytest_like = case("test_order.TestOrder", "test_x", "Flaky");
         pytest_like.file = "/home/runner/work/tests/test_order.py";
         assert_eq!(decide(&hints, pytest_like), Producer::Pytest);
+        // The first case is a class collected in another module than its file's, in a
+        // suite renamed from `pytest` (issue #12 item 1).
+        let mut inherited = case("tests.test_timed.TestC", "test_x", "nightly");
+        inherited.file = "tests/test_base.py";
+        assert_eq!(decide(&hints, inherited), Producer::Pytest);
         let mut unittest_like = case("TestAcme", "test_x", "TestAcme-2025");
         unittest_like.file = "tests/test_lib.py";
         assert_eq!(decide(&hints, unittest_like), Producer::Junit);
