@@ -176,7 +176,7 @@ impl Git {
         }
         for candidate in ["main", "master"] {
             if exists(candidate)? {
-                return Ok(Some((candidate.to_owned(), "the local branch of that name")));
+                return Ok(Some((candidate.to_owned(), "a local branch")));
             }
         }
         Ok(None)
@@ -588,7 +588,7 @@ mod tests {
         );
         assert_eq!(
             repo.default_branch_name().expect("git runs"),
-            Some(("main".to_owned(), "the local branch of that name"))
+            Some(("main".to_owned(), "a local branch"))
         );
         assert_eq!(
             repo.merge_base(&tip, "main").expect("git runs").as_deref(),
