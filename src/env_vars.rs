@@ -77,8 +77,7 @@ impl EnvVars {
     /// The step's label, recorded as the run's job.
     pub const BUILDKITE_LABEL: &'static str = "BUILDKITE_LABEL";
     /// The pipeline's default branch, read like GitLab's `CI_DEFAULT_BRANCH`.
-    pub const BUILDKITE_PIPELINE_DEFAULT_BRANCH: &'static str =
-        "BUILDKITE_PIPELINE_DEFAULT_BRANCH";
+    pub const BUILDKITE_PIPELINE_DEFAULT_BRANCH: &'static str = "BUILDKITE_PIPELINE_DEFAULT_BRANCH";
 
     // CircleCI (<https://circleci.com/docs/variables/>).
 

@@ -555,11 +555,19 @@ mod tests {
         // One pass against one failure: p = 0.5, nothing learned but the counts.
         let thin = with_history(Some(Tier::Probation), &evidence((1, 0), (1, 1)));
         assert_eq!(thin.kind, VerdictKind::Unverified);
-        assert!(thin.reason.contains("passed 1 of 1 run at the merge base"), "{}", thin.reason);
+        assert!(
+            thin.reason.contains("passed 1 of 1 run at the merge base"),
+            "{}",
+            thin.reason
+        );
         // Failing at the base too is said, and never lowers the verdict to green.
         let both = with_history(None, &evidence((4, 4), (4, 4)));
         assert_eq!(both.kind, VerdictKind::Unverified);
-        assert!(both.reason.contains("passed 0 of 4 runs at the merge base"), "{}", both.reason);
+        assert!(
+            both.reason.contains("passed 0 of 4 runs at the merge base"),
+            "{}",
+            both.reason
+        );
         assert_eq!(both.exit_code(), exit_codes::NEGATIVE);
         // No merge base known: no comparison, whatever the counts.
         let mut unknown = evidence((12, 0), (4, 4));
@@ -568,7 +576,9 @@ mod tests {
         // An empty history says so.
         let empty = with_history(None, &evidence((0, 0), (1, 1)));
         assert!(
-            empty.reason.contains("the history holds no run of it at the merge base a1b2c3d or on main"),
+            empty
+                .reason
+                .contains("the history holds no run of it at the merge base a1b2c3d or on main"),
             "{}",
             empty.reason
         );

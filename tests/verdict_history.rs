@@ -56,7 +56,8 @@ fn issue_12_item_4_an_unverified_red_on_a_new_repository_fails_the_command() {
     let ran = suite.candor(&["test", "--seed", "1"], &[]);
     assert_eq!(ran.exit, 1, "an unverified red is not green: {ran:?}");
     assert!(
-        ran.stdout.contains(&format!("unverified  {BROKEN}  [unlisted]")),
+        ran.stdout
+            .contains(&format!("unverified  {BROKEN}  [unlisted]")),
         "{ran:?}"
     );
     // The failure itself is shown for an unverified red, not only for a regression.
@@ -122,14 +123,23 @@ fn issue_12_item_4_triage_reads_the_merge_base_runs_in_the_history() {
     let history = &verdict["history"];
     assert_eq!(history["merge_base"], base.as_str());
     assert_eq!(
-        (&history["at_merge_base"]["runs"], &history["at_merge_base"]["failures"]),
+        (
+            &history["at_merge_base"]["runs"],
+            &history["at_merge_base"]["failures"]
+        ),
         (&4.into(), &0.into())
     );
     assert_eq!(
-        (&history["on_change"]["runs"], &history["on_change"]["failures"]),
+        (
+            &history["on_change"]["runs"],
+            &history["on_change"]["failures"]
+        ),
         (&4.into(), &4.into())
     );
-    assert!(history["p_value"].as_f64().is_some_and(|p| p < 0.05), "{history}");
+    assert!(
+        history["p_value"].as_f64().is_some_and(|p| p < 0.05),
+        "{history}"
+    );
 
     // A stricter alpha keeps the same history unverified, and still exit 1.
     suite.write("candor.toml", "[compare]\nalpha = 0.01\n");
@@ -176,14 +186,24 @@ fn issue_12_item_5_a_failing_branch_does_not_quarantine_a_test_on_main() {
 
     // `tests` counts the same runs and says which.
     let tests = suite.candor(&["tests", "--format", "json"], &[]);
-    assert_eq!(tests.lines_of("counted")[0]["branches"], serde_json::json!(["main"]));
+    assert_eq!(
+        tests.lines_of("counted")[0]["branches"],
+        serde_json::json!(["main"])
+    );
     let listed = tests.lines_of("test");
     let broken = listed.iter().find(|t| t["id"] == BROKEN).expect("listed");
-    assert_eq!((&broken["runs"], &broken["failures"]), (&3.into(), &0.into()));
+    assert_eq!(
+        (&broken["runs"], &broken["failures"]),
+        (&3.into(), &0.into())
+    );
 
     // `show` lists every run and marks those reliability does not count.
     let shown = suite.candor(&["show", BROKEN], &[]);
-    assert_eq!(shown.stdout.matches("agent/subtract*").count(), 4, "{shown:?}");
+    assert_eq!(
+        shown.stdout.matches("agent/subtract*").count(),
+        4,
+        "{shown:?}"
+    );
     assert_eq!(shown.stdout.matches("  main  ").count(), 3, "{shown:?}");
     assert!(
         shown

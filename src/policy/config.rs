@@ -1517,6 +1517,20 @@ mod tests {
         assert_eq!(parse("").unwrap().rerun, RerunConfig::default());
     }
 
+    /// Issue 12 item 5: `[reliability] branches` takes names and globs; an empty list or
+    /// a broken glob is refused with its line.
+    #[test]
+    fn reliability_branches_are_checked() {
+        assert!(parse("").unwrap().reliability.branches.is_none());
+        let config = parse("[reliability]\nbranches = [\"main\", \"release/*\"]\n").unwrap();
+        let branches = config.reliability.branches.expect("branches");
+        assert!(branches[1].matches("release/2.0") && !branches[1].matches("main"));
+        let empty = parse("[reliability]\nbranches = []\n").unwrap_err().to_string();
+        assert!(empty.contains("candor.toml:2:") && empty.contains("is empty"), "{empty}");
+        let broken = parse("[reliability]\nbranches = [\"release/[\"]\n").unwrap_err().to_string();
+        assert!(broken.contains("is not a valid glob"), "{broken}");
+    }
+
     /// The default file's commented `[[fingerprint]]` example, uncommented.
     fn example_fingerprint() -> String {
         let start = DEFAULT_CONFIG

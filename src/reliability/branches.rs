@@ -174,7 +174,13 @@ impl Counted {
     /// For people: `12 runs on other branches and 3 runs with no branch are not counted`,
     /// or `None` when every run counts.
     pub fn left_out(&self) -> Option<String> {
-        let runs = |n: usize| if n == 1 { "1 run".to_owned() } else { format!("{n} runs") };
+        let runs = |n: usize| {
+            if n == 1 {
+                "1 run".to_owned()
+            } else {
+                format!("{n} runs")
+            }
+        };
         match (self.other_branches, self.unknown_branch) {
             (0, 0) => None,
             (other, 0) => Some(format!("{} on other branches not counted", runs(other))),
@@ -196,7 +202,10 @@ mod tests {
     use super::*;
 
     fn patterns(texts: &[&str]) -> Vec<BranchPattern> {
-        texts.iter().map(|t| BranchPattern::new(t).unwrap()).collect()
+        texts
+            .iter()
+            .map(|t| BranchPattern::new(t).unwrap())
+            .collect()
     }
 
     #[test]
@@ -219,7 +228,10 @@ mod tests {
         assert!(selection.counts(Some("release/1.2")));
         assert!(!selection.counts(Some("release/1.2/agent")));
         assert!(selection.counts(Some("hotfix/a/b")));
-        assert!(!selection.counts(Some("trunk")), "configured replaces detected");
+        assert!(
+            !selection.counts(Some("trunk")),
+            "configured replaces detected"
+        );
         assert!(!selection.counts(None));
         assert_eq!(selection.patterns(), ["main", "release/*", "hotfix/**"]);
     }

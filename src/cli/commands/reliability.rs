@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use jiff::civil::Date;
 use serde::Serialize;
 
+use super::counted::{CountedLine, CountedRuns};
 use super::{Open, open_store};
 use crate::cli::error::CliError;
 use crate::cli::output::{Align, Cell, Column, Printer, Style, human_rate, render_table};
 use crate::cli::settings::ReliabilitySettings;
 use crate::exit_codes;
 use crate::policy::Config;
-use super::counted::{CountedLine, CountedRuns};
 use crate::reliability::{ReliabilityFile, Row, evaluate_history_in, utc_date, write_atomic};
 use crate::stats::tiers::{Change, Tier};
 use crate::stats::wilson::Interval;

@@ -11,9 +11,9 @@ use crate::cli::error::CliError;
 use crate::cli::output::{
     Align, Cell, Column, Printer, Style, human_duration, human_time, render_table, short,
 };
+use crate::cli::settings::DefaultBranch;
 use crate::cli::settings::ShowSettings;
 use crate::exit_codes;
-use crate::cli::settings::DefaultBranch;
 use crate::history::{HistoryStore, Source, StoredExecution};
 use crate::policy::Config;
 use crate::reliability::BranchSelection;

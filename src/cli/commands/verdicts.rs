@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use crate::cli::error::CliError;
 use crate::cli::output::{Printer, Style, short, terminal_safe};
-use crate::exit_codes;
 use crate::cli::settings::{DefaultBranch, Workspace};
+use crate::exit_codes;
 use crate::history::{HistoryStore, NewRun};
 use crate::ledger::Ledger;
 use crate::policy::{Config, RunConditions};
@@ -125,8 +125,8 @@ impl HistoryLookup<'_> {
     /// failing run on the change when the history holds none (the file may be stored
     /// too: it is not counted twice).
     pub fn evidence(&self, red: &Red) -> Result<HistoryEvidence, CliError> {
-        let default_branch = (!self.selection.is_every_branch())
-            .then(|| self.selection.patterns().join(", "));
+        let default_branch =
+            (!self.selection.is_every_branch()).then(|| self.selection.patterns().join(", "));
         let mut evidence = HistoryEvidence {
             merge_base: self.merge_base.clone(),
             default_branch,
