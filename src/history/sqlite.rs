@@ -480,13 +480,12 @@ impl SqliteStore {
     ) -> rusqlite::Result<()> {
         let snapshot = self.snapshot()?;
         if size > 0 {
-            let runs = match only {
-                Some(only) => only.len(),
-                None => {
-                    let runs: i64 =
-                        snapshot.query_row("SELECT count(*) FROM runs", [], |row| row.get(0))?;
-                    usize::try_from(runs).unwrap_or(usize::MAX)
-                }
+            let runs = if let Some(only) = only {
+                only.len()
+            } else {
+                let runs: i64 =
+                    snapshot.query_row("SELECT count(*) FROM runs", [], |row| row.get(0))?;
+                usize::try_from(runs).unwrap_or(usize::MAX)
             };
             let depth = size.min(runs).max(1);
             let per_pass = (self.tuning.window_entries_per_pass / depth).max(1);

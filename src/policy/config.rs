@@ -1525,9 +1525,16 @@ mod tests {
         let config = parse("[reliability]\nbranches = [\"main\", \"release/*\"]\n").unwrap();
         let branches = config.reliability.branches.expect("branches");
         assert!(branches[1].matches("release/2.0") && !branches[1].matches("main"));
-        let empty = parse("[reliability]\nbranches = []\n").unwrap_err().to_string();
-        assert!(empty.contains("candor.toml:2:") && empty.contains("is empty"), "{empty}");
-        let broken = parse("[reliability]\nbranches = [\"release/[\"]\n").unwrap_err().to_string();
+        let empty = parse("[reliability]\nbranches = []\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            empty.contains("candor.toml:2:") && empty.contains("is empty"),
+            "{empty}"
+        );
+        let broken = parse("[reliability]\nbranches = [\"release/[\"]\n")
+            .unwrap_err()
+            .to_string();
         assert!(broken.contains("is not a valid glob"), "{broken}");
     }
 

@@ -117,6 +117,10 @@ pub fn evaluate_history(
 
 /// [`evaluate_history`] counting only the runs whose ids are in `runs` (`None`: every
 /// run), as [`BranchSelection::split`] gives them.
+#[expect(
+    clippy::implicit_hasher,
+    reason = "the store's trait takes the std set, as `BranchSelection::split` makes it"
+)]
 pub fn evaluate_history_in(
     store: &dyn HistoryStore,
     previous: &ReliabilityFile,
