@@ -158,6 +158,42 @@ impl Git {
         Ok(None)
     }
 
+    /// The default branch's own name, as runs record their branch (`main`, not
+    /// `origin/main`), with where it was found: `origin`'s HEAD, else `init.defaultBranch`
+    /// when a local branch of that name exists, else a local `main` or `master`; `None`
+    /// when none of them says.
+    pub fn default_branch_name(&self) -> Result<Option<(String, &'static str)>, GitError> {
+        if let Some(target) =
+            self.answer(&["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"])?
+            && let Some(name) = target.strip_prefix("refs/remotes/origin/")
+            && !name.is_empty()
+        {
+            return Ok(Some((name.to_owned(), "origin/HEAD")));
+        }
+        let exists = |name: &str| -> Result<bool, GitError> {
+            Ok(self
+                .answer(&[
+                    "rev-parse",
+                    "--verify",
+                    "--quiet",
+                    &format!("refs/heads/{name}"),
+                ])?
+                .is_some())
+        };
+        if let Some(configured) = self.answer(&["config", "--get", "init.defaultBranch"])?
+            && !configured.starts_with('-')
+            && exists(&configured)?
+        {
+            return Ok(Some((configured, "init.defaultBranch")));
+        }
+        for candidate in ["main", "master"] {
+            if exists(candidate)? {
+                return Ok(Some((candidate.to_owned(), "a local branch")));
+            }
+        }
+        Ok(None)
+    }
+
     /// Checks `commit` out, detached, in a worktree at `path` that candor owns: created on
     /// first use, reused afterwards (its untracked files removed, ignored build output
     /// kept, so a second comparison does not rebuild from nothing). The user's own work
@@ -561,6 +597,10 @@ mod tests {
         assert_eq!(
             repo.default_branch().expect("git runs").as_deref(),
             Some("main")
+        );
+        assert_eq!(
+            repo.default_branch_name().expect("git runs"),
+            Some(("main".to_owned(), "a local branch"))
         );
         assert_eq!(
             repo.merge_base(&tip, "main").expect("git runs").as_deref(),

@@ -998,6 +998,33 @@ fn assert_answers_as_the_model(store: &SqliteStore, runs: &[model::Run]) {
             .unwrap();
         assert_eq!(windows, model::windows(runs, size), "windows({size})");
     }
+    // Counting a subset of the runs (as reliability counts the default branch's) answers
+    // as the model does over that subset alone (issue 12 item 5).
+    let subset: Vec<model::Run> = runs
+        .iter()
+        .filter(|run| run.id % 2 == 1)
+        .map(|run| model::Run {
+            id: run.id,
+            new: run.new.clone(),
+            executions: run.executions.clone(),
+        })
+        .collect();
+    let ids: std::collections::HashSet<i64> = subset.iter().map(|run| run.id).collect();
+    assert_eq!(
+        store.tests_in(false, Some(&ids)).unwrap(),
+        model::tests(&subset, false)
+    );
+    assert_eq!(
+        store.tests_in(true, Some(&ids)).unwrap(),
+        model::tests(&subset, true)
+    );
+    for size in [1, 3, 1000] {
+        let mut windows = Vec::new();
+        store
+            .windows_in(size, Some(&ids), &mut |window| windows.push(window))
+            .unwrap();
+        assert_eq!(windows, model::windows(&subset, size), "windows_in({size})");
+    }
     for test in model::names(runs) {
         assert_eq!(
             store.executions(&test, usize::MAX).unwrap(),

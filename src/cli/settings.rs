@@ -147,6 +147,8 @@ pub struct Workspace {
     pub branch: Option<String>,
     /// HEAD's merge base with the default branch.
     pub merge_base: Option<String>,
+    /// The default branch's own name, for the history's evidence about a red test.
+    pub default_branch: Option<DefaultBranch>,
     /// The change reruns count against, or why it could not be found.
     pub change: Result<Change, String>,
     /// What the parsers need to know.
@@ -311,6 +313,30 @@ pub struct DemoSettings {
 pub struct ReliabilitySettings {
     /// Whether to write the file, and where: `Some(None)` means candor.toml's path.
     pub write: Option<Option<PathBuf>>,
+    /// The branch whose runs count unless `[reliability] branches` says otherwise.
+    pub default_branch: Option<DefaultBranch>,
+}
+
+/// The default branch's own name, as runs record their branch, and where it was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefaultBranch {
+    /// `main`, not `origin/main`.
+    pub name: String,
+    /// `CI_DEFAULT_BRANCH`, `origin/HEAD`, `init.defaultBranch`, …
+    pub found_by: String,
+}
+
+impl DefaultBranch {
+    /// The branches reliability counts under `config`.
+    pub fn selection(
+        default: Option<&DefaultBranch>,
+        config: &crate::policy::Config,
+    ) -> crate::reliability::BranchSelection {
+        crate::reliability::BranchSelection::new(
+            config.reliability.branches.as_deref(),
+            default.map(|d| (d.name.as_str(), d.found_by.as_str())),
+        )
+    }
 }
 
 /// `candor init`, decided.
@@ -355,6 +381,8 @@ pub struct TestsSettings {
     pub failing_only: bool,
     /// Only tests with this tier.
     pub tier: Option<TierFilter>,
+    /// The branch whose runs count unless `[reliability] branches` says otherwise.
+    pub default_branch: Option<DefaultBranch>,
 }
 
 /// `candor show`, decided.
@@ -364,6 +392,8 @@ pub struct ShowSettings {
     pub test_id: String,
     /// At most this many executions.
     pub limit: usize,
+    /// The branch whose runs count unless `[reliability] branches` says otherwise.
+    pub default_branch: Option<DefaultBranch>,
 }
 
 /// What settings are resolved against: the process's surroundings, passed in so that
@@ -433,11 +463,13 @@ impl Settings {
                         RawTier::Unlisted => TierFilter::Unlisted,
                     }
                 }),
+                default_branch: resolve_default_branch(context, &repo, &mut warnings),
             }),
             RawCommand::Reliability(raw) => Command::Reliability(ReliabilitySettings {
                 write: raw
                     .write
                     .map(|path| path.map(|path| context.cwd.join(path))),
+                default_branch: resolve_default_branch(context, &repo, &mut warnings),
             }),
             RawCommand::Init(raw) => Command::Init(InitSettings {
                 print: raw.print,
@@ -446,6 +478,7 @@ impl Settings {
             RawCommand::Show(raw) => Command::Show(ShowSettings {
                 test_id: raw.test,
                 limit: raw.limit as usize,
+                default_branch: resolve_default_branch(context, &repo, &mut warnings),
             }),
             RawCommand::Test(raw) => Command::Test(Box::new(TestSettings {
                 argv: raw.argv,
@@ -641,6 +674,7 @@ fn resolve_workspace(
         (None, None) => Ok(Change::default()),
     };
     let commit = head.or_else(|| ci.commit.clone());
+    let default_branch = resolve_default_branch(context, repo, warnings);
     // Outside a repository the current directory is the root, as for candor.toml: frames
     // under it are the project's own.
     let repo_root = repo.root(warnings).unwrap_or_else(|| context.cwd.clone());
@@ -649,12 +683,38 @@ fn resolve_workspace(
         commit,
         branch,
         merge_base,
+        default_branch,
         change,
         parse: ParseOptions {
             repo_root: Some(repo_root.to_string_lossy().into_owned()),
             ..ParseOptions::default()
         },
     }
+}
+
+/// The default branch's own name: the CI service's variable when it has one, else git's
+/// (`origin/HEAD`, `init.defaultBranch`, a local `main` or `master`).
+fn resolve_default_branch(
+    context: &Context<'_>,
+    repo: &Repo,
+    warnings: &mut Vec<String>,
+) -> Option<DefaultBranch> {
+    let ci = CiEnv::detect(|name| context.var(name));
+    if let Some(name) = ci.default_branch {
+        let found_by = match ci.provider {
+            Some(crate::ci_env::Provider::Buildkite) => EnvVars::BUILDKITE_PIPELINE_DEFAULT_BRANCH,
+            _ => EnvVars::CI_DEFAULT_BRANCH,
+        };
+        return Some(DefaultBranch {
+            name,
+            found_by: found_by.to_owned(),
+        });
+    }
+    repo.ask(warnings, "the default branch", Git::default_branch_name)
+        .map(|(name, how)| DefaultBranch {
+            name,
+            found_by: how.to_owned(),
+        })
 }
 
 /// The change after `base` up to `head`, `head` included.

@@ -7,6 +7,7 @@
 mod packed;
 pub mod sqlite;
 
+use std::collections::HashSet;
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -297,7 +298,17 @@ pub trait HistoryStore {
     ) -> Result<Box<dyn IngestSession + 'a>, HistoryError>;
     /// One summary per test, sorted by id; with `failing_only`, tests whose latest
     /// execution that ran (skips are not runs) was red.
-    fn tests(&self, failing_only: bool) -> Result<Vec<TestSummary>, HistoryError>;
+    fn tests(&self, failing_only: bool) -> Result<Vec<TestSummary>, HistoryError> {
+        self.tests_in(failing_only, None)
+    }
+    /// [`HistoryStore::tests`] over the runs whose ids are in `runs` only (`None`: every
+    /// run); a test with no execution in those runs is not listed. Reliability counts the
+    /// default branch's runs this way (`crate::reliability::BranchSelection`).
+    fn tests_in(
+        &self,
+        failing_only: bool,
+        runs: Option<&HashSet<i64>>,
+    ) -> Result<Vec<TestSummary>, HistoryError>;
     /// A test's executions, newest first (by the run's `started_at`, then run id), at most
     /// `limit`.
     fn executions(&self, test_id: &str, limit: usize)
@@ -313,5 +324,15 @@ pub trait HistoryStore {
     /// first in run order, handed to `visit` one test at a time in test-id order so that
     /// memory need not hold every window at once, let alone the history. Tests with no
     /// execution that ran are not visited.
-    fn windows(&self, size: usize, visit: &mut dyn FnMut(TestWindow)) -> Result<(), HistoryError>;
+    fn windows(&self, size: usize, visit: &mut dyn FnMut(TestWindow)) -> Result<(), HistoryError> {
+        self.windows_in(size, None, visit)
+    }
+    /// [`HistoryStore::windows`] over the runs whose ids are in `runs` only (`None`: every
+    /// run): each window is the test's last `size` executions that ran in those runs.
+    fn windows_in(
+        &self,
+        size: usize,
+        runs: Option<&HashSet<i64>>,
+        visit: &mut dyn FnMut(TestWindow),
+    ) -> Result<(), HistoryError>;
 }

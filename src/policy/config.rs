@@ -15,6 +15,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 
 use super::fingerprint::{Fingerprint, FingerprintConditions, MessagePattern};
+use crate::reliability::BranchPattern;
 use crate::runner::{RunnerConfig, RunnerKind};
 use crate::stats::tiers::{Tier, TierPolicy};
 
@@ -91,6 +92,8 @@ pub struct ReliabilityConfig {
     pub file: PathBuf,
     /// The tier machine's policy.
     pub tiers: TierPolicy,
+    /// `branches`: the branches whose runs count; `None` means the default branch.
+    pub branches: Option<Vec<BranchPattern>>,
 }
 
 /// `[rerun]`, resolved: how often a known flake may be rerun, and how long a fingerprint
@@ -248,6 +251,7 @@ struct RawReliability {
     promote_after_window: Option<bool>,
     default_tier: Option<Spanned<String>>,
     min_runs: Option<Spanned<i64>>,
+    branches: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -394,8 +398,12 @@ fn resolve_reliability(
 ) -> Result<ReliabilityConfig, ConfigError> {
     let mut tiers = TierPolicy::default();
     let mut file = PathBuf::from(".ci/test-reliability.yaml");
+    let mut branches = None;
     if let Some(reliability) = raw {
         let reliability = reliability.into_inner();
+        if let Some(value) = reliability.branches {
+            branches = Some(branch_patterns(source, &value)?);
+        }
         if let Some(value) = reliability.file {
             file = non_empty_path(source, "reliability.file", value)?;
         }
@@ -441,7 +449,42 @@ fn resolve_reliability(
             ),
         ));
     }
-    Ok(ReliabilityConfig { file, tiers })
+    Ok(ReliabilityConfig {
+        file,
+        tiers,
+        branches,
+    })
+}
+
+/// `reliability.branches`: at least one name or glob, each one valid.
+fn branch_patterns(
+    source: Source<'_>,
+    value: &Spanned<Vec<String>>,
+) -> Result<Vec<BranchPattern>, ConfigError> {
+    if value.get_ref().is_empty() {
+        return Err(source.error(
+            Some(value.span()),
+            "`reliability.branches` is empty: no run would count and every tier would go stale; name at least one branch (\"main\") or remove the key to count the default branch".to_owned(),
+        ));
+    }
+    value
+        .get_ref()
+        .iter()
+        .map(|text| {
+            if text.trim().is_empty() {
+                return Err(source.error(
+                    Some(value.span()),
+                    "`reliability.branches` holds an empty name".to_owned(),
+                ));
+            }
+            BranchPattern::new(text).map_err(|error| {
+                source.error(
+                    Some(value.span()),
+                    format!("`reliability.branches` entry {text:?} is not a valid glob: {error}"),
+                )
+            })
+        })
+        .collect()
 }
 
 fn resolve_rerun(source: Source<'_>, raw: Option<RawRerun>) -> Result<RerunConfig, ConfigError> {
@@ -1472,6 +1515,27 @@ mod tests {
         assert_eq!(config.triage, TriageConfig::default());
         assert!(config.fingerprints.is_empty());
         assert_eq!(parse("").unwrap().rerun, RerunConfig::default());
+    }
+
+    /// Issue 12 item 5: `[reliability] branches` takes names and globs; an empty list or
+    /// a broken glob is refused with its line.
+    #[test]
+    fn reliability_branches_are_checked() {
+        assert!(parse("").unwrap().reliability.branches.is_none());
+        let config = parse("[reliability]\nbranches = [\"main\", \"release/*\"]\n").unwrap();
+        let branches = config.reliability.branches.expect("branches");
+        assert!(branches[1].matches("release/2.0") && !branches[1].matches("main"));
+        let empty = parse("[reliability]\nbranches = []\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            empty.contains("candor.toml:2:") && empty.contains("is empty"),
+            "{empty}"
+        );
+        let broken = parse("[reliability]\nbranches = [\"release/[\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(broken.contains("is not a valid glob"), "{broken}");
     }
 
     /// The default file's commented `[[fingerprint]]` example, uncommented.

@@ -3,6 +3,7 @@
 
 mod classify;
 mod compare;
+mod counted;
 mod demo;
 mod freeze;
 mod gate;
@@ -44,7 +45,7 @@ pub fn run(
             reliability::run(reliability, &settings.db, &settings.repo_root, printer)
         }
         Command::Init(init) => init::run(init, &settings.repo_root, printer),
-        Command::Show(show) => show::run(show, &settings.db, printer),
+        Command::Show(show) => show::run(show, &settings.db, &settings.repo_root, printer),
         Command::Triage(triage) => triage::run(
             triage,
             &settings.db,

@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 use jiff::civil::Date;
 use serde::Serialize;
 
+use super::counted::{CountedLine, CountedRuns};
 use super::{Open, open_store};
 use crate::cli::error::CliError;
 use crate::cli::output::{Align, Cell, Column, Printer, Style, human_rate, render_table};
 use crate::cli::settings::ReliabilitySettings;
 use crate::exit_codes;
 use crate::policy::Config;
-use crate::reliability::{ReliabilityFile, Row, evaluate_history, utc_date, write_atomic};
+use crate::reliability::{ReliabilityFile, Row, evaluate_history_in, utc_date, write_atomic};
 use crate::stats::tiers::{Change, Tier};
 use crate::stats::wilson::Interval;
 
@@ -77,6 +78,7 @@ struct SummaryLine<'a> {
     changed: usize,
     stale: usize,
     written: Option<&'a Path>,
+    counted: CountedLine,
 }
 
 pub(super) fn run(
@@ -93,7 +95,8 @@ pub(super) fn run(
     };
     let previous = ReliabilityFile::load(&target)?;
     let store = open_store(db, Open::Existing)?;
-    let evaluation = evaluate_history(store.as_ref(), &previous, policy)?;
+    let counted = CountedRuns::read(store.as_ref(), &config, settings.default_branch.as_ref())?;
+    let evaluation = evaluate_history_in(store.as_ref(), &previous, policy, counted.filter())?;
     let written = if settings.write.is_some() {
         write_atomic(&target, &evaluation.file.render(policy)).map_err(|source| {
             CliError::Write {
@@ -119,6 +122,7 @@ pub(super) fn run(
             .count(),
         stale: evaluation.rows.iter().filter(|r| r.stale).count(),
         written,
+        counted: counted.line(),
     };
     if printer.is_json() {
         for row in &evaluation.rows {
@@ -137,6 +141,7 @@ pub(super) fn run(
             return Ok(exit_codes::OK);
         }
     }
+    printer.info(&counted.human())?;
     printer.info(&format!(
         "{} tests: {} trusted, {} probation, {} quarantined ({} changed, {} stale)",
         summary.tests,

@@ -128,20 +128,24 @@ pub(super) fn run(
         path: db.to_owned(),
     })?;
     let conditions = run_conditions(&run.run);
+    let history = judge.history(&*store, workspace);
     let judged: Vec<Judged> = store
         .run_failures(run_id)?
         .into_iter()
         .filter(|stored| stored.execution.outcome.is_red())
         .map(|stored| {
-            judge.judge(Red {
-                test_id: stored.execution.test_id,
-                outcome: stored.execution.outcome,
-                failure: stored.execution.failure,
-                conditions: conditions.clone(),
-                origin: Origin::Run(run_id),
-            })
+            judge.judge_with(
+                Red {
+                    test_id: stored.execution.test_id,
+                    outcome: stored.execution.outcome,
+                    failure: stored.execution.failure,
+                    conditions: conditions.clone(),
+                    origin: Origin::Run(run_id),
+                },
+                &history,
+            )
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     for one in &judged {
         print_verdict(printer, one)?;
     }

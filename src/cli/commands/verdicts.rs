@@ -11,14 +11,15 @@ use serde::Serialize;
 
 use crate::cli::error::CliError;
 use crate::cli::output::{Printer, Style, short, terminal_safe};
+use crate::cli::settings::{DefaultBranch, Workspace};
 use crate::exit_codes;
-use crate::history::NewRun;
+use crate::history::{HistoryStore, NewRun};
 use crate::ledger::Ledger;
 use crate::policy::{Config, RunConditions};
-use crate::reliability::ReliabilityFile;
+use crate::reliability::{BranchSelection, ReliabilityFile};
 use crate::results::{Failure, Outcome};
 use crate::stats::tiers::Tier;
-use crate::triage::{TriageInput, Verdict, VerdictKind, tier_of, verdict};
+use crate::triage::{HistoryEvidence, TriageInput, Verdict, VerdictKind, tier_of, verdict};
 
 /// Everything a verdict depends on besides the red test itself.
 pub(super) struct Judge {
@@ -50,8 +51,40 @@ impl Judge {
         self.judge_against(&self.ledger, red)
     }
 
+    /// The verdict for `red` with the ledger as read and what `history` holds about it.
+    pub fn judge_with(&self, red: Red, history: &HistoryLookup<'_>) -> Result<Judged, CliError> {
+        let evidence = history.evidence(&red)?;
+        Ok(self.judged(&self.ledger, red, Some(evidence)))
+    }
+
+    /// How to read the history's evidence about a red test in `workspace`.
+    pub fn history<'s>(
+        &self,
+        store: &'s dyn HistoryStore,
+        workspace: &Workspace,
+    ) -> HistoryLookup<'s> {
+        let merge_base = workspace.merge_base.clone();
+        let change = self
+            .change
+            .iter()
+            .filter(|commit| merge_base.as_deref() != Some(commit.as_str()))
+            .cloned()
+            .collect();
+        HistoryLookup {
+            store,
+            merge_base,
+            change,
+            selection: DefaultBranch::selection(workspace.default_branch.as_ref(), &self.config),
+            limit: self.config.reliability.tiers.window_runs,
+        }
+    }
+
     /// The verdict for `red` against `ledger` (a fresher read, under the ledger's lock).
     pub fn judge_against(&self, ledger: &Ledger, red: Red) -> Judged {
+        self.judged(ledger, red, None)
+    }
+
+    fn judged(&self, ledger: &Ledger, red: Red, history: Option<HistoryEvidence>) -> Judged {
         let tier = tier_of(&self.reliability, &red.test_id);
         let budget = ledger.budget(&red.test_id, self.today, &self.change, &self.config.rerun);
         let verdict = verdict(&TriageInput {
@@ -63,8 +96,74 @@ impl Judge {
             budget,
             rerun: &self.config.rerun,
             today: self.today,
+            history: history.as_ref(),
+            alpha: self.config.compare.alpha,
         });
-        Judged { red, tier, verdict }
+        Judged {
+            red,
+            tier,
+            verdict,
+            history,
+        }
+    }
+}
+
+/// Where a red test's history is read: its runs at the merge base, on the change's own
+/// commits and on the default branch, among its last `[reliability] window_runs`
+/// executions.
+pub(super) struct HistoryLookup<'s> {
+    store: &'s dyn HistoryStore,
+    merge_base: Option<String>,
+    /// The change's commits after the merge base.
+    change: Vec<String>,
+    selection: BranchSelection,
+    limit: usize,
+}
+
+impl HistoryLookup<'_> {
+    /// What the history holds about `red`. A red read from a result file counts as one
+    /// failing run on the change when the history holds none (the file may be stored
+    /// too: it is not counted twice).
+    pub fn evidence(&self, red: &Red) -> Result<HistoryEvidence, CliError> {
+        let default_branch =
+            (!self.selection.is_every_branch()).then(|| self.selection.patterns().join(", "));
+        let mut evidence = HistoryEvidence {
+            merge_base: self.merge_base.clone(),
+            default_branch,
+            head_is_merge_base: self.merge_base.is_some() && self.change.is_empty(),
+            ..HistoryEvidence::default()
+        };
+        let same = |stored: &str, full: &str| {
+            stored == full || (stored.len() >= 7 && full.starts_with(stored))
+        };
+        for stored in self.store.executions(&red.test_id, self.limit)? {
+            let outcome = stored.execution.outcome;
+            if outcome == Outcome::Skip {
+                continue;
+            }
+            let failed = outcome.failed_at_least_once();
+            let commit = stored.commit.as_deref();
+            if let (Some(commit), Some(base)) = (commit, self.merge_base.as_deref())
+                && same(commit, base)
+            {
+                evidence.at_merge_base.add(failed);
+            } else if let Some(commit) = commit
+                && self.change.iter().any(|full| same(commit, full))
+            {
+                evidence.on_change.add(failed);
+            } else if !self.selection.is_every_branch()
+                && self.selection.counts(stored.branch.as_deref())
+            {
+                evidence.on_default_branch.add(failed);
+            }
+        }
+        if matches!(red.origin, Origin::File(_))
+            && !evidence.head_is_merge_base
+            && evidence.on_change.failures == 0
+        {
+            evidence.on_change.add(true);
+        }
+        Ok(evidence)
     }
 }
 
@@ -101,6 +200,8 @@ pub(super) struct Judged {
     pub tier: Option<Tier>,
     /// The verdict.
     pub verdict: Verdict,
+    /// What the history held about the test, when it was read.
+    pub history: Option<HistoryEvidence>,
 }
 
 /// The conditions fingerprints see for a stored run. A run stored by `candor ingest`
@@ -124,13 +225,14 @@ pub(super) fn runner_name(producer: &str) -> String {
     .to_owned()
 }
 
-/// Exit 1 when any verdict is regression, expired or budget-exceeded, else 0.
+/// The largest of the verdicts' exit codes ([`exit_codes::of_red_verdict`]): 1 when any
+/// red is not a known-flake or not-evidence, else 0.
 pub(super) fn exit_code(judged: &[Judged]) -> u8 {
-    if judged.iter().any(|j| j.verdict.is_negative()) {
-        exit_codes::NEGATIVE
-    } else {
-        exit_codes::OK
-    }
+    judged
+        .iter()
+        .map(|j| j.verdict.exit_code())
+        .max()
+        .unwrap_or(exit_codes::OK)
 }
 
 /// `{"type":"verdict"}`: see docs/json-output.md.
@@ -148,6 +250,15 @@ struct VerdictLine<'a> {
     rerun_allowed: bool,
     label: Option<&'static str>,
     failure: Option<FailureBody<'a>>,
+    history: Option<HistoryLine<'a>>,
+}
+
+/// `history` in a verdict line.
+#[derive(Serialize)]
+struct HistoryLine<'a> {
+    #[serde(flatten)]
+    evidence: &'a HistoryEvidence,
+    p_value: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -223,7 +334,7 @@ fn style(kind: &VerdictKind) -> Style {
 }
 
 /// One verdict: a JSON line, or for people a heading line, the reason, and for a
-/// regression or an expired fingerprint the whole failure.
+/// regression, an unverified red or an expired fingerprint the whole failure.
 pub(super) fn print_verdict(printer: &mut Printer, judged: &Judged) -> io::Result<()> {
     let red = &judged.red;
     let verdict = &judged.verdict;
@@ -256,6 +367,10 @@ pub(super) fn print_verdict(printer: &mut Printer, judged: &Judged) -> io::Resul
                         .map(crate::results::Frame::location),
                     text: &f.text,
                 }),
+                history: judged.history.as_ref().map(|evidence| HistoryLine {
+                    evidence,
+                    p_value: evidence.p_value(),
+                }),
             },
         );
     }
@@ -274,9 +389,11 @@ pub(super) fn print_verdict(printer: &mut Printer, judged: &Judged) -> io::Resul
     if let Some(label) = verdict.label() {
         printer.line(&format!("  label: {label}"))?;
     }
+    // Whatever cannot be vouched for is shown in full: the reader must see what failed to
+    // measure it or fix it.
     let full = matches!(
         verdict.kind,
-        VerdictKind::Regression | VerdictKind::Expired { .. }
+        VerdictKind::Regression | VerdictKind::Expired { .. } | VerdictKind::Unverified
     );
     if let (true, Some(failure)) = (full, failure) {
         print_failure(printer, failure)?;
