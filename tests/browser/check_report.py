@@ -1,7 +1,8 @@
 """Opens a candor HTML report in headless Chromium (Debian's) through Playwright and checks
 it as a reader's browser sees it: no console error, no request beyond the file itself,
 every chart with as many marks as its data has points, the flakiest-tests table equal to
-`candor tests --format json`. Saves a full-page screenshot.
+`candor tests --format json`. Saves a full-page screenshot, and the first screenful
+beside it (`-top.png`).
 
 Usage: check_report.py CHROMIUM REPORT.html TESTS.jsonl SCREENSHOT.png
 Exit 0 when every check holds; otherwise prints what failed and exits 1.
@@ -53,6 +54,8 @@ def main() -> int:
             " tier: r.querySelector('td.tier span').textContent }))"
         )
         page.screenshot(path=screenshot, full_page=True)
+        # The top of the page as a reader first sees it (README's picture).
+        page.screenshot(path=screenshot.replace(".png", "-top.png"), full_page=False)
         browser.close()
 
     for chart in charts:
