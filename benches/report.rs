@@ -32,6 +32,9 @@ struct Options {
     /// Timed runs; the table shows the median.
     #[arg(long, default_value_t = 3)]
     iterations: usize,
+    /// Keep the generated history in this directory instead of a temp dir.
+    #[arg(long)]
+    keep_in: Option<PathBuf>,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
@@ -66,10 +69,18 @@ fn release_binary() -> Result<PathBuf, String> {
 
 fn run(options: &Options) -> Result<(), String> {
     let binary = release_binary()?;
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let temporary = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let dir = match &options.keep_in {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+            dir.clone()
+        }
+        None => temporary.path().to_owned(),
+    };
+    let dir = dir.as_path();
     let status = Command::new("git")
         .args(["init", "-q", "-b", "main"])
-        .current_dir(dir.path())
+        .current_dir(dir)
         .status()
         .map_err(|e| e.to_string())?;
     if !status.success() {
@@ -81,7 +92,7 @@ fn run(options: &Options) -> Result<(), String> {
     );
     let started = Instant::now();
     history_gen::generate(
-        dir.path(),
+        dir,
         &history_gen::Shape {
             tests: options.tests,
             runs: options.runs,
@@ -96,7 +107,7 @@ fn run(options: &Options) -> Result<(), String> {
         let sample = measure::measure(
             &binary,
             &["report".into(), "--html".into(), "report.html".into()],
-            dir.path(),
+            dir,
         )?;
         eprint!("{}", sample.stdout);
         walls.push(sample.wall);
@@ -104,11 +115,11 @@ fn run(options: &Options) -> Result<(), String> {
     }
     let wall = measure::median(&walls).unwrap_or_default();
     let peak = peaks.iter().copied().max().unwrap_or_default();
-    let size = std::fs::metadata(dir.path().join("report.html"))
+    let size = std::fs::metadata(dir.join("report.html"))
         .map_err(|e| e.to_string())?
         .len();
 
-    let load = browser_load(&binary, dir.path());
+    let load = browser_load(&binary, dir);
     for (fact, value) in measure::machine_facts() {
         println!("{fact}: {value}");
     }
