@@ -24,6 +24,7 @@ pub mod order;
 pub mod policy;
 pub mod records;
 pub mod reliability;
+pub mod report;
 pub mod results;
 pub mod runner;
 pub mod stats;

@@ -102,6 +102,9 @@ pub enum RawCommand {
     Init(RawInit),
     /// Show the whole loop on a small example repository, in a temporary directory.
     Demo(RawDemo),
+    /// Reports for people: a self-contained HTML history report, a Markdown comment for a
+    /// pull request, GitHub annotations or a GitLab Code Quality file.
+    Report(RawReport),
     /// Write the fixture or cassette lock the merge lane checks.
     #[command(subcommand)]
     Lock(RawLock),
@@ -385,6 +388,46 @@ pub struct RawTests {
     /// Only tests with this tier in the reliability file.
     #[arg(long, value_enum)]
     pub tier: Option<RawTier>,
+}
+
+/// `candor report`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("output").required(true).multiple(true)
+    .args(["html", "markdown", "github_annotations", "gitlab_codequality"])))]
+pub struct RawReport {
+    /// Write the HTML history report (one self-contained file) here.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+    /// Print a Markdown comment for the pull request: one row per red test of the latest
+    /// run (or of RESULT_FILEs); also appended to GITHUB_STEP_SUMMARY when it is set.
+    #[arg(long)]
+    pub markdown: bool,
+    /// Print GitHub workflow commands annotating each regression at its failing frame.
+    #[arg(long)]
+    pub github_annotations: bool,
+    /// Write a GitLab Code Quality report of the regressions here.
+    #[arg(long, value_name = "PATH")]
+    pub gitlab_codequality: Option<PathBuf>,
+    /// Result files whose red tests the Markdown and annotations describe [default: the
+    /// latest run in the history that is not a rerun].
+    #[arg(value_name = "RESULT_FILE")]
+    pub files: Vec<PathBuf>,
+    /// HTML: only runs since this date (2026-11-01), instant (2026-11-01T12:00:00Z) or
+    /// span before today (30d).
+    #[arg(long, value_name = "WHEN", value_parser = crate::report::Since::parse)]
+    pub since: Option<crate::report::Since>,
+    /// HTML: only runs of this branch.
+    #[arg(long, value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
+    pub branch: Option<String>,
+    /// HTML: only tests whose id matches this glob (`tests/api/*`).
+    #[arg(long, value_name = "GLOB", value_parser = NonEmptyStringValueParser::new())]
+    pub tests: Option<String>,
+    /// HTML: how many of the flakiest tests the detailed sections show.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub top: u32,
+    /// HTML: how many of the newest runs the heatmap shows.
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub heatmap_runs: u32,
 }
 
 /// `candor show`.

@@ -98,6 +98,8 @@ pub enum Command {
     LintSummary(LintSummarySettings),
     /// `candor demo`.
     Demo(DemoSettings),
+    /// `candor report`.
+    Report(Box<ReportSettings>),
     /// `candor lint diff`.
     LintDiff(LintDiffSettings),
     /// `candor lock fixtures` and `candor lock cassettes`.
@@ -385,6 +387,29 @@ pub struct TestsSettings {
     pub default_branch: Option<DefaultBranch>,
 }
 
+/// `candor report`, decided.
+#[derive(Debug, Clone)]
+pub struct ReportSettings {
+    /// The default branch, whose runs the HTML report counts unless `--branch` names one.
+    pub default_branch: Option<DefaultBranch>,
+    /// Where the HTML report goes.
+    pub html: Option<PathBuf>,
+    /// Print the Markdown comment.
+    pub markdown: bool,
+    /// Print GitHub annotations.
+    pub github_annotations: bool,
+    /// Where the GitLab Code Quality report goes.
+    pub gitlab_codequality: Option<PathBuf>,
+    /// `GITHUB_STEP_SUMMARY`, when set.
+    pub step_summary: Option<PathBuf>,
+    /// `--since`, resolved against today by the command.
+    pub since: Option<crate::report::Since>,
+    /// The HTML report's filter (`since` left for the command).
+    pub scope: crate::report::Scope,
+    /// The red tests to describe (result files, or the latest run).
+    pub triage: TriageSettings,
+}
+
 /// `candor show`, decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShowSettings {
@@ -544,6 +569,28 @@ impl Settings {
                 file: context.cwd.join(raw.file),
             }),
             RawCommand::Demo(raw) => Command::Demo(DemoSettings { keep: raw.keep }),
+            RawCommand::Report(raw) => Command::Report(Box::new(ReportSettings {
+                html: raw.html.map(|path| context.cwd.join(path)),
+                markdown: raw.markdown,
+                github_annotations: raw.github_annotations,
+                gitlab_codequality: raw.gitlab_codequality.map(|path| context.cwd.join(path)),
+                step_summary: context.var(EnvVars::GITHUB_STEP_SUMMARY).map(PathBuf::from),
+                default_branch: resolve_default_branch(context, &repo, &mut warnings),
+                since: raw.since,
+                scope: crate::report::Scope {
+                    since: None,
+                    branch: raw.branch,
+                    tests: raw.tests,
+                    top: raw.top as usize,
+                    heatmap_runs: raw.heatmap_runs as usize,
+                },
+                triage: TriageSettings {
+                    files: raw.files.iter().map(|f| context.cwd.join(f)).collect(),
+                    workers: None,
+                    runner: None,
+                    workspace: resolve_workspace(context, &repo, &mut warnings, None),
+                },
+            })),
             RawCommand::Lint(RawLint::Diff(raw)) => {
                 Command::LintDiff(resolve_lint_diff(raw, &repo, &mut warnings))
             }

@@ -15,6 +15,7 @@ mod lint_diff;
 mod lock;
 mod order;
 mod reliability;
+mod report;
 mod rerun;
 mod running;
 mod show;
@@ -90,6 +91,13 @@ pub fn run(
         Command::Lock(lock) => lock::run(*lock, &settings.repo_root, printer),
         Command::FreezeCheck => freeze::run(&settings.repo_root, settings.today, printer),
         Command::Order(order) => order::run(order, &settings.repo_root, printer),
+        Command::Report(report) => report::run(
+            report,
+            &settings.db,
+            &settings.repo_root,
+            settings.today,
+            printer,
+        ),
     }
 }
 

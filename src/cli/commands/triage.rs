@@ -57,7 +57,7 @@ pub(super) fn run(
 /// not, OS) and `--workers`; the runner is `--runner`, else the tool that wrote the file.
 /// (The file cannot always say: candor's cargo adapter writes libtest JSON under the test
 /// names nextest's libtest JSON uses, and it reads as nextest's.)
-fn reds_in_files(settings: &TriageSettings) -> Result<Vec<Red>, CliError> {
+pub(super) fn reds_in_files(settings: &TriageSettings) -> Result<Vec<Red>, CliError> {
     let workspace = &settings.workspace;
     let mut reds = Vec::new();
     for path in &settings.files {
@@ -96,7 +96,7 @@ fn reds_in_files(settings: &TriageSettings) -> Result<Vec<Red>, CliError> {
 
 /// The red tests of the newest run that is not a rerun (a rerun's result is reported by
 /// `candor rerun` itself).
-fn reds_in_history(store: &dyn HistoryStore, db: &Path) -> Result<Vec<Red>, CliError> {
+pub(super) fn reds_in_history(store: &dyn HistoryStore, db: &Path) -> Result<Vec<Red>, CliError> {
     let run = store
         .runs(usize::MAX)?
         .into_iter()
