@@ -1353,3 +1353,65 @@ fn a_name_is_stored_once_however_many_runs_and_orders_bring_it() {
     assert_eq!(store.tests(false).unwrap().len(), POOL);
     assert_answers_as_the_model(&store, &runs);
 }
+
+/// `red_seconds` reads only the entries; it must agree with summing `run_failures`, which
+/// reads the details (what the trait's default does), across blocks and outcomes.
+#[test]
+fn red_seconds_agrees_with_the_failures_it_sums() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SqliteStore::open(
+        dir.path().join("history.db"),
+        std::time::Duration::from_secs(5),
+    )
+    .unwrap();
+    let outcomes = [
+        Outcome::Pass,
+        Outcome::Fail,
+        Outcome::Error,
+        Outcome::FlakyPass,
+        Outcome::Skip,
+    ];
+    let mut session = store.begin_ingest(&red_seconds_run()).unwrap();
+    for i in 0..700u32 {
+        let mut execution = Execution::new(format!("t::{i:04}"), outcomes[i as usize % 5]);
+        execution.duration = (i % 7 != 0).then_some(f64::from(i) / 8.0);
+        session.add(execution).unwrap();
+    }
+    let report = session
+        .commit(&RunContent {
+            content_key: "red-seconds".into(),
+            format: None,
+            producer: None,
+        })
+        .unwrap();
+    let summed: f64 = store
+        .run_failures(report.run_id)
+        .unwrap()
+        .iter()
+        .filter_map(|stored| stored.execution.duration)
+        .sum();
+    assert!(summed > 0.0);
+    assert!((store.red_seconds(report.run_id).unwrap() - summed).abs() < 1e-9);
+    assert!(
+        (store.red_seconds(report.run_id + 1).unwrap()).abs() < f64::EPSILON,
+        "no such run"
+    );
+}
+
+fn red_seconds_run() -> NewRun {
+    NewRun {
+        commit: Some("a".repeat(40)),
+        branch: Some("main".into()),
+        merge_base: None,
+        started_at: jiff::Timestamp::from_second(1_780_000_000).unwrap(),
+        source: Source::Ci,
+        ci_provider: None,
+        job: None,
+        workers: None,
+        seed: None,
+        conditions: candor::history::Conditions::default(),
+        format: None,
+        producer: None,
+        source_path: None,
+    }
+}

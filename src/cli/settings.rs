@@ -580,6 +580,7 @@ impl Settings {
                 scope: crate::report::Scope {
                     since: None,
                     branch: raw.branch,
+                    counted: None,
                     tests: raw.tests,
                     top: raw.top as usize,
                     heatmap_runs: raw.heatmap_runs as usize,

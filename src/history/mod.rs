@@ -317,6 +317,16 @@ pub trait HistoryStore {
     fn runs(&self, limit: usize) -> Result<Vec<RunRecord>, HistoryError>;
     /// One run, if it exists.
     fn run(&self, run_id: i64) -> Result<Option<RunRecord>, HistoryError>;
+    /// Seconds the executions of one run that failed at least once took, summed (what
+    /// `candor report` calls time lost to failures). A store may answer it without reading
+    /// the failures' details; the default reads them.
+    fn red_seconds(&self, run_id: i64) -> Result<f64, HistoryError> {
+        Ok(self
+            .run_failures(run_id)?
+            .iter()
+            .filter_map(|stored| stored.execution.duration)
+            .sum())
+    }
     /// The executions of one run that failed at least once (fail, error, flaky-pass),
     /// sorted by test id: what triage looks at after an ingest.
     fn run_failures(&self, run_id: i64) -> Result<Vec<StoredExecution>, HistoryError>;

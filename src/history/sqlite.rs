@@ -406,6 +406,24 @@ impl SqliteStore {
             .optional()
     }
 
+    /// The run's blocks' entries only: a duration needs no details, names or frames.
+    fn query_red_seconds(&self, run_id: i64) -> rusqlite::Result<f64> {
+        let snapshot = self.snapshot()?;
+        let mut blocks =
+            snapshot.prepare("SELECT entries FROM execution_blocks WHERE run_id = ?1")?;
+        let mut rows = blocks.query([run_id])?;
+        let mut seconds = 0.0;
+        while let Some(row) = rows.next()? {
+            let mut entries = Entries::new(row.get_ref(0)?.as_blob()?).map_err(corrupt)?;
+            while let Some((_, narrow, _)) = entries.next_entry().map_err(corrupt)? {
+                if narrow.outcome.failed_at_least_once() {
+                    seconds += narrow.duration.unwrap_or(0.0);
+                }
+            }
+        }
+        Ok(seconds)
+    }
+
     fn query_run_failures(&self, run_id: i64) -> rusqlite::Result<Vec<StoredExecution>> {
         let snapshot = self.snapshot()?;
         let mut found = Vec::new();
@@ -960,6 +978,10 @@ impl HistoryStore for SqliteStore {
 
     fn run_failures(&self, run_id: i64) -> Result<Vec<StoredExecution>, HistoryError> {
         self.query_run_failures(run_id).map_err(|e| self.error(e))
+    }
+
+    fn red_seconds(&self, run_id: i64) -> Result<f64, HistoryError> {
+        self.query_red_seconds(run_id).map_err(|e| self.error(e))
     }
 
     fn windows_in(

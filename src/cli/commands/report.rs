@@ -7,9 +7,9 @@ use std::path::Path;
 
 use jiff::civil::Date;
 
+use super::counted::CountedRuns;
 use super::triage::{reds_in_files, reds_in_history};
 use super::verdicts::{Judge, Judged};
-use super::counted::CountedRuns;
 use super::{Open, open_store};
 use crate::cli::error::CliError;
 use crate::cli::output::Printer;
@@ -47,7 +47,15 @@ pub(super) fn run(
         } else {
             None
         };
-        let html = html_report(&*store, &config, repo_root, scope, counted.as_ref(), today, printer)?;
+        let html = html_report(
+            &*store,
+            &config,
+            repo_root,
+            scope,
+            counted.as_ref(),
+            today,
+            printer,
+        )?;
         write_readable(path, &html)?;
         printer.info(&format!(
             "wrote {} ({} KiB)",
@@ -55,8 +63,7 @@ pub(super) fn run(
             html.len().div_ceil(1024)
         ))?;
     }
-    if settings.markdown || settings.github_annotations || settings.gitlab_codequality.is_some()
-    {
+    if settings.markdown || settings.github_annotations || settings.gitlab_codequality.is_some() {
         let judge = Judge::load(repo_root, settings.triage.workspace.change_commits(), today)?;
         let reds = if settings.triage.files.is_empty() {
             reds_in_history(&*store, db)?
@@ -204,7 +211,10 @@ fn html_report(
             }
         }));
         evaluator.visit(test.test_id.clone(), &entries);
-        if kept.iter().any(|(_, outcome)| outcome.failed_at_least_once()) {
+        if kept
+            .iter()
+            .any(|(_, outcome)| outcome.failed_at_least_once())
+        {
             windows.insert(test.test_id.clone(), kept);
         }
         seen.push(test.test_id);
@@ -221,11 +231,7 @@ fn html_report(
         if run.red == 0 {
             continue;
         }
-        for stored in store.run_failures(run.id)? {
-            if stored.execution.outcome.failed_at_least_once() {
-                red_seconds += stored.execution.duration.unwrap_or(0.0);
-            }
-        }
+        red_seconds += store.red_seconds(run.id)?;
     }
     let mut rerun_seconds = 0.0;
     let rerun_tests: HashSet<&str> = ledger
@@ -324,10 +330,14 @@ fn red_row(
     let next = match &judged.verdict.kind {
         VerdictKind::Regression => "fix the code; do not rerun".to_owned(),
         VerdictKind::Unverified => format!("`candor compare {test}`"),
-        VerdictKind::KnownFlake { .. } => format!("`candor rerun {test}` (one rerun, ledger line first)"),
+        VerdictKind::KnownFlake { .. } => {
+            format!("`candor rerun {test}` (one rerun, ledger line first)")
+        }
         VerdictKind::BudgetExceeded { .. } => "no rerun: fix the flake".to_owned(),
         VerdictKind::NotEvidence { .. } => "none: never change production code for it".to_owned(),
-        VerdictKind::Expired { .. } => "treat as a regression; a human renews the fingerprint".to_owned(),
+        VerdictKind::Expired { .. } => {
+            "treat as a regression; a human renews the fingerprint".to_owned()
+        }
     };
     Ok(RedRow {
         test: test.clone(),
