@@ -125,7 +125,10 @@ fn run(options: &Options) -> Result<(), String> {
     }
     println!("load average: {}", measure::load_average());
     println!();
-    println!("| history | report build (median of {}) | peak RSS | file size | load event in Chromium | target |", options.iterations);
+    println!(
+        "| history | report build (median of {}) | peak RSS | file size | load event in Chromium | target |",
+        options.iterations
+    );
     println!("| --- | --: | --: | --: | --: | --- |");
     println!(
         "| {} tests × {} runs | {:.2} s | {:.1} MiB | {:.2} MiB | {} | build ≤ 2 s, file ≤ 5 MiB, load ≤ 1 s |",

@@ -111,23 +111,40 @@ fn html_report_is_self_contained_deterministic_and_agrees_with_candor_tests() {
         "the same history gives the same report"
     );
 
-    for forbidden in ["<script", "http://", "https://", "<link", " src=", "@import", "url("] {
-        assert!(!html.contains(forbidden), "the report must not load anything: {forbidden}");
+    for forbidden in [
+        "<script", "http://", "https://", "<link", " src=", "@import", "url(",
+    ] {
+        assert!(
+            !html.contains(forbidden),
+            "the report must not load anything: {forbidden}"
+        );
     }
 
     let rows = table_rows(&html);
-    assert!(rows.len() >= 20, "every failing test is ranked: {}", rows.len());
+    assert!(
+        rows.len() >= 20,
+        "every failing test is ranked: {}",
+        rows.len()
+    );
     let tests = tests_json(dir.path());
     for (id, runs, failures, tier) in &rows {
         let listed = &tests[id];
         assert_eq!(listed["runs"].as_u64(), Some(*runs), "{id} runs");
-        assert_eq!(listed["failures"].as_u64(), Some(*failures), "{id} failures");
+        assert_eq!(
+            listed["failures"].as_u64(),
+            Some(*failures),
+            "{id} failures"
+        );
         assert_eq!(listed["tier"].as_str(), Some(tier.as_str()), "{id} tier");
     }
     // A test that fails every run is broken, not flaky: it ranks below every flaky one.
     let broken = history_gen::test_id(9);
     let position = rows.iter().position(|(id, ..)| *id == broken).unwrap();
-    assert!(rows[..position].iter().all(|(_, runs, failures, _)| failures < runs));
+    assert!(
+        rows[..position]
+            .iter()
+            .all(|(_, runs, failures, _)| failures < runs)
+    );
 
     let charts = charts(&html);
     let strips = charts.iter().filter(|(kind, ..)| kind == "strip").count();
@@ -144,11 +161,17 @@ fn html_report_is_self_contained_deterministic_and_agrees_with_candor_tests() {
         ))
         .unwrap();
         let shown: u64 = strip.captures(&html).unwrap()[1].parse().unwrap();
-        assert_eq!(shown, *runs, "{id}: the strip shows every run of its window");
+        assert_eq!(
+            shown, *runs,
+            "{id}: the strip shows every run of its window"
+        );
     }
     assert!(html.contains("FP-001"), "the fingerprint is named");
     assert!(html.contains("no fingerprint"), "unmatched shapes are said");
-    assert!(html.contains(&history_gen::test_id(7)), "the ledger's test is listed");
+    assert!(
+        html.contains(&history_gen::test_id(7)),
+        "the ledger's test is listed"
+    );
 }
 
 #[test]
@@ -156,7 +179,13 @@ fn filters_narrow_the_report_and_bad_ones_are_refused() {
     let dir = repository(30, 30);
     ok(&candor(
         dir.path(),
-        &["report", "--html", "one.html", "--tests", "tests/test_mod007.py::*"],
+        &[
+            "report",
+            "--html",
+            "one.html",
+            "--tests",
+            "tests/test_mod007.py::*",
+        ],
     ));
     let html = std::fs::read_to_string(dir.path().join("one.html")).unwrap();
     let rows = table_rows(&html);
@@ -174,12 +203,21 @@ fn filters_narrow_the_report_and_bad_ones_are_refused() {
 
     ok(&candor(
         dir.path(),
-        &["report", "--html", "late.html", "--since", "2026-05-29T00:00:00Z"],
+        &[
+            "report",
+            "--html",
+            "late.html",
+            "--since",
+            "2026-05-29T00:00:00Z",
+        ],
     ));
     let late = std::fs::read_to_string(dir.path().join("late.html")).unwrap();
     assert!(late.contains("runs since 2026-05-29 00:00 UTC"));
 
-    let bad = candor(dir.path(), &["report", "--html", "x.html", "--since", "yesterday"]);
+    let bad = candor(
+        dir.path(),
+        &["report", "--html", "x.html", "--since", "yesterday"],
+    );
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a date"));
     let none = candor(dir.path(), &["report"]);
@@ -224,24 +262,46 @@ owner = "@payments"
     std::fs::write(dir.path().join("junit.xml"), JUNIT).unwrap();
     let summary = dir.path().join("summary.md");
     let output = Command::new(env!("CARGO_BIN_EXE_candor"))
-        .args(["report", "--markdown", "--github-annotations", "--gitlab-codequality", "cq.json", "junit.xml"])
+        .args([
+            "report",
+            "--markdown",
+            "--github-annotations",
+            "--gitlab-codequality",
+            "cq.json",
+            "junit.xml",
+        ])
         .current_dir(dir.path())
         .env("GITHUB_STEP_SUMMARY", &summary)
         .env("CANDOR_TODAY", "2026-12-01")
         .output()
         .unwrap();
     let text = ok(&output);
-    assert!(text.contains("2 red tests: 1 keeps this change from merging."), "{text}");
-    assert!(text.contains("| `tests/test_pay.py::test_refund` |"), "{text}");
+    assert!(
+        text.contains("2 red tests: 1 keeps this change from merging."),
+        "{text}"
+    );
+    assert!(
+        text.contains("| `tests/test_pay.py::test_refund` |"),
+        "{text}"
+    );
     assert!(text.contains("known flake FP-007"), "{text}");
     assert!(text.contains("<details><summary><code>tests/test_pay.py::test_refund</code>"));
     let annotations: Vec<&str> = text.lines().filter(|l| l.starts_with("::error ")).collect();
-    assert_eq!(annotations.len(), 1, "only the regression is annotated: {annotations:?}");
-    assert!(annotations[0].starts_with("::error file=tests/test_pay.py,line=31,"), "{}", annotations[0]);
+    assert_eq!(
+        annotations.len(),
+        1,
+        "only the regression is annotated: {annotations:?}"
+    );
+    assert!(
+        annotations[0].starts_with("::error file=tests/test_pay.py,line=31,"),
+        "{}",
+        annotations[0]
+    );
     let written = std::fs::read_to_string(&summary).unwrap();
     assert!(written.contains("### candor: red tests"));
     let cq: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("cq.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("cq.json")).unwrap())
+            .unwrap();
     assert_eq!(cq.as_array().unwrap().len(), 1);
     assert_eq!(cq[0]["location"]["path"], "tests/test_pay.py");
 }
@@ -271,7 +331,11 @@ fn html_report_opens_in_chromium_offline_with_every_mark() {
         let dir = repository(tests, runs);
         ok(&candor(dir.path(), &["report", "--html", "report.html"]));
         let listing = dir.path().join("tests.jsonl");
-        std::fs::write(&listing, ok(&candor(dir.path(), &["tests", "--format", "json"]))).unwrap();
+        std::fs::write(
+            &listing,
+            ok(&candor(dir.path(), &["tests", "--format", "json"])),
+        )
+        .unwrap();
         let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshots");
         std::fs::create_dir_all(&artifacts).unwrap();
         let screenshot = artifacts.join(format!("report-{name}.png"));

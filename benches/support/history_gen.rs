@@ -68,15 +68,15 @@ fn run(number: usize, source: Source, branch: &str) -> NewRun {
 fn failure(i: usize, draw: u64) -> Failure {
     let file = format!("tests/test_mod{:03}.py", i % 97);
     let (exception, message, line) = if draw.is_multiple_of(4) {
-        (
-            "AssertionError",
-            format!("assert {} == 3", draw % 7),
-            40,
-        )
+        ("AssertionError", format!("assert {} == 3", draw % 7), 40)
     } else {
         (
             "TimeoutError",
-            format!("timed out after {}ms waiting for port {}", 100 + draw % 50, 8000 + draw % 9),
+            format!(
+                "timed out after {}ms waiting for port {}",
+                100 + draw % 50,
+                8000 + draw % 9
+            ),
             12,
         )
     };
@@ -102,7 +102,9 @@ pub fn generate(dir: &Path, shape: &Shape) {
     let mut rng = rng(shape.seed);
     for number in 0..shape.runs {
         let branch = if number % 10 == 9 { "feature" } else { "main" };
-        let mut session = store.begin_ingest(&run(number, Source::Ci, branch)).unwrap();
+        let mut session = store
+            .begin_ingest(&run(number, Source::Ci, branch))
+            .unwrap();
         for i in 0..shape.tests {
             let draw = rng.next_u64();
             let red = draw % 1000 < rate(i);

@@ -608,6 +608,7 @@ impl Settings {
                 scope: crate::report::Scope {
                     since: None,
                     branch: raw.branch,
+                    counted: None,
                     tests: raw.tests,
                     top: raw.top as usize,
                     heatmap_runs: raw.heatmap_runs as usize,
@@ -616,6 +617,7 @@ impl Settings {
                     files: raw.files.iter().map(|f| context.cwd.join(f)).collect(),
                     workers: None,
                     runner: None,
+                    policy: PolicyChoice::Base,
                     workspace: resolve_workspace(context, &repo, &mut warnings, None),
                 },
             })),

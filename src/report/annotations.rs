@@ -56,7 +56,10 @@ pub fn github(annotations: &[Annotation]) -> String {
         }
         properties.push(format!(
             "title={}",
-            escape_property(&format!("candor {}: {}", annotation.verdict, annotation.test))
+            escape_property(&format!(
+                "candor {}: {}",
+                annotation.verdict, annotation.test
+            ))
         ));
         let _ = writeln!(
             out,
@@ -116,8 +119,11 @@ pub fn gitlab_codequality(annotations: &[Annotation]) -> String {
             });
             let begin = annotation.line.unwrap_or(1);
             let fingerprint = hex::encode(Sha256::digest(
-                format!("{}\0{}\0{}", annotation.test, annotation.verdict, annotation.message)
-                    .as_bytes(),
+                format!(
+                    "{}\0{}\0{}",
+                    annotation.test, annotation.verdict, annotation.message
+                )
+                .as_bytes(),
             ));
             CodeQualityIssue {
                 description: format!(

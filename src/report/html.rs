@@ -204,7 +204,11 @@ fn wilson_band(test: &FlakyTest) -> Markup {
     let Some((low, high)) = test.wilson_95 else {
         return html! { "-" };
     };
-    let label = format!("pass rate 95% band {:.1}% to {:.1}%", low * 100.0, high * 100.0);
+    let label = format!(
+        "pass rate 95% band {:.1}% to {:.1}%",
+        low * 100.0,
+        high * 100.0
+    );
     let x = low * 100.0;
     let width = ((high - low) * 100.0).max(0.5);
     html! {
@@ -237,7 +241,10 @@ fn tier_history(test: &FlakyTest) -> Markup {
 fn strip(test: &str, marks: &[StripMark]) -> Markup {
     const CELL: usize = 4;
     let width = (marks.len() * CELL).max(1);
-    let red = marks.iter().filter(|m| m.outcome.failed_at_least_once()).count();
+    let red = marks
+        .iter()
+        .filter(|m| m.outcome.failed_at_least_once())
+        .count();
     let label = format!(
         "{}: {} runs, {} failed at least once",
         test,
@@ -359,18 +366,18 @@ fn durations(report: &Report) -> Markup {
 fn trend(test: &str, buckets: &[DurationBucket]) -> Markup {
     const WIDTH: f64 = 300.0;
     const HEIGHT: f64 = 60.0;
-    let top = buckets.iter().map(|b| b.p95).fold(0.0_f64, f64::max).max(1e-9);
+    let top = buckets
+        .iter()
+        .map(|b| b.p95)
+        .fold(0.0_f64, f64::max)
+        .max(1e-9);
     let step = if buckets.len() > 1 {
         WIDTH / (buckets.len() - 1) as f64
     } else {
         0.0
     };
-    let point = |i: usize, value: f64| {
-        (
-            i as f64 * step,
-            HEIGHT - value / top * (HEIGHT - 4.0) - 2.0,
-        )
-    };
+    let point =
+        |i: usize, value: f64| (i as f64 * step, HEIGHT - value / top * (HEIGHT - 4.0) - 2.0);
     let line = |pick: fn(&DurationBucket) -> f64| {
         buckets
             .iter()

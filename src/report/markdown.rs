@@ -124,7 +124,9 @@ pub fn render(rows: &[RedRow], limit: usize) -> String {
         negative,
         if negative == 1 { "keeps" } else { "keep" }
     );
-    head.push_str("| test | verdict | tier | on the merge base | next step |\n|---|---|---|---|---|\n");
+    head.push_str(
+        "| test | verdict | tier | on the merge base | next step |\n|---|---|---|---|---|\n",
+    );
 
     let table: Vec<String> = rows.iter().map(table_row).collect();
     let bodies: Vec<Option<String>> = rows.iter().map(details).collect();
@@ -219,11 +221,18 @@ mod tests {
         let rows: Vec<RedRow> = (0..50).map(|i| row(i, "regression", 5_000)).collect();
         let text = render(&rows, COMMENT_LIMIT);
         assert!(text.chars().count() <= COMMENT_LIMIT);
-        assert_eq!(text.matches("| `tests/test_x.py::test_").count(), 50, "every row kept");
+        assert_eq!(
+            text.matches("| `tests/test_x.py::test_").count(),
+            50,
+            "every row kept"
+        );
         assert!(text.contains("failure texts folded"));
         let tiny = render(&rows, 2_000);
         assert!(tiny.chars().count() <= 2_000);
-        assert!(tiny.contains("more red tests and the failure texts folded"), "{tiny}");
+        assert!(
+            tiny.contains("more red tests and the failure texts folded"),
+            "{tiny}"
+        );
     }
 
     #[test]

@@ -384,7 +384,10 @@ fn ranked<'r>(
 }
 
 /// The ids of the `top` flakiest tests, in order: what the edge fetches executions for.
-#[expect(clippy::implicit_hasher, reason = "the edge builds this map with the default hasher")]
+#[expect(
+    clippy::implicit_hasher,
+    reason = "the edge builds this map with the default hasher"
+)]
 pub fn flakiest_ids(
     rows: &[Row],
     windows: &HashMap<String, Vec<(i64, Outcome)>>,
@@ -412,10 +415,8 @@ fn flaky_test(
         .flatten()
         .map(|e| (e.run_id, e.execution.outcome))
         .collect();
-    let executions: &[StoredExecution] = inputs
-        .executions
-        .get(&row.test)
-        .map_or(&[], Vec::as_slice);
+    let executions: &[StoredExecution] =
+        inputs.executions.get(&row.test).map_or(&[], Vec::as_slice);
     FlakyTest {
         test: row.test.clone(),
         flakiness,
@@ -516,7 +517,10 @@ fn shapes(
                         Some(exception) => format!("{exception}: {}", first_line(&failure.message)),
                         None => first_line(&failure.message).to_owned(),
                     },
-                    frame: failure.failing_frame.as_ref().map(crate::results::Frame::location),
+                    frame: failure
+                        .failing_frame
+                        .as_ref()
+                        .map(crate::results::Frame::location),
                     count: 0,
                     first_seen: stored.started_at,
                     last_seen: stored.started_at,

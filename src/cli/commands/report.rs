@@ -7,9 +7,9 @@ use std::path::Path;
 
 use jiff::civil::Date;
 
+use super::counted::CountedRuns;
 use super::triage::{reds_in_files, reds_in_history};
 use super::verdicts::{Judge, Judged};
-use super::counted::CountedRuns;
 use super::{Open, open_store};
 use crate::cli::error::CliError;
 use crate::cli::output::Printer;
@@ -47,7 +47,15 @@ pub(super) fn run(
         } else {
             None
         };
-        let html = html_report(&*store, &config, repo_root, scope, counted.as_ref(), today, printer)?;
+        let html = html_report(
+            &*store,
+            &config,
+            repo_root,
+            scope,
+            counted.as_ref(),
+            today,
+            printer,
+        )?;
         write_readable(path, &html)?;
         printer.info(&format!(
             "wrote {} ({} KiB)",
@@ -55,9 +63,15 @@ pub(super) fn run(
             html.len().div_ceil(1024)
         ))?;
     }
-    if settings.markdown || settings.github_annotations || settings.gitlab_codequality.is_some()
-    {
-        let judge = Judge::load(repo_root, settings.triage.workspace.change_commits(), today)?;
+    if settings.markdown || settings.github_annotations || settings.gitlab_codequality.is_some() {
+        // Judged under the merge base's policy, as `candor triage` judges by default.
+        let judge = Judge::load(
+            repo_root,
+            &settings.triage.workspace,
+            settings.triage.policy,
+            false,
+            today,
+        )?;
         let reds = if settings.triage.files.is_empty() {
             reds_in_history(&*store, db)?
         } else {
@@ -204,7 +218,10 @@ fn html_report(
             }
         }));
         evaluator.visit(test.test_id.clone(), &entries);
-        if kept.iter().any(|(_, outcome)| outcome.failed_at_least_once()) {
+        if kept
+            .iter()
+            .any(|(_, outcome)| outcome.failed_at_least_once())
+        {
             windows.insert(test.test_id.clone(), kept);
         }
         seen.push(test.test_id);
@@ -324,10 +341,14 @@ fn red_row(
     let next = match &judged.verdict.kind {
         VerdictKind::Regression => "fix the code; do not rerun".to_owned(),
         VerdictKind::Unverified => format!("`candor compare {test}`"),
-        VerdictKind::KnownFlake { .. } => format!("`candor rerun {test}` (one rerun, ledger line first)"),
+        VerdictKind::KnownFlake { .. } => {
+            format!("`candor rerun {test}` (one rerun, ledger line first)")
+        }
         VerdictKind::BudgetExceeded { .. } => "no rerun: fix the flake".to_owned(),
         VerdictKind::NotEvidence { .. } => "none: never change production code for it".to_owned(),
-        VerdictKind::Expired { .. } => "treat as a regression; a human renews the fingerprint".to_owned(),
+        VerdictKind::Expired { .. } => {
+            "treat as a regression; a human renews the fingerprint".to_owned()
+        }
     };
     Ok(RedRow {
         test: test.clone(),
