@@ -308,6 +308,16 @@ impl Git {
         self.bytes(&["cat-file", "blob", &file.oid]).map(Some)
     }
 
+    /// The entry at `path` (repository-relative) in `revision`'s tree, whose mode tells a
+    /// symlink (`120000`) from a file; `None` when nothing is there.
+    pub fn tree_entry(&self, revision: &str, path: &str) -> Result<Option<TreeFile>, GitError> {
+        let commit = self.require_commit(revision)?;
+        Ok(self
+            .ls_tree(&["-z", "--full-tree", &commit, "--", path])?
+            .into_iter()
+            .find(|file| file.path == path))
+    }
+
     /// Whether tracked files differ from HEAD (untracked files do not count: candor's own
     /// `.candor/` folder is one when a repository does not ignore it).
     pub fn has_tracked_changes(&self) -> Result<bool, GitError> {

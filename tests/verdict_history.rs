@@ -141,9 +141,11 @@ fn issue_12_item_4_triage_reads_the_merge_base_runs_in_the_history() {
         "{history}"
     );
 
-    // A stricter alpha keeps the same history unverified, and still exit 1.
+    // A stricter alpha keeps the same history unverified, and still exit 1. The edit is
+    // not committed, so it judges only under the explicit local override (#14 item 7:
+    // the merge base's policy judges by default).
     suite.write("candor.toml", "[compare]\nalpha = 0.01\n");
-    let strict = suite.candor(&["triage"], &[]);
+    let strict = suite.candor(&["triage", "--policy", "worktree"], &[]);
     assert_eq!(strict.exit, 1, "{strict:?}");
     assert!(strict.stdout.contains("unverified  "), "{strict:?}");
 }

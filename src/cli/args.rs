@@ -116,9 +116,23 @@ pub enum RawCommand {
     Order(RawOrder),
 }
 
+/// `--policy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RawPolicy {
+    /// The merge base's committed policy.
+    Base,
+    /// The work tree's files.
+    Worktree,
+}
+
 /// `candor test`.
 #[derive(Debug, Args)]
 pub struct RawTest {
+    /// Where the policy (candor.toml, fingerprints, tiers, freezes, the ledger's past) is
+    /// read: the merge base, as the merge lane does, or the work tree, as an explicit local
+    /// override.
+    #[arg(long, value_name = "SOURCE", default_value = "base")]
+    pub policy: RawPolicy,
     /// The seed to hand the runner, where it takes one [default: a new one, recorded].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
@@ -141,6 +155,11 @@ pub struct RawTriage {
     /// fingerprints' `runner` condition [default: the tool the file names].
     #[arg(long, value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
     pub runner: Option<String>,
+    /// Where the policy (candor.toml, fingerprints, tiers, freezes, the ledger's past) is
+    /// read: the merge base, as the merge lane does, or the work tree, as an explicit local
+    /// override.
+    #[arg(long, value_name = "SOURCE", default_value = "base")]
+    pub policy: RawPolicy,
 }
 
 /// `candor rerun`.
@@ -153,6 +172,10 @@ pub struct RawRerun {
     /// base of HEAD with the default branch].
     #[arg(long, value_name = "ID", value_parser = parse_commit)]
     pub change: Option<String>,
+    /// Where the policy is read: only `base` (the merge base, or the commit `--change`
+    /// names) is accepted; `worktree` is refused, since a rerun spends a budget.
+    #[arg(long, value_name = "SOURCE", default_value = "base")]
+    pub policy: RawPolicy,
     /// The seed to hand the runner, where it takes one [default: a new one, recorded].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,

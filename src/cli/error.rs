@@ -169,6 +169,20 @@ pub enum CliError {
         /// The file.
         file: PathBuf,
     },
+    /// A write would leave the repository (a `..`, or a symlink out of it).
+    #[error(transparent)]
+    Confine(#[from] crate::confine::ConfineError),
+    /// The policy could not be read from where it is taken.
+    #[error(transparent)]
+    Policy(#[from] crate::policy::PolicyError),
+    /// `rerun --policy worktree`: a rerun spends a budget the change must not set itself.
+    #[error(
+        "`candor rerun` refuses --policy worktree: a rerun is judged by the merge base's policy, never the change's"
+    )]
+    RerunWorktreePolicy,
+    /// `rerun` in a repository where HEAD has no merge base to take the policy from.
+    #[error("no merge base to read the rerun policy from: {0}")]
+    NoPolicyBase(String),
     /// `order` found that the test does not run alone.
     #[error("`{id}` did not run: the runner's reports do not hold it")]
     TestDidNotRun {
@@ -269,6 +283,17 @@ impl CliError {
             ),
             CliError::NotInResults { .. } => Some(
                 "give the results file of a run that ran the test, under the id the file uses (`candor tests` lists ids)".into(),
+            ),
+            CliError::Confine(error) => Some(error.hint().to_owned()),
+            CliError::Policy(error) => Some(format!(
+                "{} (the policy is read from the merge base; fix it there, or use --policy worktree to judge by the work tree's)",
+                error.hint()
+            )),
+            CliError::RerunWorktreePolicy => Some(
+                "commit the policy change and have it merged, or use `candor triage --policy worktree` to see the local verdict".into(),
+            ),
+            CliError::NoPolicyBase(_) => Some(
+                "name the change's base with --change COMMIT (or fetch the default branch, origin/HEAD, main or master)".into(),
             ),
             CliError::TestDidNotRun { log, .. } => Some(match log {
                 Some(log) => format!(

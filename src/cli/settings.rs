@@ -9,7 +9,8 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 
 use super::args::{
-    RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawLedger, RawLint, RawSource, RawTier,
+    RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawLedger, RawLint, RawPolicy, RawSource,
+    RawTier,
 };
 use super::args::{RawFreeze, RawLintDiff, RawLock};
 use crate::ci_env::CiEnv;
@@ -187,9 +188,29 @@ impl Workspace {
     }
 }
 
+/// `--policy`, decided: where `test`, `triage` and `rerun` read the policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyChoice {
+    /// The merge base's committed policy (the default).
+    Base,
+    /// The work tree's files: an explicit local override.
+    WorkTree,
+}
+
+impl From<RawPolicy> for PolicyChoice {
+    fn from(raw: RawPolicy) -> Self {
+        match raw {
+            RawPolicy::Base => PolicyChoice::Base,
+            RawPolicy::Worktree => PolicyChoice::WorkTree,
+        }
+    }
+}
+
 /// `candor test`, decided.
 #[derive(Debug, Clone)]
 pub struct TestSettings {
+    /// Where the policy is read.
+    pub policy: PolicyChoice,
     /// Appended to the runner's command.
     pub argv: Vec<String>,
     /// The seed, when given.
@@ -264,6 +285,8 @@ pub struct TriageSettings {
     pub workers: Option<u32>,
     /// The runner that wrote the files, when given.
     pub runner: Option<String>,
+    /// Where the policy is read.
+    pub policy: PolicyChoice,
     /// The working copy.
     pub workspace: Workspace,
 }
@@ -273,6 +296,8 @@ pub struct TriageSettings {
 pub struct RerunSettings {
     /// The test.
     pub test_id: String,
+    /// Where the policy is read (`WorkTree` is refused).
+    pub policy: PolicyChoice,
     /// The seed, when given.
     pub seed: Option<u64>,
     /// The working copy.
@@ -506,6 +531,7 @@ impl Settings {
                 default_branch: resolve_default_branch(context, &repo, &mut warnings),
             }),
             RawCommand::Test(raw) => Command::Test(Box::new(TestSettings {
+                policy: raw.policy.into(),
                 argv: raw.argv,
                 seed: raw.seed,
                 workspace: resolve_workspace(context, &repo, &mut warnings, None),
@@ -514,10 +540,12 @@ impl Settings {
                 files: raw.files.iter().map(|f| context.cwd.join(f)).collect(),
                 workers: raw.workers,
                 runner: raw.runner,
+                policy: raw.policy.into(),
                 workspace: resolve_workspace(context, &repo, &mut warnings, None),
             })),
             RawCommand::Rerun(raw) => Command::Rerun(Box::new(RerunSettings {
                 test_id: raw.test,
+                policy: raw.policy.into(),
                 seed: raw.seed,
                 workspace: resolve_workspace(context, &repo, &mut warnings, raw.change),
             })),
@@ -589,6 +617,7 @@ impl Settings {
                     files: raw.files.iter().map(|f| context.cwd.join(f)).collect(),
                     workers: None,
                     runner: None,
+                    policy: PolicyChoice::Base,
                     workspace: resolve_workspace(context, &repo, &mut warnings, None),
                 },
             })),

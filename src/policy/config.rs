@@ -405,7 +405,7 @@ fn resolve_reliability(
             branches = Some(branch_patterns(source, &value)?);
         }
         if let Some(value) = reliability.file {
-            file = non_empty_path(source, "reliability.file", value)?;
+            file = repository_path(source, "reliability.file", &value)?;
         }
         if let Some(value) = reliability.window_runs {
             tiers.window_runs = positive(source, "reliability.window_runs", &value)?;
@@ -493,7 +493,7 @@ fn resolve_rerun(source: Source<'_>, raw: Option<RawRerun>) -> Result<RerunConfi
         return Ok(rerun);
     };
     if let Some(value) = raw.ledger {
-        rerun.ledger = non_empty_path(source, "rerun.ledger", value)?;
+        rerun.ledger = repository_path(source, "rerun.ledger", &value)?;
     }
     let numbers = [
         (
@@ -575,21 +575,7 @@ fn resolve_compare(
         compare.min_increase = increase;
     }
     if let Some(value) = raw.tickets {
-        let span = value.span();
-        let path = non_empty_path(source, "compare.tickets", value)?;
-        let escapes = path.is_absolute()
-            || path
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir));
-        if escapes {
-            return Err(source.error(
-                Some(span),
-                format!(
-                    "`compare.tickets` is {}: it must be a folder inside the repository, relative to its root",
-                    path.display()
-                ),
-            ));
-        }
+        let path = repository_path(source, "compare.tickets", &value)?;
         compare.tickets = path;
     }
     Ok(compare)
@@ -875,17 +861,6 @@ fn toml_date(
         i8::try_from(date.day).map_err(|_| refuse("out of range"))?,
     )
     .map_err(|_| refuse("not a calendar date"))
-}
-
-fn non_empty_path(
-    source: Source<'_>,
-    key: &str,
-    value: Spanned<String>,
-) -> Result<PathBuf, ConfigError> {
-    if value.get_ref().trim().is_empty() {
-        return Err(source.error(Some(value.span()), format!("`{key}` is empty")));
-    }
-    Ok(PathBuf::from(value.into_inner()))
 }
 
 fn positive<T: TryFrom<i64> + PartialOrd + From<u8>>(
@@ -1705,15 +1680,49 @@ mod tests {
             ),
             (
                 "[compare]\ntickets = \"../elsewhere\"\n",
-                "candor.toml:2:11: `compare.tickets` is ../elsewhere",
+                "candor.toml:2:11: `compare.tickets` is \"../elsewhere\": it must be a path inside",
             ),
             (
                 "[compare]\ntickets = \"/tmp/t\"\n",
-                "`compare.tickets` is /tmp/t: it must be a folder inside",
+                "`compare.tickets` is \"/tmp/t\": it must be a path inside",
             ),
         ] {
             let error = parse(text).unwrap_err().to_string();
             assert!(error.contains(expected), "{text:?}: {error}");
+        }
+    }
+
+    /// #14 item 8: every configured path is relative, without `..`; the error names the
+    /// key and the file's line.
+    #[test]
+    fn every_configured_path_stays_inside_the_repository() {
+        for (section, key) in [
+            ("reliability", "file"),
+            ("rerun", "ledger"),
+            ("compare", "tickets"),
+            ("lane", "fixtures"),
+            ("lane", "lockfile"),
+            ("lane", "cassettes"),
+            ("lane", "cassette_lock"),
+            ("lane", "oracle"),
+        ] {
+            for bad in [
+                "../outside.tsv",
+                "/tmp/outside.tsv",
+                "a/../../outside",
+                "",
+                "./",
+            ] {
+                let text = format!("# policy\n[{section}]\n{key} = {bad:?}\n");
+                let error = parse(&text).expect_err(&text).to_string();
+                assert!(
+                    error.starts_with("candor.toml:3:")
+                        && error.contains(&format!("`{section}.{key}`")),
+                    "{text:?}: {error}"
+                );
+            }
+            let fine = format!("[{section}]\n{key} = \"ci/inside.txt\"\n");
+            assert!(parse(&fine).is_ok(), "{fine}");
         }
     }
 

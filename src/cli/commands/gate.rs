@@ -37,6 +37,8 @@ pub(super) fn run(
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
     let started = Instant::now();
+    // Refused before any replay: the report must not follow a symlink out (#14 item 8).
+    crate::confine::check_write_if_under(repo_root, &settings.report)?;
     let head = settings.change.head.clone().map_err(CliError::NoChange)?;
     let base = settings.change.base.clone().map_err(CliError::NoChange)?;
     let git = Git::new(repo_root);

@@ -39,6 +39,9 @@ pub fn run(
     context: &Context<'_>,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
+    // The default history lives under `.candor`; a symlink there must not carry it (or
+    // the runs beside it) out of the repository. A `--db` outside it is the user's choice.
+    crate::confine::check_write_if_under(&settings.repo_root, &settings.db)?;
     match &settings.command {
         Command::Ingest(ingest) => ingest::run(ingest, &settings.db, printer),
         Command::Tests(tests) => tests::run(tests, &settings.db, &settings.repo_root, printer),

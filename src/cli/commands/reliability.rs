@@ -93,6 +93,11 @@ pub(super) fn run(
         Some(Some(path)) => path.clone(),
         _ => repo_root.join(&config.reliability.file),
     };
+    if settings.write.is_some() {
+        // A path given on the command line outside the repository is the user's choice;
+        // anything under it, the configured file included, must stay inside.
+        crate::confine::check_write_if_under(repo_root, &target)?;
+    }
     let previous = ReliabilityFile::load(&target)?;
     let store = open_store(db, Open::Existing)?;
     let counted = CountedRuns::read(store.as_ref(), &config, settings.default_branch.as_ref())?;

@@ -64,7 +64,14 @@ pub(super) fn run(
         ))?;
     }
     if settings.markdown || settings.github_annotations || settings.gitlab_codequality.is_some() {
-        let judge = Judge::load(repo_root, settings.triage.workspace.change_commits(), today)?;
+        // Judged under the merge base's policy, as `candor triage` judges by default.
+        let judge = Judge::load(
+            repo_root,
+            &settings.triage.workspace,
+            settings.triage.policy,
+            false,
+            today,
+        )?;
         let reds = if settings.triage.files.is_empty() {
             reds_in_history(&*store, db)?
         } else {

@@ -47,7 +47,7 @@ pub(super) fn run(
 ) -> Result<u8, CliError> {
     let workspace = &settings.workspace;
     // A broken policy stops the command before the suite runs, not after.
-    let judge = Judge::load(repo_root, workspace.change_commits(), today)?;
+    let judge = Judge::load(repo_root, workspace, settings.policy, false, today)?;
     let executor = SystemExecutor;
     let runner_config = &judge.config.runner;
     let context = runner::Context::new(repo_root, scratch(repo_root, "test")?, &executor)
@@ -146,6 +146,7 @@ pub(super) fn run(
             )
         })
         .collect::<Result<_, _>>()?;
+    judge.print_source(printer)?;
     for one in &judged {
         print_verdict(printer, one)?;
     }

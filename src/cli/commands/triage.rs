@@ -25,7 +25,13 @@ pub(super) fn run(
     today: jiff::civil::Date,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
-    let judge = Judge::load(repo_root, settings.workspace.change_commits(), today)?;
+    let judge = Judge::load(
+        repo_root,
+        &settings.workspace,
+        settings.policy,
+        false,
+        today,
+    )?;
     // Result files can be triaged without a history; with one, it is read for evidence.
     let store = if settings.files.is_empty() || db.exists() {
         Some(open_store(db, Open::Existing)?)
@@ -45,6 +51,7 @@ pub(super) fn run(
         }
         None => reds.into_iter().map(|red| judge.judge(red)).collect(),
     };
+    judge.print_source(printer)?;
     for one in &judged {
         print_verdict(printer, one)?;
     }
