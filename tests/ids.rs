@@ -64,8 +64,10 @@ fn inherited_class_project() -> Suite {
     // A known flake of *another* test with the same shape of failure: before the fix the
     // three copies were one test named after the defining file, and this fingerprint
     // explained the real failure away.
+    // Every branch's runs are counted: the runs here are on the change's branch, and
+    // what is checked is how they are stored, not which branches tiers count.
     let mut config = format!(
-        "[runner]\nkind = \"pytest\"\ncommand = [\"{}\", \"-m\", \"pytest\"]\n\n",
+        "[reliability]\nbranches = [\"**\"]\n\n[runner]\nkind = \"pytest\"\ncommand = [\"{}\", \"-m\", \"pytest\"]\n\n",
         python.display()
     );
     config.push_str(&fingerprint(
