@@ -27,9 +27,11 @@ mod cargo;
 mod command;
 pub mod fake;
 mod go;
+pub mod isolation;
 mod nextest;
 pub mod process;
 mod pytest;
+pub mod ran;
 
 use std::collections::hash_map::RandomState;
 use std::fmt;
@@ -44,6 +46,8 @@ use crate::results::Format;
 use process::{DEFAULT_GRACE, Executor, Invocation, ProcessError, ProcessOutcome};
 
 pub use cargo::CargoTest;
+pub use isolation::{Crossing, Isolation};
+pub use ran::NotRun;
 pub use command::UserCommand;
 pub use go::GoTest;
 pub use nextest::Nextest;
@@ -160,6 +164,9 @@ pub struct Context<'a> {
     pub grace: Duration,
     /// Whether children get the merge lane's pinned environment ([`PINNED_ENVIRONMENT`]).
     pub pinned_environment: bool,
+    /// Set when the run is one side of a comparison: the side's own tree and the trees
+    /// it must not run code from.
+    pub isolation: Option<Isolation>,
     sequence: AtomicU32,
 }
 
@@ -205,8 +212,17 @@ impl<'a> Context<'a> {
             timeout: None,
             grace: DEFAULT_GRACE,
             pinned_environment: false,
+            isolation: None,
             sequence: AtomicU32::new(0),
         }
+    }
+
+    /// The same context for one side of a comparison: runs use the side's own code, and a
+    /// run that used code of a `foreign` tree is refused ([`RunnerError::OtherSide`]).
+    #[must_use]
+    pub fn with_isolation(mut self, foreign: &[PathBuf]) -> Self {
+        self.isolation = Some(Isolation::new(&self.repo_root, foreign));
+        self
     }
 
     /// The same context with a time limit per child process.
@@ -273,15 +289,84 @@ impl<'a> Context<'a> {
         let record = self.run(self.invocation(name, argv).stdout_to(&stdout))?;
         let code = record.outcome.exit_code();
         if code != 0 && !accepted.contains(&code) || record.outcome.timed_out {
+            let log = read_log(&record.log);
+            let stdout = read_log(&stdout);
             return Err(RunnerError::Probe {
                 argv: record.argv.join(" "),
                 code,
+                quoted: ran::probe_lines(&format!("{log}\n{stdout}")),
                 log: record.log,
             });
         }
         read_text(&stdout)
     }
+
+    /// Whether a finished child ran, by `kind`'s rule (module [`ran`]); `report` is where
+    /// its machine-readable output went.
+    fn check_ran(
+        &self,
+        kind: RunnerKind,
+        record: &InvocationRecord,
+        report: &Path,
+    ) -> Result<(), RunnerError> {
+        let log = read_log(&record.log);
+        let bytes = fs_err::read(report).unwrap_or_default();
+        let finished = ran::Finished {
+            exit_code: record.outcome.exit_code(),
+            timed_out: record.outcome.timed_out,
+            log: &log,
+            report: (!bytes.is_empty()).then_some(bytes.as_slice()),
+        };
+        let verdict = match kind {
+            RunnerKind::Pytest => ran::pytest(&finished),
+            RunnerKind::Cargo => ran::cargo(&finished),
+            RunnerKind::Nextest => ran::nextest(&finished),
+            RunnerKind::Go => ran::go(&finished),
+            RunnerKind::Command => ran::command(&finished),
+        };
+        match ran::not_run(kind, record.log.clone(), verdict) {
+            Some(not_run) => Err(RunnerError::CouldNotRun(Box::new(not_run))),
+            None => Ok(()),
+        }
+    }
+
+    /// For one side of a comparison: no failure's frame lies in another side's tree.
+    fn check_frames(&self, report: &RunReport) -> Result<(), RunnerError> {
+        let Some(isolation) = &self.isolation else {
+            return Ok(());
+        };
+        let Ok(file) = fs_err::File::open(&report.report) else {
+            return Ok(());
+        };
+        // Paths as printed: the check resolves them against the side's tree itself.
+        let Ok((executions, _)) =
+            crate::results::parse_all(file, &crate::results::ParseOptions::default())
+        else {
+            return Ok(());
+        };
+        isolation
+            .check_frames(&executions)
+            .map_err(|crossing| RunnerError::OtherSide(Box::new(crossing)))
+    }
 }
+
+/// A log's text: all of it up to [`LOG_READ_BYTES`], else its head and tail, where runners
+/// print their errors and summaries.
+fn read_log(path: &Path) -> String {
+    let Ok(bytes) = fs_err::read(path) else {
+        return String::new();
+    };
+    if bytes.len() <= LOG_READ_BYTES {
+        return String::from_utf8_lossy(&bytes).into_owned();
+    }
+    let half = LOG_READ_BYTES / 2;
+    let head = String::from_utf8_lossy(&bytes[..half]);
+    let tail = String::from_utf8_lossy(&bytes[bytes.len() - half..]);
+    format!("{head}\n{tail}")
+}
+
+/// How much of a log is read for the runner's error lines.
+const LOG_READ_BYTES: usize = 8 << 20;
 
 fn read_text(path: &Path) -> Result<String, RunnerError> {
     let bytes = fs_err::read(path)?;
@@ -410,15 +495,29 @@ pub enum RunnerError {
         problem: String,
     },
     /// A helper command (listing, metadata, a version check) failed.
-    #[error("`{argv}` failed with exit code {code}; see {}", log.display())]
+    #[error("`{argv}` failed with exit code {code} (log: {}){}", log.display(), ran::quoted_suffix(quoted))]
     Probe {
         /// The command, joined with spaces for reading only.
         argv: String,
         /// Its exit code (128+N for a signal).
         code: i32,
+        /// Its error lines, as it printed them.
+        quoted: Vec<String>,
         /// Its log.
         log: PathBuf,
     },
+    /// The runner could not run (a build or collection error, no report, an unknown
+    /// test): nothing was run that could be judged.
+    #[error("{0}")]
+    CouldNotRun(Box<NotRun>),
+    /// One side of a comparison ran code of another side's tree.
+    #[error(
+        "the run in {} used code from outside its own tree: {} is {}",
+        .0.own.display(),
+        .0.seen_as,
+        .0.file.display()
+    )]
+    OtherSide(Box<Crossing>),
     /// A helper command answered something candor cannot read.
     #[error("could not read the output of `{what}`: {message}")]
     Output {

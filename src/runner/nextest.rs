@@ -71,14 +71,17 @@ impl Nextest {
         }
         let invocation = context.invocation("nextest-run", argv).report_at(&report);
         let record = context.run(invocation)?;
-        Ok(RunReport {
+        context.check_ran(RunnerKind::Nextest, &record, &report)?;
+        let run = RunReport {
             runner: RunnerKind::Nextest,
             report,
             format: Some(Format::Junit),
             seed: None,
             workers: self.workers(),
             invocations: vec![record],
-        })
+        };
+        context.check_frames(&run)?;
+        Ok(run)
     }
 
     /// `-j`/`--test-threads` from the prefix, else `NEXTEST_TEST_THREADS`, else the
