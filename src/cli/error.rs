@@ -119,7 +119,10 @@ pub enum CliError {
     #[error(transparent)]
     Git(#[from] crate::git::GitError),
     /// The test is not in the runner's report on one side.
-    #[error("the runner ran no test `{test}` on the {side} ({commit}){}", crate::runner::ran::quoted_suffix(said))]
+    #[error(
+        "the runner ran no test `{test}` on the {side} ({commit}){}",
+        crate::runner::ran::quoted_suffix(said)
+    )]
     TestMissing {
         /// The test.
         test: String,

@@ -282,10 +282,13 @@ impl CargoTest {
                 argv.extend(strings(&["--exact", "--", name]));
             }
             let stdout = context.scratch_path("cargo-test.stdout");
-            let invocation = context
+            let mut invocation = context
                 .invocation("cargo-test", argv)
                 .env(&runner_variable, "env RUSTC_BOOTSTRAP=1")
                 .stdout_to(&stdout);
+            if let Some(target) = context.cargo_target() {
+                invocation = invocation.env("CARGO_TARGET_DIR", &target);
+            }
             let record = context.run(invocation)?;
             context.check_ran(RunnerKind::Cargo, &record, &stdout)?;
             append_with_binary_id(&stdout, &mut report_file, &target.binary_id)?;

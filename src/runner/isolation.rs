@@ -50,6 +50,11 @@ pub struct Isolation {
     /// The other sides' trees (absolute). One may hold another (the merge base's worktree
     /// lives under the repository): a path belongs to the deepest tree that holds it.
     pub foreign: Vec<PathBuf>,
+    /// cargo's target folder for this side (`CARGO_TARGET_DIR`), when it must not share
+    /// the configured one: cargo names a workspace member's artifacts without its path
+    /// and trusts their age, so two checkouts sharing one target folder run each other's
+    /// test binaries.
+    pub cargo_target: Option<PathBuf>,
 }
 
 /// Code of another side that a run used.
@@ -70,6 +75,7 @@ impl Isolation {
         Isolation {
             own: canonical(own),
             foreign: foreign.iter().map(|f| canonical(f)).collect(),
+            cargo_target: None,
         }
     }
 
@@ -78,10 +84,12 @@ impl Isolation {
     /// `dist-packages` folder, a virtualenv inside a tree) belongs to no side.
     pub fn is_foreign(&self, path: &Path) -> bool {
         let absolute = normalize(&self.own.join(path));
-        if absolute
-            .components()
-            .any(|c| matches!(c.as_os_str().to_str(), Some("site-packages" | "dist-packages")))
-        {
+        if absolute.components().any(|c| {
+            matches!(
+                c.as_os_str().to_str(),
+                Some("site-packages" | "dist-packages")
+            )
+        }) {
             return false;
         }
         let depth = |root: &Path| {
@@ -130,6 +138,10 @@ impl Isolation {
             let Some((name, file)) = line.split_once('\t') else {
                 continue;
             };
+            // The probe itself lives in candor's scratch folder, wherever that is.
+            if name == PROBE_MODULE {
+                continue;
+            }
             let path = Path::new(file);
             let top = name.split('.').next().unwrap_or(name);
             let stray =
@@ -208,11 +220,7 @@ pub fn python_source_roots(root: &Path, read: &dyn Fn(&str) -> Option<String>) -
     for dir in relative {
         let path = Path::new(dir.trim());
         // Only folders of this tree: a root outside it is not this side's code.
-        if path.is_absolute()
-            || path
-                .components()
-                .any(|c| matches!(c, Component::ParentDir))
-        {
+        if path.is_absolute() || path.components().any(|c| matches!(c, Component::ParentDir)) {
             continue;
         }
         let absolute = normalize(&root.join(path));
@@ -258,7 +266,13 @@ fn pyproject_roots(pyproject: &toml::Table) -> Vec<String> {
             }
         }
     }
-    roots.extend(strings(get(&["tool", "setuptools", "packages", "find", "where"])));
+    roots.extend(strings(get(&[
+        "tool",
+        "setuptools",
+        "packages",
+        "find",
+        "where",
+    ])));
     if let Some(packages) = get(&["tool", "poetry", "packages"]).and_then(|v| v.as_array()) {
         roots.extend(
             packages
@@ -266,13 +280,20 @@ fn pyproject_roots(pyproject: &toml::Table) -> Vec<String> {
                 .filter_map(|p| p.get("from")?.as_str().map(str::to_owned)),
         );
     }
-    for package in strings(get(&["tool", "hatch", "build", "targets", "wheel", "packages"])) {
+    for package in strings(get(&[
+        "tool", "hatch", "build", "targets", "wheel", "packages",
+    ])) {
         if let Some((parent, _)) = package.trim_end_matches('/').rsplit_once('/') {
             roots.push(parent.to_owned());
         }
     }
     roots.extend(strings(get(&["tool", "pdm", "build", "package-dir"])));
-    roots.extend(strings(get(&["tool", "pytest", "ini_options", "pythonpath"])));
+    roots.extend(strings(get(&[
+        "tool",
+        "pytest",
+        "ini_options",
+        "pythonpath",
+    ])));
     roots
 }
 
@@ -359,6 +380,7 @@ mod tests {
         Isolation {
             own: PathBuf::from("/r/.candor/worktrees/base"),
             foreign: vec![PathBuf::from("/r")],
+            cargo_target: None,
         }
     }
 
@@ -376,6 +398,7 @@ mod tests {
         let branch = Isolation {
             own: PathBuf::from("/r"),
             foreign: vec![PathBuf::from("/r/.candor/worktrees/base")],
+            cargo_target: None,
         };
         assert!(branch.is_foreign(Path::new(".candor/worktrees/base/src/m.py")));
         assert!(!branch.is_foreign(Path::new("src/m.py")));
@@ -446,9 +469,13 @@ mod tests {
 
     #[test]
     fn ini_values_with_continuation_lines() {
-        let text = "[tool:pytest]\naddopts = -q\n[options]\npackage_dir =\n    =src\nzip_safe = false\n";
+        let text =
+            "[tool:pytest]\naddopts = -q\n[options]\npackage_dir =\n    =src\nzip_safe = false\n";
         let section = ini_section(text, "options");
-        assert_eq!(ini_value(&section, "package_dir").as_deref(), Some("\n=src"));
+        assert_eq!(
+            ini_value(&section, "package_dir").as_deref(),
+            Some("\n=src")
+        );
         assert_eq!(ini_value(&section, "zip_safe").as_deref(), Some("false"));
         assert_eq!(ini_value(&section, "addopts"), None);
     }

@@ -46,12 +46,12 @@ use crate::results::Format;
 use process::{DEFAULT_GRACE, Executor, Invocation, ProcessError, ProcessOutcome};
 
 pub use cargo::CargoTest;
-pub use isolation::{Crossing, Isolation};
-pub use ran::NotRun;
 pub use command::UserCommand;
 pub use go::GoTest;
+pub use isolation::{Crossing, Isolation};
 pub use nextest::Nextest;
 pub use pytest::Pytest;
+pub use ran::NotRun;
 
 /// The runners candor drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -223,6 +223,22 @@ impl<'a> Context<'a> {
     pub fn with_isolation(mut self, foreign: &[PathBuf]) -> Self {
         self.isolation = Some(Isolation::new(&self.repo_root, foreign));
         self
+    }
+
+    /// The same context, building cargo's artifacts into `target` (an isolated side whose
+    /// tree is not the configured target folder's: see [`Isolation::cargo_target`]).
+    #[must_use]
+    pub fn with_cargo_target(mut self, target: PathBuf) -> Self {
+        if let Some(isolation) = &mut self.isolation {
+            isolation.cargo_target = Some(target);
+        }
+        self
+    }
+
+    /// `CARGO_TARGET_DIR` for an isolated side that builds apart.
+    fn cargo_target(&self) -> Option<String> {
+        let target = self.isolation.as_ref()?.cargo_target.as_ref()?;
+        Some(target.to_string_lossy().into_owned())
     }
 
     /// The same context with a time limit per child process.

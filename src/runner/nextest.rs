@@ -69,7 +69,10 @@ impl Nextest {
         if let Some((_, name)) = selection {
             argv.extend(strings(&["--exact", name]));
         }
-        let invocation = context.invocation("nextest-run", argv).report_at(&report);
+        let mut invocation = context.invocation("nextest-run", argv).report_at(&report);
+        if let Some(target) = context.cargo_target() {
+            invocation = invocation.env("CARGO_TARGET_DIR", &target);
+        }
         let record = context.run(invocation)?;
         context.check_ran(RunnerKind::Nextest, &record, &report)?;
         let run = RunReport {

@@ -114,10 +114,7 @@ impl Pytest {
                     at..at,
                     ["-p".to_owned(), isolation::PROBE_MODULE.to_owned()],
                 );
-                invocation_env.push((
-                    "PYTHONPATH".to_owned(),
-                    python_path(&isolation.own, &probe),
-                ));
+                invocation_env.push(("PYTHONPATH".to_owned(), python_path(&isolation.own, &probe)));
                 invocation_env.push((
                     isolation::PROBE_DIR_VARIABLE.to_owned(),
                     probe.to_string_lossy().into_owned(),
@@ -394,7 +391,11 @@ fn check_imports(
                 probe.display()
             ),
             quoted: Vec::new(),
-            log: run.invocations.first().map(|i| i.log.clone()).unwrap_or_default(),
+            log: run
+                .invocations
+                .first()
+                .map(|i| i.log.clone())
+                .unwrap_or_default(),
             unknown_test: false,
         })));
     }

@@ -101,10 +101,9 @@ pub fn pytest(finished: &Finished<'_>) -> Verdict {
             || is_python_exception_line(line)
     });
     let unknown_test = finished.exit_code == 4
-        && finished
-            .log
-            .lines()
-            .any(|l| l.starts_with("ERROR: not found:") || l.contains("file or directory not found:"));
+        && finished.log.lines().any(|l| {
+            l.starts_with("ERROR: not found:") || l.contains("file or directory not found:")
+        });
     Some((
         format!("pytest exited with code {} {meaning}", finished.exit_code),
         quoted,
@@ -116,7 +115,9 @@ pub fn pytest(finished: &Finished<'_>) -> Verdict {
 fn is_python_exception_line(line: &str) -> bool {
     line.split_once(": ").is_some_and(|(name, _)| {
         !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
             && (name.ends_with("Error") || name.ends_with("Exception"))
     })
 }
@@ -191,7 +192,9 @@ pub fn go(finished: &Finished<'_>) -> Verdict {
                 "go test exited with code {} and printed no JSON",
                 finished.exit_code
             ),
-            quote(finished.log, |line| !line.starts_with('#') || line.starts_with("# ")),
+            quote(finished.log, |line| {
+                !line.starts_with('#') || line.starts_with("# ")
+            }),
             false,
         ));
     };
@@ -412,11 +415,14 @@ mod tests {
             "\n"
         );
         let log = "# m/p\n./p.go:3:9: undefined: y\n";
-        let (_, quoted, _) =
-            go(&finished(2, log, Some(report.as_bytes()))).unwrap_or_default();
+        let (_, quoted, _) = go(&finished(2, log, Some(report.as_bytes()))).unwrap_or_default();
         assert_eq!(
             quoted,
-            vec!["# m/p", "./p.go:3:9: undefined: y", "FAIL\tm/p [build failed]"]
+            vec![
+                "# m/p",
+                "./p.go:3:9: undefined: y",
+                "FAIL\tm/p [build failed]"
+            ]
         );
         let ran = r#"{"Action":"fail","Package":"m/p","Test":"TestA"}"#;
         assert_eq!(go(&finished(1, "", Some(ran.as_bytes()))), None);

@@ -101,6 +101,14 @@ impl Bench<'_> {
         )
         .with_timeout(Some(self.timeout), self.grace)
         .with_isolation(std::slice::from_ref(&other.root));
+        // The merge base builds into its own worktree: a target folder shared with the
+        // branch (`build.target-dir`, `CARGO_TARGET_DIR`) would hand it the branch's test
+        // binaries, which cargo names without their checkout's path.
+        let context = if side == Side::Base {
+            context.with_cargo_target(root.root.join("target"))
+        } else {
+            context
+        };
         let report = self
             .adapter
             .run_one(&context, self.test, RunOptions { seed })
