@@ -4,7 +4,9 @@
 //! lists the tests under the same canonical ids the result parsers give
 //! (`results::ids`). Children run through the [`process`] layer behind the
 //! [`Executor`](process::Executor) trait. Reading the reports is `results`' job, deciding
-//! anything about them is not this module's.
+//! anything about them is not this module's, except whether the runner ran at all
+//! ([`ran`]: a runner that could not run is an error, never a report of red tests) and,
+//! for one side of a comparison, whether it ran that side's own code ([`isolation`]).
 //!
 //! | runner | suite | one test | retries, caches off | seed | workers | listing |
 //! | --- | --- | --- | --- | --- | --- | --- |

@@ -7,7 +7,7 @@
 //! | --- | --- | --- |
 //! | pytest | exit 0 or 1 and a report | exit 2 (interrupted: a collection error), 3 (internal error), 4 (usage error, an unknown node id), 5 (no tests ran), any other exit or signal, or no report |
 //! | cargo | every test binary started its suite (libtest's `suite started` event) | a binary whose suite never started: cargo failed before it (a build error, an ambiguous package spec) |
-//! | nextest | exit 0 or 100 (tests failed) and a report | exit 101 (build failed), 4 (no tests to run), 96 (setup error), 102 (test list failed), any other exit or signal, or no report |
+//! | nextest | exit 0 or 100 (tests failed) and a report | exit 101 (build failed), 4 (no tests to run: for one test, an unknown id), 96 (setup error), 102 (test list failed), any other exit or signal, or no report |
 //! | go | a JSON report with no `[build failed]` or `[setup failed]` package | an empty report, or a package that failed to build or set up |
 //! | command | a report | no report |
 //!
@@ -177,7 +177,8 @@ pub fn nextest(finished: &Finished<'_>) -> Verdict {
             finished.exit_code
         ),
         quote(finished.log, is_cargo_error_line),
-        false,
+        // No test matched the filter: for one test, the id names no test.
+        finished.exit_code == 4,
     ))
 }
 
