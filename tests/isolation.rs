@@ -152,7 +152,10 @@ fn a_side_that_imported_the_other_side_s_code_is_refused_not_judged() {
     );
     assert_eq!(ran.exit, 2, "{ran:?}");
     assert!(
-        ran.stderr.contains("the base (") && ran.stderr.contains("could not be measured"),
+        ran.stderr.contains("the base (")
+            && ran
+                .stderr
+                .contains("could not be measured: the comparison has no verdict"),
         "{ran:?}"
     );
     assert!(
@@ -445,4 +448,52 @@ fn the_gate_replays_the_right_package_and_a_build_error_quotes_rustc() {
         "{ran:?}"
     );
     assert!(!ran.stdout.contains("replays failed"), "{ran:?}");
+}
+
+/// Issue #12 item 3: `candor rerun` of a known flake selects `foo@0.2.0` too, where
+/// `-p foo` was ambiguous and the rerun could not run.
+#[test]
+fn cargo_rerun_runs_the_right_package() {
+    let suite = two_foos("cargo");
+    let test = "foo::tests::flaky";
+    suite.write(
+        "src/lib.rs",
+        "pub fn double(x: i32) -> i32 {\n    x * 2\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn doubles() {\n        assert_eq!(super::double(2), 4);\n    }\n\n    #[test]\n    fn flaky() {\n        if std::env::var(\"FOO_MODE\").as_deref() == Ok(\"flake\") {\n            panic!(\"flaked on port 4242\");\n        }\n    }\n}\n",
+    );
+    suite.write(
+        "candor.toml",
+        &(String::from("[runner]\nkind = \"cargo\"\n\n")
+            + &triage_support::fingerprint(
+                "FP-001",
+                test,
+                "panic",
+                r"flaked on port \d+",
+                "src/lib.rs:15",
+                "cargo",
+            )),
+    );
+    suite.tier(test, "trusted");
+    commit_all(&suite.repo, "a known flake");
+    let today = [("CANDOR_TODAY", triage_support::TODAY)];
+    let ran = suite.candor(
+        &["test", "--format", "json"],
+        &[today[0], ("FOO_MODE", "flake")],
+    );
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(
+        ran.lines_of("verdict")[0]["verdict"],
+        "known-flake",
+        "{ran:?}"
+    );
+    let rerun = suite.candor(&["rerun", test, "--format", "json"], &today);
+    assert_eq!(rerun.exit, 0, "{rerun:?}");
+    let line = &rerun.lines_of("rerun")[0];
+    assert_eq!(line["outcome"], "pass", "{rerun:?}");
+    let argv = std::fs::read_to_string(
+        line["logs"][0]
+            .as_str()
+            .unwrap_or_else(|| panic!("a log: {rerun:?}")),
+    )
+    .unwrap_or_else(|e| panic!("the rerun's log: {e}"));
+    assert!(argv.contains(r#""-p","foo@0.2.0","--lib""#), "{argv}");
 }

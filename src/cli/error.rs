@@ -136,8 +136,10 @@ pub enum CliError {
         said: Vec<String>,
     },
     /// One side of `compare` or `repro` could not be measured: its runner could not run,
-    /// or it ran the other side's code. Nothing about it was judged or stored.
-    #[error("the {side} ({commit}) could not be measured, so nothing was judged or stored")]
+    /// or it ran the other side's code. No verdict; that run is not stored.
+    #[error(
+        "the {side} ({commit}) could not be measured: the comparison has no verdict, and this run was not stored"
+    )]
     SideNotMeasured {
         /// `base` or `branch`.
         side: &'static str,
@@ -310,11 +312,11 @@ impl CliError {
 fn runner_hint(error: &RunnerError) -> Option<String> {
     match error {
         RunnerError::CouldNotRun(not_run) if not_run.unknown_test => Some(format!(
-            "check the id with `candor tests`; nothing was judged or stored (log: {})",
+            "check the id with `candor tests`; this run was not judged or stored (log: {})",
             not_run.log.display()
         )),
         RunnerError::CouldNotRun(not_run) => Some(format!(
-            "this is not a red test: fix what {} said, then run again; nothing was judged or stored (log: {})",
+            "this is not a red test: fix what {} said, then run again; this run was not judged or stored (log: {})",
             not_run.runner,
             not_run.log.display()
         )),

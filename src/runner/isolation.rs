@@ -354,8 +354,9 @@ pub fn python_packages(root: &Path, source_roots: &[PathBuf]) -> Vec<String> {
                 continue;
             };
             let package = path.join("__init__.py").is_file();
-            let module = !at_root && path.is_file() && name.ends_with(".py");
-            let name = name.trim_end_matches(".py");
+            // Python imports `x.py` only under that exact spelling.
+            let module = !at_root && path.is_file() && path.extension() == Some("py".as_ref());
+            let name = name.strip_suffix(".py").unwrap_or(name);
             let identifier = !name.is_empty()
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && !name.starts_with(|c: char| c.is_ascii_digit());

@@ -432,8 +432,8 @@ mod tests {
 
     #[test]
     fn quoted_lines_are_cut_and_bounded() {
-        let long = format!("ERROR {}", "x".repeat(1000));
-        let log = std::iter::repeat_n(long.as_str(), 3)
+        let wide = format!("ERROR {}", "x".repeat(1000));
+        let log = std::iter::repeat_n(wide.as_str(), 3)
             .chain((0..20).map(|_| "ERROR y"))
             .collect::<Vec<_>>()
             .join("\n");
