@@ -189,12 +189,17 @@ pub enum CliError {
         file: PathBuf,
     },
     /// `order` found that the test does not run alone.
-    #[error("`{id}` did not run: the runner's reports do not hold it")]
+    #[error(
+        "`{id}` did not run: the runner's reports do not hold it{}",
+        crate::runner::ran::quoted_suffix(said)
+    )]
     TestDidNotRun {
         /// The test.
         id: String,
         /// The first probe's log.
         log: Option<PathBuf>,
+        /// What the runner said about the id, when it said something.
+        said: Vec<String>,
     },
 }
 

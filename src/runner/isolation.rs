@@ -80,14 +80,15 @@ impl Isolation {
     }
 
     /// Whether `path` (absolute, or relative to the own tree) lies in a foreign tree, and
-    /// not in a deeper own tree inside it. Installed code (a `site-packages` or
-    /// `dist-packages` folder, a virtualenv inside a tree) belongs to no side.
+    /// not in a deeper own tree inside it. Installed code (a `site-packages`,
+    /// `dist-packages` or `node_modules` folder, a virtualenv inside a tree) belongs to no
+    /// side: Python and Node look for it in the repository's folders from either side.
     pub fn is_foreign(&self, path: &Path) -> bool {
         let absolute = normalize(&self.own.join(path));
         if absolute.components().any(|c| {
             matches!(
                 c.as_os_str().to_str(),
-                Some("site-packages" | "dist-packages")
+                Some("site-packages" | "dist-packages" | "node_modules")
             )
         }) {
             return false;
@@ -396,6 +397,7 @@ mod tests {
         assert!(!base.is_foreign(Path::new(
             "/r/.venv/lib/python3.11/site-packages/_pytest/main.py"
         )));
+        assert!(!base.is_foreign(Path::new("/r/node_modules/jest/build/index.js")));
         let branch = Isolation {
             own: PathBuf::from("/r"),
             foreign: vec![PathBuf::from("/r/.candor/worktrees/base")],
