@@ -497,3 +497,28 @@ fn cargo_rerun_runs_the_right_package() {
     .unwrap_or_else(|e| panic!("the rerun's log: {e}"));
     assert!(argv.contains(r#""-p","foo@0.2.0","--lib""#), "{argv}");
 }
+
+/// Issue #12 item 3: a go package that does not build is not a red test named after the
+/// package (it was `unverified example.com/gob`, exit 0): exit 2 quoting the compiler.
+#[test]
+fn a_go_build_failure_is_exit_2_quoting_the_compiler() {
+    let suite = empty();
+    suite.write("go.mod", "module example.com/gob\n\ngo 1.19\n");
+    suite.write("gob.go", "package gob\n\nfunc One() int { return y }\n");
+    suite.write(
+        "gob_test.go",
+        "package gob\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {\n\tif One() != 1 {\n\t\tt.Fatal(\"not one\")\n\t}\n}\n",
+    );
+    suite.write(".gitignore", ".candor/\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    commit_all(&suite.repo, "gob");
+    let ran = suite.candor(&["test"], &[]);
+    assert_eq!(ran.exit, 2, "{ran:?}");
+    assert!(ran.stderr.contains("go could not run"), "{ran:?}");
+    assert!(
+        ran.stderr.contains("| ./gob.go:3:25: undefined: y"),
+        "{ran:?}"
+    );
+    assert!(ran.stderr.contains("[build failed]"), "{ran:?}");
+    assert!(!ran.stdout.contains("unverified"), "{ran:?}");
+}

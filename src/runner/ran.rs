@@ -202,15 +202,17 @@ pub fn go(finished: &Finished<'_>) -> Verdict {
     let text = String::from_utf8_lossy(report);
     let mut broken = Vec::new();
     for line in text.lines() {
-        let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
+        // Inside a JSON event's output, or (go before 1.24) as a plain line on stdout.
+        let output = match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(event) => event
+                .get("Output")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            Err(_) => line.to_owned(),
         };
-        let output = event
-            .get("Output")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or_default();
         if output.contains("[build failed]") || output.contains("[setup failed]") {
-            broken.push(output.trim_end().to_owned());
+            broken.push(cut(&output));
         }
     }
     if broken.is_empty() {
@@ -424,6 +426,13 @@ mod tests {
                 "./p.go:3:9: undefined: y",
                 "FAIL\tm/p [build failed]"
             ]
+        );
+        // go 1.19 prints the package's line as plain text among the JSON.
+        let plain = "FAIL\tm/p [build failed]\n";
+        let (_, quoted, _) = go(&finished(2, log, Some(plain.as_bytes()))).unwrap_or_default();
+        assert_eq!(
+            quoted.last().map(String::as_str),
+            Some("FAIL\tm/p [build failed]")
         );
         let ran = r#"{"Action":"fail","Package":"m/p","Test":"TestA"}"#;
         assert_eq!(go(&finished(1, "", Some(ran.as_bytes()))), None);
