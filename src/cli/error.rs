@@ -326,7 +326,7 @@ fn runner_hint(error: &RunnerError) -> Option<String> {
             not_run.log.display()
         )),
         RunnerError::OtherSide(crossing) => Some(format!(
-            "each side must run its own code, and candor put this side's source roots first on PYTHONPATH ({}); find what puts the other tree on the path (an editable install's .pth file, a conftest.py or an absolute `pythonpath` that edits sys.path, a path dependency) and make it relative to the tree, then run again (docs/compare.md)",
+            "each side must run its own code (for Python, candor puts the side's source roots first on PYTHONPATH: {}); find what points the run at the other tree (an editable install's .pth file, a conftest.py or an absolute `pythonpath` that edits sys.path, an absolute path dependency) and make it relative to the tree, then run again (docs/compare.md)",
             crossing.own.display()
         )),
         _ => None,

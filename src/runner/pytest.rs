@@ -114,7 +114,10 @@ impl Pytest {
                     at..at,
                     ["-p".to_owned(), isolation::PROBE_MODULE.to_owned()],
                 );
-                invocation_env.push(("PYTHONPATH".to_owned(), python_path(&isolation.own, &probe)));
+                invocation_env.push((
+                    crate::env_vars::EnvVars::PYTHONPATH.to_owned(),
+                    python_path(&isolation.own, &probe),
+                ));
                 invocation_env.push((
                     isolation::PROBE_DIR_VARIABLE.to_owned(),
                     probe.to_string_lossy().into_owned(),
