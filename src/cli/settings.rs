@@ -580,6 +580,8 @@ impl Settings {
                 scope: crate::report::Scope {
                     since: None,
                     branch: raw.branch,
+                    // Set by the command once it has read the counted branches.
+                    counted: None,
                     tests: raw.tests,
                     top: raw.top as usize,
                     heatmap_runs: raw.heatmap_runs as usize,
