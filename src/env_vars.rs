@@ -112,6 +112,12 @@ impl EnvVars {
     /// Go's parallelism, which `go test -p` defaults to.
     pub const GOMAXPROCS: &'static str = "GOMAXPROCS";
 
+    // Read to build a child's environment.
+
+    /// Python's module search path. For one side of `compare` or `repro`, candor puts the
+    /// side's source roots (and its isolation probe) before the value it inherited.
+    pub const PYTHONPATH: &'static str = "PYTHONPATH";
+
     // Read by candor's own test suite only, never by the binary.
 
     /// Where candor's tests find the shared corpus of result files.

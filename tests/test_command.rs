@@ -107,11 +107,13 @@ fn a_runner_that_fails_without_a_red_test_is_not_green() {
     let suite = pytest_repo();
     let ran = suite.candor(&["test", "--", "-k", "no_such_test"], &vars(None));
     assert_eq!(ran.exit, 2, "pytest exits 5, nothing was judged: {ran:?}");
+    // Issue #12 item 3: what pytest said, not only a log path.
     assert!(
         ran.stderr
-            .contains("the runner exited with code 5 but reported no red test"),
+            .contains("pytest could not run: pytest exited with code 5 (no tests ran); it said:"),
         "{ran:?}"
     );
+    assert!(ran.stderr.contains("deselected"), "{ran:?}");
 }
 
 #[test]

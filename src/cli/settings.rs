@@ -608,6 +608,7 @@ impl Settings {
                 scope: crate::report::Scope {
                     since: None,
                     branch: raw.branch,
+                    // Set by the command once it has read the counted branches.
                     counted: None,
                     tests: raw.tests,
                     top: raw.top as usize,

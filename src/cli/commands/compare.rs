@@ -130,16 +130,32 @@ impl Bench<'_> {
     /// One run of the test on `side`: runner process, record file, history run.
     fn run(&mut self, side: Side, sequence: u32, seed: Option<u64>) -> Result<RunRecord, CliError> {
         let root = self.side(side);
-        // Each run gets its own scratch folder so reports never overwrite each other.
+        let other = if side == Side::Base {
+            &self.branch
+        } else {
+            &self.base
+        };
+        // Each run gets its own scratch folder so reports never overwrite each other. Each
+        // side runs its own code: a run that used the other side's is refused, not judged.
         let context = runner::Context::new(
             &root.root,
             root.scratch.join(format!("{sequence:03}")),
             &self.executor,
         )
-        .with_timeout(Some(self.timeout), self.grace);
+        .with_timeout(Some(self.timeout), self.grace)
+        .with_isolation(std::slice::from_ref(&other.root));
+        // The merge base builds into its own worktree: a target folder shared with the
+        // branch (`build.target-dir`, `CARGO_TARGET_DIR`) would hand it the branch's test
+        // binaries, which cargo names without their checkout's path.
+        let context = if side == Side::Base {
+            context.with_cargo_target(root.root.join("target"))
+        } else {
+            context
+        };
         let report = self
             .adapter
-            .run_one(&context, self.test, RunOptions { seed })?;
+            .run_one(&context, self.test, RunOptions { seed })
+            .map_err(|error| self.side_error(side, error))?;
         let parse = ParseOptions {
             repo_root: Some(root.root.to_string_lossy().into_owned()),
             ..ParseOptions::default()
@@ -166,6 +182,7 @@ impl Bench<'_> {
                 side: side.as_str(),
                 commit: self.side(side).commit.clone(),
                 log: record.log.clone(),
+                said: Vec::new(),
             });
         }
         if record.outcome == Outcome::Skip {
@@ -194,6 +211,28 @@ impl Bench<'_> {
         })?;
         self.store_run(side, &report, &parse)?;
         Ok(record)
+    }
+
+    /// A runner error on one side, named with the side: an unknown test is the missing
+    /// test it is, anything else says that the side could not be measured.
+    fn side_error(&self, side: Side, error: runner::RunnerError) -> CliError {
+        let commit = self.side(side).commit.clone();
+        match error {
+            runner::RunnerError::CouldNotRun(not_run) if not_run.unknown_test => {
+                CliError::TestMissing {
+                    test: self.test.to_owned(),
+                    side: side.as_str(),
+                    commit,
+                    log: not_run.log.clone(),
+                    said: not_run.quoted.clone(),
+                }
+            }
+            source => CliError::SideNotMeasured {
+                side: side.as_str(),
+                commit,
+                source,
+            },
+        }
     }
 
     /// Stores the run in the history as source=compare, under its side's commit. A report
