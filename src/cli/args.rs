@@ -37,6 +37,10 @@ pub struct GlobalArgs {
     /// Print only errors and warnings (and the data `tests` and `show` are asked for).
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// List everything: on a terminal, long listings are cut to their first lines and a
+    /// count (JSON output is always complete).
+    #[arg(long, global = true)]
+    pub full: bool,
 }
 
 /// `--format`.

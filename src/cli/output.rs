@@ -198,6 +198,21 @@ impl Printer {
         bar
     }
 
+    /// A listing of `lines` on stdout; on a terminal (see [`OutputSettings::summarize`]) only
+    /// the first [`SUMMARY_LINES`] and a count of the rest with `--full` to see them all.
+    /// `what` names the items (`"touched tests"`).
+    pub fn listing(&mut self, lines: &[String], what: &str) -> io::Result<()> {
+        let cut = self.settings.summarize && lines.len() > SUMMARY_LINES + 1;
+        let shown = if cut { SUMMARY_LINES } else { lines.len() };
+        for line in &lines[..shown] {
+            self.line(line)?;
+        }
+        if cut {
+            self.line(&summary_line(lines.len() - shown, lines.len(), what))?;
+        }
+        Ok(())
+    }
+
     /// Writes buffered stdout; a closed pipe is not an error.
     pub fn flush(&mut self) -> io::Result<()> {
         self.write_out(|out| out.flush())
@@ -227,6 +242,14 @@ impl Printer {
             other => other,
         }
     }
+}
+
+/// Lines a long listing keeps on a terminal.
+pub const SUMMARY_LINES: usize = 10;
+
+/// The line that ends a listing cut short on a terminal.
+pub fn summary_line(hidden: usize, total: usize, what: &str) -> String {
+    format!("  … {hidden} more of {total} {what} (--full lists them all)")
 }
 
 /// How a column lines up.

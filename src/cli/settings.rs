@@ -54,6 +54,9 @@ pub struct OutputSettings {
     pub quiet: bool,
     /// Whether progress lines go to stderr: only on a terminal, and not under `--quiet`.
     pub progress: bool,
+    /// Whether long listings are cut to their first lines and a count: text on a
+    /// terminal, without `--full`.
+    pub summarize: bool,
 }
 
 /// `--format`, decided.
@@ -389,6 +392,9 @@ impl Settings {
             color_stderr: wants_color(context.stderr_is_terminal),
             quiet: args.global.quiet,
             progress: context.stderr_is_terminal && !args.global.quiet,
+            summarize: format == OutputFormat::Human
+                && context.stdout_is_terminal
+                && !args.global.full,
         };
 
         let mut warnings = Vec::new();

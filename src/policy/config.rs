@@ -889,6 +889,31 @@ pub struct LaneConfig {
     pub fail_on_missing_oracle: bool,
     /// The built-in diff rules turned on, in file order, each once.
     pub presets: Vec<Preset>,
+    /// What the lane replays besides the touched tests.
+    pub replay: ReplayMode,
+}
+
+/// `[lane] replay`: what the merge lane runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplayMode {
+    /// `"touched"`: only the tests in the test files the change touched, `min_replays`
+    /// times each; a change that touches no test file replays nothing.
+    Touched,
+    /// `"all"` (the default): the whole suite once, then the touched tests `min_replays`
+    /// times each, so a source-only change is judged by the tests it can break.
+    #[default]
+    All,
+}
+
+impl ReplayMode {
+    /// The name written in `candor.toml` and the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReplayMode::Touched => "touched",
+            ReplayMode::All => "all",
+        }
+    }
 }
 
 impl Default for LaneConfig {
@@ -903,6 +928,7 @@ impl Default for LaneConfig {
             oracle: None,
             fail_on_missing_oracle: false,
             presets: Vec::new(),
+            replay: ReplayMode::default(),
         }
     }
 }
@@ -1063,6 +1089,7 @@ struct RawLane {
     oracle: Option<Spanned<String>>,
     fail_on_missing_oracle: Option<Spanned<bool>>,
     presets: Option<Vec<Spanned<String>>>,
+    replay: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1126,6 +1153,20 @@ fn resolve_lane(source: Source<'_>, raw: Option<RawLane>) -> Result<LaneConfig, 
             ));
         }
         lane.fail_on_missing_oracle = value.into_inner();
+    }
+    if let Some(value) = raw.replay {
+        lane.replay = match value.get_ref().as_str() {
+            "touched" => ReplayMode::Touched,
+            "all" => ReplayMode::All,
+            other => {
+                return Err(source.error(
+                    Some(value.span()),
+                    format!(
+                        "`lane.replay` is {other:?}: expected \"all\" (the whole suite once, then the touched tests) or \"touched\" (the touched tests only)"
+                    ),
+                ));
+            }
+        };
     }
     for name in raw.presets.unwrap_or_default() {
         let preset = Preset::from_name(name.get_ref()).ok_or_else(|| {
@@ -1754,6 +1795,21 @@ mod tests {
             .collect::<Vec<_>>()
             .join("\n")
             + "\n"
+    }
+
+    #[test]
+    fn the_lane_replays_the_whole_suite_unless_told_touched_only() {
+        // Issue #12 item 6: a source-only change must not pass a lane that ran nothing.
+        assert_eq!(LaneConfig::default().replay, ReplayMode::All);
+        let touched = parse("[lane]\nreplay = \"touched\"\n").expect("parses");
+        assert_eq!(touched.lane.replay, ReplayMode::Touched);
+        let error = parse("[lane]\nreplay = \"some\"\n").unwrap_err();
+        assert_eq!(error.line, 2);
+        assert!(
+            error.message.contains("`lane.replay` is \"some\""),
+            "{}",
+            error.message
+        );
     }
 
     #[test]

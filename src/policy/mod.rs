@@ -5,7 +5,7 @@
 pub mod config;
 pub mod fingerprint;
 
-pub use config::{Ban, Freeze, LaneConfig, LinePattern, PathGlob, Preset};
+pub use config::{Ban, Freeze, LaneConfig, LinePattern, PathGlob, Preset, ReplayMode};
 pub use config::{Config, ConfigError, ReliabilityConfig, RerunConfig, TriageConfig};
 pub use fingerprint::{
     ConditionMismatch, Fingerprint, FingerprintConditions, FingerprintMatch, MessagePattern,
