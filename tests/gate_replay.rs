@@ -46,7 +46,10 @@ fn gate_json(suite: &Suite) -> (Ran, serde_json::Value) {
     let ran = suite.candor(&["gate", "--format", "json"], &[]);
     let text = std::fs::read_to_string(suite.repo.join("score-report.json"))
         .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
-    (ran, serde_json::from_str(&text).expect("the report is JSON"))
+    (
+        ran,
+        serde_json::from_str(&text).expect("the report is JSON"),
+    )
 }
 
 fn reason_kinds(report: &serde_json::Value) -> Vec<&str> {
@@ -80,7 +83,10 @@ fn a_source_only_change_that_breaks_tests_is_rejected_by_the_whole_suite_s_run()
     assert_eq!(reason_kinds(&report), ["suite-failed"], "{report:#}");
     assert_eq!(
         report["reasons"][0]["tests"],
-        serde_json::json!(["tests/test_cart.py::test_empty", "tests/test_cart.py::test_total"]),
+        serde_json::json!([
+            "tests/test_cart.py::test_empty",
+            "tests/test_cart.py::test_total"
+        ]),
         "{report:#}"
     );
     let replayed = &report["replayed"];
@@ -94,7 +100,10 @@ fn a_source_only_change_that_breaks_tests_is_rejected_by_the_whole_suite_s_run()
     );
     assert_eq!(
         report["suite"]["failed"],
-        serde_json::json!(["tests/test_cart.py::test_empty", "tests/test_cart.py::test_total"])
+        serde_json::json!([
+            "tests/test_cart.py::test_empty",
+            "tests/test_cart.py::test_total"
+        ])
     );
     // The JSON line carries the same.
     assert_eq!(ran.lines_of("gate")[0]["replayed"], *replayed);
@@ -165,7 +174,10 @@ fn replay_all_runs_the_suite_once_and_each_touched_test_min_replays_times() {
     );
     assert_eq!(report["runs"].as_array().map(Vec::len), Some(6));
     // The suite's run is in the history beside the replays, as gate runs.
-    let shown = suite.candor(&["show", "tests/test_cart.py::test_total", "--format", "json"], &[]);
+    let shown = suite.candor(
+        &["show", "tests/test_cart.py::test_total", "--format", "json"],
+        &[],
+    );
     assert_eq!(shown.exit, 0, "{shown:?}");
     let runs = shown
         .json()
@@ -186,7 +198,10 @@ fn a_frozen_test_the_change_did_not_touch_is_excused_in_the_suite_s_run() {
     git(&suite.repo, &["add", "-A"]);
     git(&suite.repo, &["commit", "--quiet", "--amend", "--no-edit"]);
     git(&suite.repo, &["branch", "--quiet", "-f", "main"]);
-    suite.write("app/cart.py", &format!("{CART}\n\ndef count(items):\n    return len(items)\n"));
+    suite.write(
+        "app/cart.py",
+        &format!("{CART}\n\ndef count(items):\n    return len(items)\n"),
+    );
     commit(&suite, "count the items");
     let (ran, report) = gate_json(&suite);
     assert_eq!(ran.exit, 0, "{ran:?}");

@@ -663,4 +663,92 @@ mod tests {
         assert!(!verdict.pass);
         assert!(verdict.reasons[0].describe().starts_with("out of time"));
     }
+
+    fn suite(tests: u32, failed: &[&str]) -> SuiteRun {
+        SuiteRun {
+            tests,
+            failed: failed.iter().map(|t| (*t).to_owned()).collect(),
+            excused: Vec::new(),
+            exit_code: i32::from(!failed.is_empty()),
+            log: String::new(),
+        }
+    }
+
+    /// Issue #12 item 6: the lane always says how many tests it ran, zero plainly.
+    #[test]
+    fn the_report_says_how_many_tests_ran_and_how_zero_included() {
+        let scope = |mode, changed_test_files, touched_tests| ReplayScope {
+            mode,
+            changed_test_files,
+            touched_tests,
+            min_replays: 3,
+        };
+        let none = replayed(scope(ReplayMode::Touched, 0, 0), None, &[]);
+        assert_eq!(
+            none.summary,
+            "0 tests replayed: the change touched no test file (replay = \"touched\": the rest of the suite was not run)"
+        );
+        assert_eq!(
+            (none.suite_tests, none.touched_tests, none.replays),
+            (None, 0, 0)
+        );
+        let listed_none = replayed(scope(ReplayMode::All, 2, 0), Some(&suite(7, &[])), &[]);
+        assert_eq!(
+            listed_none.summary,
+            "the whole suite ran once (7 test(s), 0 red); 0 tests replayed: the 2 changed test file(s) hold no test the runner lists"
+        );
+        let out_of_time = replayed(scope(ReplayMode::All, 0, 0), None, &[]);
+        assert!(
+            out_of_time
+                .summary
+                .starts_with("the whole suite did not run: time ran out first")
+        );
+    }
+
+    #[test]
+    fn a_red_suite_rejects_once_per_test_and_an_empty_one_rejects_too() {
+        let red_replays = [classified("touched", Bucket::InvariantMiss, 3, 3)];
+        let broken = suite(9, &["other", "touched"]);
+        let verdict = lane_verdict(&LaneFindings {
+            replays: &red_replays,
+            suite: Some(&broken),
+            ..LaneFindings::default()
+        });
+        // `touched` is rejected by its replays; the suite's reason names the rest.
+        assert_eq!(
+            verdict.reasons[1],
+            Reason::SuiteFailed {
+                tests: vec!["other".to_owned()]
+            }
+        );
+        let green_replays = [classified("touched", Bucket::StablePass, 3, 0)];
+        let beside = suite(9, &["touched"]);
+        let verdict = lane_verdict(&LaneFindings {
+            replays: &green_replays,
+            suite: Some(&beside),
+            ..LaneFindings::default()
+        });
+        assert_eq!(
+            verdict.reasons,
+            [Reason::SuiteFailed {
+                tests: vec!["touched".to_owned()]
+            }],
+            "red beside the suite, green alone: still a failure"
+        );
+        let empty = suite(0, &[]);
+        let verdict = lane_verdict(&LaneFindings {
+            suite: Some(&empty),
+            ..LaneFindings::default()
+        });
+        assert_eq!(verdict.reasons, [Reason::SuiteRanNothing]);
+        let many = suite(9, &["a", "b", "c", "d", "e", "f", "g"]);
+        let verdict = lane_verdict(&LaneFindings {
+            suite: Some(&many),
+            ..LaneFindings::default()
+        });
+        assert_eq!(
+            verdict.reasons[0].describe(),
+            "the whole suite's run failed 7 test(s): a, b, c, d, e and 2 more"
+        );
+    }
 }

@@ -104,7 +104,15 @@ pub(super) fn run(
             let ran = run_whole_suite(&plan, &frozen)?;
             match ran {
                 Some((run, report)) => {
-                    store_gate_report(db, settings, &report.report, &head, report_started(&report), plan.seed, repo_root)?;
+                    store_gate_report(
+                        db,
+                        settings,
+                        &report.report,
+                        &head,
+                        report_started(&report),
+                        plan.seed,
+                        repo_root,
+                    )?;
                     suite = Some(run);
                 }
                 None => suite_left = 1,
