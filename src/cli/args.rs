@@ -104,6 +104,9 @@ pub enum RawCommand {
     Lint(RawLint),
     /// Write a commented starter candor.toml at the repository root.
     Init(RawInit),
+    /// Remove the run folders (reports and logs) under .candor/runs that the [runs]
+    /// retention rule lets go; never anything outside .candor/runs.
+    Clean(RawClean),
     /// Show the whole loop on a small example repository, in a temporary directory.
     Demo(RawDemo),
     /// Write the fixture or cassette lock the merge lane checks.
@@ -321,6 +324,17 @@ pub struct RawInit {
     /// Replace an existing candor.toml.
     #[arg(long, conflicts_with = "print")]
     pub force: bool,
+}
+
+/// `candor clean`.
+#[derive(Debug, Args)]
+pub struct RawClean {
+    /// Say what would be removed, remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove every run folder, not only those older than the retention rule keeps.
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// `--tier`.

@@ -169,6 +169,14 @@ pub enum CliError {
         /// The file.
         file: PathBuf,
     },
+    /// A path candor will not write or remove through.
+    #[error("{} {why}", path.display())]
+    Unsafe {
+        /// The path.
+        path: PathBuf,
+        /// Why not.
+        why: &'static str,
+    },
     /// `order` found that the test does not run alone.
     #[error("`{id}` did not run: the runner's reports do not hold it")]
     TestDidNotRun {
@@ -204,6 +212,10 @@ impl CliError {
             CliError::Write { .. } => {
                 Some("check that the folder exists and can be written; nothing was changed".into())
             }
+            CliError::Unsafe { .. } => Some(
+                "make it a real folder of the repository (or remove it), then run the command again"
+                    .into(),
+            ),
             CliError::ConfigExists { .. } => Some(
                 "edit it by hand, compare with `candor init --print`, or replace it with `candor init --force`"
                     .into(),

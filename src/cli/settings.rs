@@ -81,6 +81,8 @@ pub enum Command {
     Reliability(ReliabilitySettings),
     /// `candor init`.
     Init(InitSettings),
+    /// `candor clean`.
+    Clean(CleanSettings),
     /// `candor test`.
     Test(Box<TestSettings>),
     /// `candor triage`.
@@ -313,6 +315,15 @@ pub struct InitSettings {
     pub force: bool,
 }
 
+/// `candor clean`, decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CleanSettings {
+    /// Only say what would go.
+    pub dry_run: bool,
+    /// Every run folder, not only those the retention rule lets go.
+    pub all: bool,
+}
+
 /// A `--tier` filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TierFilter {
@@ -431,6 +442,10 @@ impl Settings {
             RawCommand::Init(raw) => Command::Init(InitSettings {
                 print: raw.print,
                 force: raw.force,
+            }),
+            RawCommand::Clean(raw) => Command::Clean(CleanSettings {
+                dry_run: raw.dry_run,
+                all: raw.all,
             }),
             RawCommand::Show(raw) => Command::Show(ShowSettings {
                 test_id: raw.test,
@@ -802,6 +817,20 @@ mod tests {
         };
         let args = RawArgs::try_parse_from(command_line).expect("arguments parse");
         Settings::resolve(args, &context)
+    }
+
+    /// Issue #12 item 8: long listings are cut only for a person at a terminal.
+    #[test]
+    fn listings_are_summarized_on_a_terminal_unless_full_or_json() {
+        let summarize = |line: &[&str], terminal| resolve(line, &[], terminal).output.summarize;
+        assert!(summarize(&["candor", "reliability"], true));
+        assert!(!summarize(&["candor", "reliability"], false));
+        assert!(!summarize(&["candor", "reliability", "--full"], true));
+        assert!(!summarize(&["candor", "--full", "gate"], true));
+        assert!(!summarize(
+            &["candor", "reliability", "--format", "json"],
+            true
+        ));
     }
 
     #[test]

@@ -47,6 +47,29 @@ pub struct Config {
     pub freezes: Vec<Freeze>,
     /// Every `[[ban]]`, in file order.
     pub bans: Vec<Ban>,
+    /// `[runs]`: how long the run folders under `.candor/runs` are kept.
+    pub runs: RunsConfig,
+}
+
+/// `[runs]`, resolved: the retention rule for the folders commands leave under
+/// `.candor/runs` (reports and logs). A folder goes when it is older than `keep_days` and
+/// not among the newest `keep_last`; `candor clean` applies the rule, and so does every
+/// command that makes a new folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunsConfig {
+    /// The newest folders always kept.
+    pub keep_last: u32,
+    /// Folders younger than this many days are always kept.
+    pub keep_days: u32,
+}
+
+impl Default for RunsConfig {
+    fn default() -> Self {
+        RunsConfig {
+            keep_last: 20,
+            keep_days: 14,
+        }
+    }
 }
 
 /// `[compare]`, resolved: how `candor compare` measures a test on the branch against the
@@ -214,6 +237,8 @@ struct RawConfig {
     runner: Option<Spanned<RawRunner>>,
     #[serde(default)]
     compare: Option<RawCompare>,
+    #[serde(default)]
+    runs: Option<RawRuns>,
     /// Read table by table in a second pass, so that errors can name the fingerprint.
     #[serde(default)]
     #[expect(
@@ -273,6 +298,13 @@ struct RawRunner {
     command: Option<Spanned<Vec<String>>>,
     timeout_seconds: Option<Spanned<i64>>,
     grace_seconds: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRuns {
+    keep_last: Option<Spanned<i64>>,
+    keep_days: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -360,6 +392,7 @@ impl Config {
         let triage = resolve_triage(source, raw.triage)?;
         let runner = resolve_runner(source, raw.runner)?;
         let compare = resolve_compare(source, raw.compare)?;
+        let runs = resolve_runs(source, raw.runs)?;
         let fingerprints = match fingerprint_tables {
             Some(tables) => resolve_fingerprints(source, tables)?,
             None => Vec::new(),
@@ -384,8 +417,23 @@ impl Config {
             lane,
             freezes,
             bans,
+            runs,
         })
     }
+}
+
+fn resolve_runs(source: Source<'_>, raw: Option<RawRuns>) -> Result<RunsConfig, ConfigError> {
+    let mut runs = RunsConfig::default();
+    let Some(raw) = raw else {
+        return Ok(runs);
+    };
+    if let Some(value) = raw.keep_last {
+        runs.keep_last = positive(source, "runs.keep_last", &value)?;
+    }
+    if let Some(value) = raw.keep_days {
+        runs.keep_days = positive(source, "runs.keep_days", &value)?;
+    }
+    Ok(runs)
 }
 
 fn resolve_reliability(

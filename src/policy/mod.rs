@@ -6,7 +6,7 @@ pub mod config;
 pub mod fingerprint;
 
 pub use config::{Ban, Freeze, LaneConfig, LinePattern, PathGlob, Preset, ReplayMode};
-pub use config::{Config, ConfigError, ReliabilityConfig, RerunConfig, TriageConfig};
+pub use config::{Config, ConfigError, ReliabilityConfig, RerunConfig, RunsConfig, TriageConfig};
 pub use fingerprint::{
     ConditionMismatch, Fingerprint, FingerprintConditions, FingerprintMatch, MessagePattern,
     Mismatch, RunConditions, find_match,

@@ -77,7 +77,10 @@ pub(super) fn run(
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
     let store = open_store(db, Open::Existing)?;
-    let executions = store.executions(&settings.test_id, settings.limit)?;
+    // One more than asked, to know whether the listing stopped at the limit.
+    let mut executions = store.executions(&settings.test_id, settings.limit.saturating_add(1))?;
+    let stopped = executions.len() > settings.limit;
+    executions.truncate(settings.limit);
     if executions.is_empty() {
         return Err(CliError::UnknownTest {
             id: settings.test_id.clone(),
@@ -97,8 +100,15 @@ pub(super) fn run(
     for text in render_table(&COLUMNS, &rows, printer.color_stdout()) {
         printer.line(&text)?;
         if printer.stdout_closed() {
-            break;
+            return Ok(exit_codes::OK);
         }
+    }
+    if stopped {
+        printer.info(&format!(
+            "stopped at the newest {}: the history holds more; `--limit {}` shows more",
+            settings.limit,
+            settings.limit.saturating_mul(2)
+        ))?;
     }
     Ok(exit_codes::OK)
 }
