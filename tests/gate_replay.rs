@@ -232,3 +232,47 @@ fn a_suite_that_runs_no_test_accepts_nothing() {
     assert_eq!(reason_kinds(&report), ["suite-ran-nothing"], "{report:#}");
     assert_eq!(report["replayed"]["suite_tests"], 0, "{report:#}");
 }
+
+#[test]
+fn a_test_a_macro_call_wrote_before_the_change_is_not_new_in_a_real_cargo_crate() {
+    // Issue #12 item 6: every macro-generated test was "new" (untrusted) because its file
+    // has no `fn name(`; only the call the change adds makes a new one.
+    let suite = empty();
+    suite.write(
+        "Cargo.toml",
+        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    suite.write(
+        "src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+    );
+    let cases = "macro_rules! check {\n    ($name:ident, $ok:expr) => {\n        #[test]\n        fn $name() {\n            assert!($ok);\n        }\n    };\n}\n\ncheck!(adds, calc::add(1, 2) == 3);\n";
+    suite.write("tests/cases.rs", cases);
+    suite.write(".gitignore", "target/\n.candor/\nscore-report.json\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "a calculator"]);
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    suite.write(
+        "tests/cases.rs",
+        &format!("{cases}check!(adds_negatives, calc::add(-1, -2) == -3);\n"),
+    );
+    commit(&suite, "one more case");
+    let (ran, report) = gate_json(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    let touched: Vec<(&str, bool)> = report["touched"]
+        .as_array()
+        .expect("touched")
+        .iter()
+        .map(|t| (t["id"].as_str().unwrap(), t["new"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(
+        touched,
+        [
+            ("calc::cases::adds", false),
+            ("calc::cases::adds_negatives", true)
+        ],
+        "{report:#}"
+    );
+    assert_eq!(report["replayed"]["suite_tests"], 2, "{report:#}");
+}
