@@ -13,6 +13,7 @@ use super::locks::Drift;
 use super::rules::Finding;
 use super::touched::TouchedTest;
 use crate::classify::{Bucket, Classified};
+use crate::policy::ReplayMode;
 
 /// The report's schema name; bumped on any change a reader could trip on.
 pub const SCHEMA: &str = "candor.score-report.v1";
@@ -68,6 +69,14 @@ pub enum Reason {
         /// The test.
         test: String,
     },
+    /// The whole suite's run (`[lane] replay = "all"`) had red tests the change is not
+    /// excused for.
+    SuiteFailed {
+        /// The red tests, in id order.
+        tests: Vec<String>,
+    },
+    /// The whole suite's run ran no test: a lane that ran nothing accepts nothing.
+    SuiteRanNothing,
     /// The lane ran out of wall-clock time before every replay was made.
     OutOfTime {
         /// The lane's limit, in seconds.
@@ -122,6 +131,26 @@ impl Reason {
             Reason::ReplaySkipped { test } => {
                 format!("{test} was skipped in every replay: a touched test must run")
             }
+            Reason::SuiteFailed { tests } => {
+                const SHOWN: usize = 5;
+                let mut named = tests
+                    .iter()
+                    .take(SHOWN)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if tests.len() > SHOWN {
+                    let _ = write!(named, " and {} more", tests.len() - SHOWN);
+                }
+                format!(
+                    "the whole suite's run failed {} test(s): {named}",
+                    tests.len()
+                )
+            }
+            Reason::SuiteRanNothing => {
+                "the whole suite's run ran no test: a lane that ran nothing accepts nothing"
+                    .to_owned()
+            }
             Reason::OutOfTime {
                 max_wall_seconds,
                 replays_left,
@@ -158,6 +187,8 @@ pub struct LaneFindings<'a> {
     pub replays: &'a [Classified],
     /// Touched tests skipped in every replay.
     pub skipped: &'a [String],
+    /// The whole suite's run, when `[lane] replay = "all"` made it.
+    pub suite: Option<&'a SuiteRun>,
     /// Replays not made because time ran out (0: all made).
     pub replays_left: u32,
     /// The lane's time limit.
@@ -235,6 +266,26 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
     for test in found.skipped {
         reasons.push(Reason::ReplaySkipped { test: test.clone() });
     }
+    if let Some(suite) = found.suite {
+        // A touched test red in its replays is already a reason; one red only in the
+        // suite's run (it fails beside the others) is this one.
+        let failed: Vec<String> = suite
+            .failed
+            .iter()
+            .filter(|test| {
+                !found
+                    .replays
+                    .iter()
+                    .any(|c| &c.test == *test && c.bucket.is_red())
+            })
+            .cloned()
+            .collect();
+        if !failed.is_empty() {
+            reasons.push(Reason::SuiteFailed { tests: failed });
+        } else if suite.tests == 0 {
+            reasons.push(Reason::SuiteRanNothing);
+        }
+    }
     if found.replays_left > 0 {
         reasons.push(Reason::OutOfTime {
             max_wall_seconds: found.max_wall_seconds,
@@ -252,6 +303,93 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
         pass: reasons.is_empty(),
         reasons,
         approvals,
+    }
+}
+
+/// The whole suite's one run in the lane (`[lane] replay = "all"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SuiteRun {
+    /// Tests the run reported (skipped ones included).
+    pub tests: u32,
+    /// Red tests the change is not excused for, in id order.
+    pub failed: Vec<String>,
+    /// Red tests a freeze in force (read at the base) excuses, in id order.
+    pub excused: Vec<String>,
+    /// The runner's exit code.
+    pub exit_code: i32,
+    /// The runner's log.
+    pub log: String,
+}
+
+/// How many tests the lane ran and how: the report's `replayed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Replayed {
+    /// `[lane] replay`, as read at the base.
+    pub mode: ReplayMode,
+    /// Tests the whole suite's run reported; `None` when the suite was not run.
+    pub suite_tests: Option<u32>,
+    /// Touched tests replayed (at least once).
+    pub touched_tests: u32,
+    /// Replays of touched tests made.
+    pub replays: u32,
+    /// The same in one sentence, as the human output prints it.
+    pub summary: String,
+}
+
+/// What the change gave the lane to replay, for [`replayed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplayScope {
+    /// `[lane] replay`.
+    pub mode: ReplayMode,
+    /// Test files the change added or modified.
+    pub changed_test_files: usize,
+    /// Tests the runner lists in them.
+    pub touched_tests: usize,
+    /// Replays asked of each touched test.
+    pub min_replays: u32,
+}
+
+/// Says how many tests the lane ran and how, zero included: never a silent accept.
+pub fn replayed(scope: ReplayScope, suite: Option<&SuiteRun>, runs: &[ReplayRun]) -> Replayed {
+    let mut replayed_tests: Vec<&str> = runs.iter().map(|r| r.test.as_str()).collect();
+    replayed_tests.sort_unstable();
+    replayed_tests.dedup();
+    let touched_tests = u32::try_from(replayed_tests.len()).unwrap_or(u32::MAX);
+    let replays = u32::try_from(runs.len()).unwrap_or(u32::MAX);
+    let touched_part = if touched_tests > 0 {
+        format!(
+            "{touched_tests} touched test(s) replayed {} time(s) each ({replays} replays)",
+            scope.min_replays
+        )
+    } else if scope.changed_test_files == 0 {
+        "0 tests replayed: the change touched no test file".to_owned()
+    } else if scope.touched_tests == 0 {
+        format!(
+            "0 tests replayed: the {} changed test file(s) hold no test the runner lists",
+            scope.changed_test_files
+        )
+    } else {
+        "0 tests replayed: time ran out first".to_owned()
+    };
+    let summary = match (scope.mode, suite) {
+        (ReplayMode::All, Some(suite)) => format!(
+            "the whole suite ran once ({} test(s), {} red); {touched_part}",
+            suite.tests,
+            suite.failed.len() + suite.excused.len()
+        ),
+        (ReplayMode::All, None) => {
+            format!("the whole suite did not run: time ran out first; {touched_part}")
+        }
+        (ReplayMode::Touched, _) => {
+            format!("{touched_part} (replay = \"touched\": the rest of the suite was not run)")
+        }
+    };
+    Replayed {
+        mode: scope.mode,
+        suite_tests: suite.map(|s| s.tests),
+        touched_tests,
+        replays,
+        summary,
     }
 }
 
@@ -303,6 +441,10 @@ pub struct ScoreReport<'a> {
     pub deterministic: bool,
     /// Why not, in order.
     pub reasons: &'a [Reason],
+    /// How many tests the lane ran and how (`[lane] replay`), zero said plainly.
+    pub replayed: &'a Replayed,
+    /// The whole suite's one run; `None` when `replay = "touched"` or time ran out first.
+    pub suite: Option<&'a SuiteRun>,
     /// The replays per test.
     pub min_replays: u32,
     /// The seed every replay was pinned to.
@@ -349,6 +491,8 @@ pub fn markdown(report: &ScoreReport<'_>) -> String {
         short(report.base),
         short(report.head)
     );
+    let _ = writeln!(out);
+    let _ = writeln!(out, "Ran: {}.", escape(&report.replayed.summary));
     let _ = writeln!(out);
     if !report.reasons.is_empty() {
         let _ = writeln!(out, "**Why rejected**");
@@ -518,5 +662,93 @@ mod tests {
         });
         assert!(!verdict.pass);
         assert!(verdict.reasons[0].describe().starts_with("out of time"));
+    }
+
+    fn suite(tests: u32, failed: &[&str]) -> SuiteRun {
+        SuiteRun {
+            tests,
+            failed: failed.iter().map(|t| (*t).to_owned()).collect(),
+            excused: Vec::new(),
+            exit_code: i32::from(!failed.is_empty()),
+            log: String::new(),
+        }
+    }
+
+    /// Issue #12 item 6: the lane always says how many tests it ran, zero plainly.
+    #[test]
+    fn the_report_says_how_many_tests_ran_and_how_zero_included() {
+        let scope = |mode, changed_test_files, touched_tests| ReplayScope {
+            mode,
+            changed_test_files,
+            touched_tests,
+            min_replays: 3,
+        };
+        let none = replayed(scope(ReplayMode::Touched, 0, 0), None, &[]);
+        assert_eq!(
+            none.summary,
+            "0 tests replayed: the change touched no test file (replay = \"touched\": the rest of the suite was not run)"
+        );
+        assert_eq!(
+            (none.suite_tests, none.touched_tests, none.replays),
+            (None, 0, 0)
+        );
+        let listed_none = replayed(scope(ReplayMode::All, 2, 0), Some(&suite(7, &[])), &[]);
+        assert_eq!(
+            listed_none.summary,
+            "the whole suite ran once (7 test(s), 0 red); 0 tests replayed: the 2 changed test file(s) hold no test the runner lists"
+        );
+        let out_of_time = replayed(scope(ReplayMode::All, 0, 0), None, &[]);
+        assert!(
+            out_of_time
+                .summary
+                .starts_with("the whole suite did not run: time ran out first")
+        );
+    }
+
+    #[test]
+    fn a_red_suite_rejects_once_per_test_and_an_empty_one_rejects_too() {
+        let red_replays = [classified("touched", Bucket::InvariantMiss, 3, 3)];
+        let broken = suite(9, &["other", "touched"]);
+        let verdict = lane_verdict(&LaneFindings {
+            replays: &red_replays,
+            suite: Some(&broken),
+            ..LaneFindings::default()
+        });
+        // `touched` is rejected by its replays; the suite's reason names the rest.
+        assert_eq!(
+            verdict.reasons[1],
+            Reason::SuiteFailed {
+                tests: vec!["other".to_owned()]
+            }
+        );
+        let green_replays = [classified("touched", Bucket::StablePass, 3, 0)];
+        let beside = suite(9, &["touched"]);
+        let verdict = lane_verdict(&LaneFindings {
+            replays: &green_replays,
+            suite: Some(&beside),
+            ..LaneFindings::default()
+        });
+        assert_eq!(
+            verdict.reasons,
+            [Reason::SuiteFailed {
+                tests: vec!["touched".to_owned()]
+            }],
+            "red beside the suite, green alone: still a failure"
+        );
+        let empty = suite(0, &[]);
+        let verdict = lane_verdict(&LaneFindings {
+            suite: Some(&empty),
+            ..LaneFindings::default()
+        });
+        assert_eq!(verdict.reasons, [Reason::SuiteRanNothing]);
+        let many = suite(9, &["a", "b", "c", "d", "e", "f", "g"]);
+        let verdict = lane_verdict(&LaneFindings {
+            suite: Some(&many),
+            ..LaneFindings::default()
+        });
+        assert_eq!(
+            verdict.reasons[0].describe(),
+            "the whole suite's run failed 7 test(s): a, b, c, d, e and 2 more"
+        );
     }
 }

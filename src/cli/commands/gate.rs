@@ -17,17 +17,18 @@ use crate::cli::settings::GateSettings;
 use crate::exit_codes;
 use crate::gate::diff::{Diff, FileStatus};
 use crate::gate::lane::{
-    self, LaneFindings, ReplayRun, SCHEMA, ScoreReport, TouchedReport, deterministic, lane_verdict,
+    self, LaneFindings, ReplayRun, ReplayScope, SCHEMA, ScoreReport, SuiteRun, TouchedReport,
+    deterministic, lane_verdict,
 };
 use crate::gate::touched::{ChangedTestFile, TouchedTest, touched_tests};
 use crate::gate::{self, files};
 use crate::git::Git;
 use crate::history::Source;
-use crate::policy::Config;
+use crate::policy::{Config, ReplayMode};
 use crate::records::{self, RunRecord, Side};
-use crate::results::ParseOptions;
+use crate::results::{ParseOptions, parse_all};
 use crate::runner::process::SystemExecutor;
-use crate::runner::{self, Adapter, RunOptions, SeedSupport};
+use crate::runner::{self, Adapter, RunOptions, RunReport, SeedSupport};
 
 pub(super) fn run(
     settings: &GateSettings,
@@ -50,7 +51,9 @@ pub(super) fn run(
     let cassettes = gate::cassette_check(&git, &base, &head, &policy.lane)?;
 
     let changed = changed_test_files(&git, &base, &head, &diff)?;
-    if !changed.is_empty() && git.has_tracked_changes()? {
+    let mode = policy.lane.replay;
+    let runs_anything = mode == ReplayMode::All || !changed.is_empty();
+    if runs_anything && git.has_tracked_changes()? {
         printer.warning(
             "tracked files differ from HEAD: the replays run the working tree, the report judges HEAD; commit or stash first",
         )?;
@@ -59,39 +62,68 @@ pub(super) fn run(
     let mut replays = Replays::default();
     let mut touched = Vec::new();
     let mut listing_seconds = None;
-    if !changed.is_empty() {
+    let mut suite = None;
+    let mut suite_left = 0;
+    if runs_anything {
         let dir = scratch(repo_root, "gate")?;
         let executor = SystemExecutor;
         let listing_context = runner::Context::new(repo_root, dir.join("listing"), &executor)
             .with_timeout(Some(policy.runner.timeout), policy.runner.grace)
             .with_pinned_environment();
-        printer.progress("listing the tests of the changed test files…")?;
-        let listing_started = Instant::now();
         let adapter = runner::adapter(&policy.runner, &listing_context)?;
-        let listed = adapter.list(&listing_context)?;
-        listing_seconds = Some(listing_started.elapsed().as_secs_f64());
-        touched = touched_tests(adapter.kind(), &listed, &changed);
+        if !changed.is_empty() {
+            printer.progress("listing the tests of the changed test files…")?;
+            let listing_started = Instant::now();
+            let listed = adapter.list(&listing_context)?;
+            listing_seconds = Some(listing_started.elapsed().as_secs_f64());
+            touched = touched_tests(adapter.kind(), &listed, &changed);
+        }
         let seed = match adapter.seed_support() {
             SeedSupport::Controls(_) => Some(pinned_seed(&head)),
             SeedSupport::None(_) => None,
         };
-        replays = replay(
-            &ReplayPlan {
-                adapter: &*adapter,
-                executor: &executor,
-                repo_root,
-                dir: &dir,
-                head: &head,
-                seed,
-                policy: &policy,
-                lane_time,
-                started,
-            },
-            &touched,
-            printer,
-        )?;
+        let plan = ReplayPlan {
+            adapter: &*adapter,
+            executor: &executor,
+            repo_root,
+            dir: &dir,
+            head: &head,
+            seed,
+            policy: &policy,
+            lane_time,
+            started,
+        };
+        if mode == ReplayMode::All {
+            // Frozen tests the change did not touch keep their freeze in the whole suite's
+            // run; a touched one is judged by its replays whatever its freeze says.
+            let frozen: Vec<String> = gate::freeze::in_force(&policy.freezes, today, |test| {
+                touched.iter().any(|t| t.id == test)
+            })
+            .into_iter()
+            .map(|freeze| freeze.test.clone())
+            .collect();
+            printer.progress("running the whole suite once…")?;
+            let ran = run_whole_suite(&plan, &frozen)?;
+            match ran {
+                Some((run, report)) => {
+                    store_gate_report(
+                        db,
+                        settings,
+                        &report.report,
+                        &head,
+                        report_started(&report),
+                        plan.seed,
+                        repo_root,
+                    )?;
+                    suite = Some(run);
+                }
+                None => suite_left = 1,
+            }
+        }
+        replays = replay(&plan, &touched, printer)?;
         store_replays(db, settings, &replays.records, repo_root)?;
     }
+    replays.left += suite_left;
 
     let classified = classify(&replays.records);
     // Replayed, yet no replay ran it: every one was a skip.
@@ -109,6 +141,7 @@ pub(super) fn run(
         approved_by: settings.approved_by.as_deref(),
         replays: &classified,
         skipped: &skipped,
+        suite: suite.as_ref(),
         replays_left: replays.left,
         max_wall_seconds: policy.lane.max_wall_seconds,
     });
@@ -136,6 +169,16 @@ pub(super) fn run(
         })
         .collect();
     let touched_ids: Vec<&str> = touched.iter().map(|t| t.id.as_str()).collect();
+    let replayed = lane::replayed(
+        ReplayScope {
+            mode,
+            changed_test_files: changed.len(),
+            touched_tests: touched.len(),
+            min_replays: policy.lane.min_replays,
+        },
+        suite.as_ref(),
+        &runs,
+    );
     let report = ScoreReport {
         schema: SCHEMA,
         lane: "merge",
@@ -145,6 +188,8 @@ pub(super) fn run(
         pass: verdict.pass,
         deterministic: deterministic(&classified),
         reasons: &verdict.reasons,
+        replayed: &replayed,
+        suite: suite.as_ref(),
         min_replays: policy.lane.min_replays,
         seed: replays.seed,
         max_wall_seconds: policy.lane.max_wall_seconds,
@@ -316,6 +361,85 @@ fn replay(
     Ok(replays)
 }
 
+/// The whole suite once, inside the lane's time, with the replays' seed and pinned
+/// environment. `None` when the lane's clock ran out before or during it: a run not made,
+/// not a red one. A runner that wrote no results is an error (exit 2), never a red suite.
+fn run_whole_suite(
+    plan: &ReplayPlan<'_>,
+    frozen: &[String],
+) -> Result<Option<(SuiteRun, RunReport)>, CliError> {
+    let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+    if left.is_zero() {
+        return Ok(None);
+    }
+    let context = runner::Context::new(plan.repo_root, plan.dir.join("suite"), plan.executor)
+        .with_timeout(
+            Some(plan.policy.runner.timeout.min(left)),
+            plan.policy.runner.grace,
+        )
+        .with_pinned_environment();
+    let lane_bound = left < plan.policy.runner.timeout;
+    let report = plan
+        .adapter
+        .run_suite(&context, RunOptions { seed: plan.seed })?;
+    if report.timed_out() && lane_bound {
+        return Ok(None);
+    }
+    let logs = || report.invocations.iter().map(|i| i.log.clone()).collect();
+    if !fs_err::metadata(&report.report).is_ok_and(|m| m.len() > 0) {
+        return Err(CliError::NoReport {
+            report: report.report.clone(),
+            logs: logs(),
+        });
+    }
+    let parse = ParseOptions {
+        repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let file = fs_err::File::open(&report.report).map_err(|source| CliError::Read {
+        path: report.report.clone(),
+        source,
+    })?;
+    let (executions, _) = parse_all(file, &parse).map_err(|error| {
+        CliError::Results(crate::ingest::IngestError::Parse {
+            path: report.report.clone(),
+            error,
+        })
+    })?;
+    let mut failed = Vec::new();
+    let mut excused = Vec::new();
+    for execution in &executions {
+        if execution.outcome.is_red() {
+            if frozen.contains(&execution.test_id) {
+                excused.push(execution.test_id.clone());
+            } else {
+                failed.push(execution.test_id.clone());
+            }
+        }
+    }
+    failed.sort();
+    excused.sort();
+    let run = SuiteRun {
+        tests: u32::try_from(executions.len()).unwrap_or(u32::MAX),
+        failed,
+        excused,
+        exit_code: report.exit_code(),
+        log: report
+            .invocations
+            .first()
+            .map(|i| i.log.display().to_string())
+            .unwrap_or_default(),
+    };
+    Ok(Some((run, report)))
+}
+
+fn report_started(report: &RunReport) -> jiff::Timestamp {
+    report
+        .invocations
+        .first()
+        .map_or_else(jiff::Timestamp::now, |i| i.outcome.started_at)
+}
+
 /// Stores each replay's report in the history as a `gate` run.
 fn store_replays(
     db: &Path,
@@ -323,41 +447,62 @@ fn store_replays(
     records: &[RunRecord],
     repo_root: &Path,
 ) -> Result<(), CliError> {
+    for record in records {
+        if !fs_err::metadata(&record.report).is_ok_and(|m| m.len() > 0) {
+            continue;
+        }
+        store_gate_report(
+            db,
+            settings,
+            &record.report,
+            record.commit.as_deref().unwrap_or_default(),
+            record.started_at,
+            record.seed,
+            repo_root,
+        )?;
+    }
+    Ok(())
+}
+
+/// Stores one runner report of the lane in the history as a `gate` run.
+fn store_gate_report(
+    db: &Path,
+    settings: &GateSettings,
+    report: &Path,
+    commit: &str,
+    started_at: jiff::Timestamp,
+    seed: Option<u64>,
+    repo_root: &Path,
+) -> Result<(), CliError> {
     let mut store = open_store(db, Open::CreateIfMissing)?;
     let parse = ParseOptions {
         repo_root: Some(repo_root.to_string_lossy().into_owned()),
         ..ParseOptions::default()
     };
-    for record in records {
-        if !fs_err::metadata(&record.report).is_ok_and(|m| m.len() > 0) {
-            continue;
-        }
-        let run = crate::history::NewRun {
-            commit: record.commit.clone(),
-            branch: settings.workspace.branch.clone(),
-            merge_base: settings.change.base.clone().ok(),
-            started_at: record.started_at,
-            source: Source::Gate,
-            ci_provider: settings
-                .workspace
-                .ci
-                .provider
-                .map(|p| p.as_str().to_owned()),
-            job: settings.workspace.ci.job.clone(),
-            workers: Some(1),
-            seed: record.seed.map(|s| s.to_string()),
-            conditions: crate::history::Conditions {
-                ci: settings.workspace.ci.detected,
-                runner: None,
-                os: Some(std::env::consts::OS.to_owned()),
-            },
-            format: None,
-            producer: None,
-            source_path: Some(record.report.display().to_string()),
-        };
-        crate::ingest::ingest_file(&mut *store, &record.report, &run, &parse)
-            .map_err(CliError::Results)?;
-    }
+    let run = crate::history::NewRun {
+        commit: Some(commit.to_owned()).filter(|c| !c.is_empty()),
+        branch: settings.workspace.branch.clone(),
+        merge_base: settings.change.base.clone().ok(),
+        started_at,
+        source: Source::Gate,
+        ci_provider: settings
+            .workspace
+            .ci
+            .provider
+            .map(|p| p.as_str().to_owned()),
+        job: settings.workspace.ci.job.clone(),
+        workers: Some(1),
+        seed: seed.map(|s| s.to_string()),
+        conditions: crate::history::Conditions {
+            ci: settings.workspace.ci.detected,
+            runner: None,
+            os: Some(std::env::consts::OS.to_owned()),
+        },
+        format: None,
+        producer: None,
+        source_path: Some(report.display().to_string()),
+    };
+    crate::ingest::ingest_file(&mut *store, report, &run, &parse).map_err(CliError::Results)?;
     Ok(())
 }
 
@@ -418,22 +563,45 @@ fn print(printer: &mut Printer, report: &ScoreReport<'_>, path: &Path) -> Result
         short(report.base),
         short(report.head)
     ))?;
-    for touched in report.touched {
-        let runs: Vec<_> = report
-            .runs
+    printer.line(&format!(
+        "  ran: {}",
+        terminal_safe(&report.replayed.summary)
+    ))?;
+    if let Some(suite) = report.suite {
+        let mut lines: Vec<String> = suite
+            .failed
             .iter()
-            .filter(|r| r.test == touched.test.id)
+            .map(|test| format!("  suite: {} failed", terminal_safe(test)))
             .collect();
-        let failed = runs.iter().filter(|r| r.outcome.is_red()).count();
-        printer.line(&format!(
-            "  touched: {}{}: {} of {} replays failed [{}]",
-            terminal_safe(&touched.test.id),
-            if touched.test.new { " (new)" } else { "" },
-            failed,
-            runs.len(),
-            touched.bucket.map_or("not run", Bucket::as_str)
-        ))?;
+        lines.extend(suite.excused.iter().map(|test| {
+            format!(
+                "  suite: {} failed (frozen at the base: excused)",
+                terminal_safe(test)
+            )
+        }));
+        printer.listing(&lines, "red tests of the suite")?;
     }
+    let touched_lines: Vec<String> = report
+        .touched
+        .iter()
+        .map(|touched| {
+            let runs: Vec<_> = report
+                .runs
+                .iter()
+                .filter(|r| r.test == touched.test.id)
+                .collect();
+            let failed = runs.iter().filter(|r| r.outcome.is_red()).count();
+            format!(
+                "  touched: {}{}: {} of {} replays failed [{}]",
+                terminal_safe(&touched.test.id),
+                if touched.test.new { " (new)" } else { "" },
+                failed,
+                runs.len(),
+                touched.bucket.map_or("not run", Bucket::as_str)
+            )
+        })
+        .collect();
+    printer.listing(&touched_lines, "touched tests")?;
     for finding in report.findings {
         printer.line(&format!(
             "  {}:{}: {}: {}",

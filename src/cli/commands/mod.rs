@@ -2,6 +2,7 @@
 //! code, or a [`CliError`] that ends it.
 
 mod classify;
+mod clean;
 mod compare;
 mod counted;
 mod demo;
@@ -49,6 +50,7 @@ pub fn run(
             reliability::run(reliability, &settings.db, &settings.repo_root, printer)
         }
         Command::Init(init) => init::run(init, &settings.repo_root, printer),
+        Command::Clean(clean) => clean::run(*clean, &settings.repo_root, printer),
         Command::Show(show) => show::run(show, &settings.db, &settings.repo_root, printer),
         Command::Triage(triage) => triage::run(
             triage,
