@@ -157,14 +157,10 @@ pub fn render(ticket: &Ticket<'_>) -> String {
             let _ = writeln!(out, "No run failed on the {name}.");
             continue;
         };
-        let _ = writeln!(
-            out,
-            "Seed {}, log `{}`.",
-            first
-                .seed
-                .map_or_else(|| "none".to_owned(), |s| s.to_string()),
-            first.log
-        );
+        let _ = match first.seed {
+            Some(seed) => writeln!(out, "Seed {seed}, log `{}`.", first.log),
+            None => writeln!(out, "No seed (the runner took none), log `{}`.", first.log),
+        };
         let _ = writeln!(out);
         let text = if first.failure.text.is_empty() {
             &first.failure.message
@@ -282,11 +278,17 @@ fn seeds_text(seeds: &[Option<u64>]) -> String {
     if seeds.is_empty() {
         return "no runs".to_owned();
     }
-    seeds
-        .iter()
-        .map(|s| s.map_or_else(|| "none".to_owned(), |s| s.to_string()))
-        .collect::<Vec<_>>()
-        .join(", ")
+    // A run without a seed has nothing to print: "none" once per run reads as data.
+    let used: Vec<String> = seeds.iter().flatten().map(ToString::to_string).collect();
+    let unseeded = seeds.len() - used.len();
+    match (used.is_empty(), unseeded) {
+        (true, _) => format!(
+            "no seed: the runner took none in these {} runs, so they cannot be pinned",
+            seeds.len()
+        ),
+        (false, 0) => used.join(", "),
+        (false, _) => format!("{} ({unseeded} runs without a seed)", used.join(", ")),
+    }
 }
 
 /// A code fence longer than any run of backticks in the text.

@@ -88,6 +88,7 @@ impl Prober for RunnerProber<'_> {
             signature: None,
             exception: None,
             message: None,
+            failing_line: None,
             duration_seconds: None,
             wall_seconds: report
                 .invocations
