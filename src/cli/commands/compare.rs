@@ -617,7 +617,7 @@ fn advise(advising: &Advising<'_>) -> String {
         CompareVerdict::FailsBoth => {
             if let Some(order) = explained {
                 return format!(
-                    "fails alone on both sides, but its suite's order explains it: {}; the test's own defect, neither this change nor a broken base: fix the test (the suggested fix above), do not report it against the base",
+                    "fails alone on both sides, but its suite's order explains it: {}; the test's own defect, neither this change nor a broken base: fix the test (the suggested fix above)",
                     named(order)
                 );
             }
