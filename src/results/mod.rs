@@ -325,9 +325,10 @@ fn describe_json(text: &[u8], read: usize) -> (Position, String) {
                 .into(),
         ),
         (Some(error), _) => {
+            // serde_json says column 0 at the very end of a line; columns here start at 1.
             let position = Position::LineColumn {
                 line: error.line() as u64,
-                column: error.column() as u64,
+                column: (error.column() as u64).max(1),
             };
             let what = if error.is_eof() {
                 "malformed JSON: the file ends before the JSON value does (cut short?)".to_owned()
