@@ -2,6 +2,7 @@
 //! them where a script and a person both see them. Each test has its own temporary
 //! folder and history.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -123,7 +124,6 @@ fn a_read_only_copy_of_a_history_can_be_read() {
     let copy = copy_dir.join("history.db");
     std::fs::copy(&db, &copy).unwrap();
     assert!(!copy_dir.join("history.db-wal").exists());
-    use std::os::unix::fs::PermissionsExt;
     let mode = |path: &Path, bits| {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(bits)).unwrap();
     };

@@ -314,6 +314,18 @@ mod tests {
         assert!(pattern.starts_with('^') && pattern.ends_with('$'));
     }
 
+    /// Issue 16 item 3: a seed that was not used is not printed as "none" per run.
+    #[test]
+    fn seeds_a_runner_did_not_take_are_said_once() {
+        assert_eq!(
+            seeds_text(&[None, None, None, None]),
+            "no seed: the runner took none in these 4 runs, so they cannot be pinned"
+        );
+        assert_eq!(seeds_text(&[Some(3), Some(9)]), "3, 9");
+        assert_eq!(seeds_text(&[Some(3), None]), "3 (1 runs without a seed)");
+        assert!(!seeds_text(&[None, None]).contains("none, none"));
+    }
+
     #[test]
     fn fences_outgrow_backticks_in_the_text() {
         assert_eq!(fence_for("plain"), "```");

@@ -168,10 +168,13 @@ impl SqliteStore {
     ) -> Result<Self, HistoryError> {
         let path = path.as_ref().to_path_buf();
         let origin = Origin { path, busy_timeout };
+        // `%`, `?` and `#` would end or escape the path part of the URI.
         let mut uri = String::from("file:");
         for c in origin.path.to_string_lossy().chars() {
             match c {
-                '%' | '?' | '#' => uri.push_str(&format!("%{:02X}", u32::from(c))),
+                '%' => uri.push_str("%25"),
+                '?' => uri.push_str("%3F"),
+                '#' => uri.push_str("%23"),
                 _ => uri.push(c),
             }
         }
