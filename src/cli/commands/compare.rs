@@ -732,6 +732,16 @@ fn suite_context(
     if chosen.is_none() && !wanted.always {
         return Ok(None);
     }
+    // Without a suite run to follow, a runner that cannot run tests together has no
+    // order to check: its alone stage would only repeat what the comparison measured.
+    if chosen.is_none()
+        && matches!(
+            bench.adapter.order_support().given,
+            runner::GivenOrder::Unsupported(_)
+        )
+    {
+        return Ok(None);
+    }
     match &chosen {
         Some(run) => printer.progress(&format!(
             "isolation does not explain the outcome of suite run #{}: rerunning {} in that order",
