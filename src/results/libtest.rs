@@ -181,7 +181,7 @@ impl Stream<'_> {
                 self.discovered += 1;
                 Ok(())
             }
-                        ("suite", "started", _) => {
+            ("suite", "started", _) => {
                 self.close_unfinished(Unfinished::BinaryStopped, sink)?;
                 self.suite += 1;
                 Ok(())
