@@ -650,6 +650,27 @@ pub trait Adapter {
         })
     }
 
+    /// Runs one test alone with the runner's reseeding of the tests' randomness turned off
+    /// (pytest: `-p no:randomly`); only where [`OrderSupport::unseeded`] says so.
+    fn run_unseeded(
+        &self,
+        _context: &Context<'_>,
+        _test_id: &str,
+    ) -> Result<RunReport, RunnerError> {
+        Err(RunnerError::Unsupported {
+            kind: self.kind(),
+            what: "run a test without reseeding its randomness",
+        })
+    }
+
+    /// The command a person pastes to run one test as [`Adapter::run_unseeded`] does.
+    fn unseeded_command(&self, _test_id: &str) -> Result<Vec<String>, RunnerError> {
+        Err(RunnerError::Unsupported {
+            kind: self.kind(),
+            what: "run a test without reseeding its randomness",
+        })
+    }
+
     /// Runs one test `count` times in one process (pytest-repeat's `--count`, go's
     /// `-count`); the report holds every repetition, in order.
     fn run_repeated(
@@ -701,6 +722,10 @@ pub struct OrderSupport {
     /// Whether the seed also reseeds the tests' own randomness (pytest-randomly reseeds
     /// `random` before each test), so that an outcome can follow the seed.
     pub seed_reseeds_tests: bool,
+    /// Whether [`Adapter::run_unseeded`] works: the test alone with the reseeding turned
+    /// off (pytest's `-p no:randomly`), so a test that fails under almost every seed can
+    /// be seen to pass without one.
+    pub unseeded: bool,
 }
 
 impl OrderSupport {
@@ -712,6 +737,7 @@ impl OrderSupport {
         shuffles: false,
         repeats: false,
         seed_reseeds_tests: false,
+        unseeded: false,
     };
 }
 

@@ -126,5 +126,16 @@ fn open_store(db: &Path, mode: Open) -> Result<Box<dyn HistoryStore>, CliError> 
             path: db.to_owned(),
         });
     }
-    Ok(Box::new(SqliteStore::open(db, BUSY_TIMEOUT)?))
+    match SqliteStore::open(db, BUSY_TIMEOUT) {
+        Ok(store) => Ok(Box::new(store)),
+        // A read-only copy (a CI artifact, a mounted volume): read it as it is. Only for
+        // commands that need an existing history; `ingest` must write.
+        Err(error) if mode == Open::Existing && error.is_unwritable() => {
+            match SqliteStore::open_read_only(db, BUSY_TIMEOUT) {
+                Ok(store) => Ok(Box::new(store)),
+                Err(_) => Err(error.into()),
+            }
+        }
+        Err(error) => Err(error.into()),
+    }
 }

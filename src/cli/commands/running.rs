@@ -122,6 +122,7 @@ pub(super) fn run_record(
         signature: None,
         exception: None,
         message: None,
+        failing_line: None,
         duration_seconds: None,
         wall_seconds: report
             .invocations
