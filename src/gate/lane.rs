@@ -91,6 +91,7 @@ pub enum Reason {
         problem: String,
     },
     /// Tests green in the head's version fail in the base's version, without an approval.
+    #[serde(rename = "weakened-test")]
     WeakenedTests {
         /// The tests (or modules whose base version could not run).
         tests: Vec<String>,
@@ -107,6 +108,7 @@ pub enum Reason {
         files: Vec<String>,
     },
     /// Ledger lines the change appended that no stored rerun backs, without an approval.
+    #[serde(rename = "unverified-receipt")]
     UnverifiedReceipts {
         /// 1-based lines of the head's ledger.
         lines: Vec<usize>,

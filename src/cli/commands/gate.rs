@@ -77,7 +77,18 @@ pub(super) fn run(
         printer.progress("listing the tests of the changed test files…")?;
         let listing_started = Instant::now();
         let adapter = runner::adapter(&policy.runner, &listing_context)?;
-        let listed = adapter.list(&listing_context)?;
+        let listed = match adapter.list(&listing_context) {
+            Ok(listed) => listed,
+            // The change edited what runs the tests and the runner now cannot list them:
+            // the change is refused for that edit; there is nothing to replay.
+            Err(error) if !infrastructure.is_empty() && settings.approved_by.is_none() => {
+                printer.warning(&format!(
+                    "the runner could not list the tests after the change's test-infrastructure edits: {error}"
+                ))?;
+                Vec::new()
+            }
+            Err(error) => return Err(error.into()),
+        };
         listing_seconds = Some(listing_started.elapsed().as_secs_f64());
         touched = touched_tests(adapter.kind(), &listed, &changed);
         let collected: BTreeSet<String> = listed.iter().map(|t| t.id.clone()).collect();
