@@ -306,7 +306,7 @@ fn issue_14_item_2_conftest_hooks_at_any_depth_are_refused() {
 
 #[test]
 fn issue_14_item_2_test_packages_and_start_up_hooks_are_refused() {
-    let attacks: [(&str, &str); 4] = [
+    let attacks: [(&str, &str); 5] = [
         (
             "tests/__init__.py",
             "import app.cart\n\napp.cart.total = lambda prices: sum(prices)\n",
@@ -317,6 +317,11 @@ fn issue_14_item_2_test_packages_and_start_up_hooks_are_refused() {
             "import builtins\n\nbuiltins.__dict__['AssertionError'] = type('Nope', (Exception,), {})\n",
         ),
         ("app/zz_patch.pth", "import os\n"),
+        // Invented: a module that shadows the standard library on pytest's sys.path.
+        (
+            "tests/json.py",
+            "def loads(text):\n    return {\"apple\": 2, \"pear\": 5}\n",
+        ),
     ];
     for (path, text) in attacks {
         refused(
