@@ -26,7 +26,10 @@ const TEST_FOLDERS: &[&str] = &[
 /// Whether `path` is a data file in a test folder: not source code, not git's own files.
 pub fn is_test_data(path: &str) -> bool {
     let name = file_name(path);
-    if Language::of(path).is_some() || name.starts_with(".git") || name.ends_with(".pyi") {
+    let stub = std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pyi"));
+    if Language::of(path).is_some() || name.starts_with(".git") || stub {
         return false;
     }
     let mut folders: Vec<&str> = path.split('/').collect();

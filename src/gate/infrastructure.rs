@@ -297,8 +297,9 @@ fn is_requirements(path: &str) -> bool {
     let txt = std::path::Path::new(name)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("txt"));
-    (txt && (name.starts_with("requirements") || name.starts_with("constraints")))
-        || (txt && path.contains("requirements/"))
+    (txt && (name.starts_with("requirements")
+        || name.starts_with("constraints")
+        || path.contains("requirements/")))
         || matches!(
             name,
             "Pipfile" | "setup.py" | "environment.yml" | "environment.yaml"

@@ -351,7 +351,9 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
     if let Some(judgement) = found.base_judgement {
         let mut approvable = |items: Vec<String>, reason: fn(Vec<String>) -> Reason| {
             if items.is_empty() {
-            } else if found.approved_by.is_some() {
+                return;
+            }
+            if found.approved_by.is_some() {
                 approved.extend(items);
             } else {
                 reasons.push(reason(items));
