@@ -484,6 +484,8 @@ pub struct ScoreReport<'a> {
     pub unaccounted: &'a [Unaccounted],
     /// The change judged with the base's tests; `None` when no pytest module was touched.
     pub base_judgement: Option<&'a BaseJudgement>,
+    /// Seconds the base-version replay took (its worktree and runner processes).
+    pub base_version_seconds: Option<f64>,
     /// Ledger lines the change appended, each checked against the history.
     pub receipts: &'a [Receipt],
     /// Freezes in force for tests the change did not touch.

@@ -68,6 +68,7 @@ pub(super) fn run(
     let mut touched = Vec::new();
     let mut listing_seconds = None;
     let mut base_judgement = None;
+    let mut base_version_seconds = None;
     if !changed.is_empty() || !modules.touched.is_empty() {
         let dir = scratch(repo_root, "gate")?;
         let executor = SystemExecutor;
@@ -132,7 +133,9 @@ pub(super) fn run(
                 .map(|c| c.path.clone())
                 .collect();
             printer.progress("replaying the base's version of the touched test modules…")?;
+            let base_started = Instant::now();
             let runs = base_version_runs(&plan, &modules.existed, &restore)?;
+            base_version_seconds = Some(base_started.elapsed().as_secs_f64());
             let head_green: BTreeSet<String> = classify(&replays.records)
                 .iter()
                 .filter(|c| !c.bucket.is_red())
@@ -220,6 +223,7 @@ pub(super) fn run(
         unlocked_data: &unlocked_data,
         unaccounted: &replays.unaccounted,
         base_judgement: base_judgement.as_ref(),
+        base_version_seconds,
         receipts: &receipts,
         freezes_in_force: gate::freeze::in_force(&policy.freezes, today, |test| {
             touched_ids.contains(&test)
