@@ -422,6 +422,53 @@ fn issue_14_item_2_the_base_s_candor_toml_sets_the_list() {
     assert_eq!(report["test_infrastructure"], serde_json::json!([]));
 }
 
+#[test]
+fn issue_14_item_2_an_edited_assertion_helper_the_tests_import_is_refused() {
+    // Invented: the tests are untouched (so not replayed), their shared helper is weakened.
+    refused(
+        |suite| {
+            suite.write(
+                "tests/test_cart.py",
+                &CART_TESTS
+                    .replace(
+                        "def check(actual, expected):\n    assert actual == expected, f\"{actual} != {expected}\"\n",
+                        "",
+                    )
+                    .replace("from app.cart import total", "from app.cart import total\nfrom tests.helpers import check"),
+            );
+            suite.write(
+                "tests/helpers.py",
+                "def check(actual, expected):\n    pass\n",
+            );
+        },
+        "weakened-test",
+    );
+    let suite = shop();
+    suite.write(
+        "tests/helpers.py",
+        "def check(actual, expected):\n    assert actual == expected\n",
+    );
+    suite.write("tests/__init__.py", "");
+    commit(&suite, "a helper");
+    git(&suite.repo, &["checkout", "--quiet", "main"]);
+    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
+    git(&suite.repo, &["checkout", "--quiet", "-B", "weaken"]);
+    suite.write("app/cart.py", REGRESSION);
+    suite.write(
+        "tests/helpers.py",
+        "def check(actual, expected):\n    pass\n",
+    );
+    commit(&suite, "a lenient helper");
+    let (ran, report) = gate(&suite, &["--base", "main"]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "{report:#}"
+    );
+    assert_eq!(report["test_infrastructure"][0]["kind"], "test-support");
+}
+
 // --- Item 3: the report is checked against the run --------------------------------------
 
 #[test]

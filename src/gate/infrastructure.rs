@@ -220,6 +220,7 @@ const SHADOWED: &[&str] = &[
     "shutil",
     "signal",
     "site",
+    "sitecustomize",
     "smtpd",
     "smtplib",
     "sndhdr",
@@ -267,6 +268,7 @@ const SHADOWED: &[&str] = &[
     "unicodedata",
     "unittest",
     "urllib",
+    "usercustomize",
     "uu",
     "uuid",
     "venv",
@@ -330,6 +332,10 @@ pub enum InfraKind {
     /// A new module named like a standard-library or pytest module, which it would
     /// replace on `sys.path`.
     Shadowing,
+    /// Test-support code: an existing Python module under a test folder that is not a
+    /// test module (assertion helpers, factories) edited or deleted. The tests that use it
+    /// are not touched, so neither replayed nor judged with the base's version.
+    TestSupport,
 }
 
 /// One test-infrastructure change.
@@ -377,6 +383,12 @@ pub fn changes(
         }
         if let Some(line) = plugin_line(file) {
             found.push(change(file, InfraKind::PluginList, line));
+        } else if is_test_support(file) {
+            found.push(change(
+                file,
+                InfraKind::TestSupport,
+                "test-support code the unchanged tests import".to_owned(),
+            ));
         } else if let Some(module) = shadowed(file) {
             found.push(change(
                 file,
@@ -413,6 +425,19 @@ fn plugin_line(file: &ChangedFile) -> Option<String> {
         }
     }
     None
+}
+
+/// An existing Python module under a `tests`/`test` folder that pytest does not collect
+/// from, edited or deleted.
+fn is_test_support(file: &ChangedFile) -> bool {
+    if file.status == FileStatus::Added || Language::of(&file.path) != Some(Language::Python) {
+        return false;
+    }
+    let mut folders: Vec<&str> = file.path.split('/').collect();
+    let name = folders.pop().unwrap_or("");
+    let in_tests = folders.iter().any(|f| matches!(*f, "tests" | "test"));
+    let stem = name.strip_suffix(".py").unwrap_or(name);
+    in_tests && !stem.starts_with("test_") && !stem.ends_with("_test")
 }
 
 /// The standard-library or pytest module a new Python file would shadow: `json.py`, or
@@ -683,6 +708,8 @@ mod tests {
                 file("tests/json.py", FileStatus::Added, &[]),
                 file("random/__init__.py", FileStatus::Added, &[]),
                 file("app/jsonish.py", FileStatus::Added, &[]),
+                file("tests/helpers.py", FileStatus::Modified, &["x = 1"]),
+                file("tests/new_helpers.py", FileStatus::Added, &["x = 1"]),
             ],
         };
         assert_eq!(
@@ -695,6 +722,10 @@ mod tests {
                 (
                     "requirements-dev.txt".to_owned(),
                     "a pytest plugin at line 1".to_owned()
+                ),
+                (
+                    "tests/helpers.py".to_owned(),
+                    "test-support code the unchanged tests import".to_owned()
                 ),
                 (
                     "tests/json.py".to_owned(),
