@@ -608,3 +608,39 @@ fn nothing_is_left_behind_by_the_base_version_replay() {
     assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
     assert!(!Path::new(&suite.repo.join("tests/test_cart.py")).is_symlink());
 }
+
+// --- Item 5: oracles parsed, not grepped ---------------------------------------------------
+
+#[test]
+fn issue_14_item_5_an_oracle_called_only_in_a_string_or_comment_is_refused() {
+    let suite = empty();
+    suite.write(
+        "candor.toml",
+        "[lane]\noracle = \"tests/oracle.py\"\nfail_on_missing_oracle = true\n",
+    );
+    suite.write(
+        "tests/oracle.py",
+        "def expected_total(prices):\n    return sum(prices)\n",
+    );
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    commit(&suite, "the oracle");
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    let pretending = [
+        "from tests.oracle import expected_total\n\nWHY = \"expected_total([1]) is what we check\"\n\n\ndef test_total():\n    assert 1 == 1\n",
+        "from tests.oracle import expected_total\n\n\ndef test_total():\n    \"\"\"Like expected_total([1]).\"\"\"\n    assert 1 == 1  # expected_total([1])\n",
+    ];
+    for source in pretending {
+        suite.write("tests/test_new.py", source);
+        commit(&suite, "a new test");
+        let ran = suite.candor(&["lint", "diff", "--base", "main", "--format", "json"], &[]);
+        assert_eq!(ran.exit, 1, "{source}\n{ran:?}");
+        assert!(ran.stdout.contains("missing-oracle"), "{ran:?}");
+    }
+    suite.write(
+        "tests/test_new.py",
+        "from tests.oracle import expected_total\n\n\ndef test_total():\n    assert expected_total([1]) == 1\n",
+    );
+    commit(&suite, "a real call");
+    let ran = suite.candor(&["lint", "diff", "--base", "main"], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+}
