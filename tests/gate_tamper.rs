@@ -563,6 +563,7 @@ fn issue_14_item_4_a_receipt_the_history_backs_is_accepted() {
         &run,
         &candor::results::ParseOptions {
             repo_root: Some(suite.repo.to_string_lossy().into_owned()),
+            ..candor::results::ParseOptions::default()
         },
     )
     .unwrap();

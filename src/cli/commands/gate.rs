@@ -508,6 +508,7 @@ fn run_in_overlay(
     }
     let parse = ParseOptions {
         repo_root: Some(tree.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
     };
     let mut runs = Vec::new();
     for file in files {
