@@ -9,8 +9,11 @@ use serde::Serialize;
 
 use super::CassetteCheck;
 use super::human_owned::OwnedChange;
+use super::infrastructure::InfraChange;
 use super::locks::Drift;
+use super::receipts::Receipt;
 use super::rules::Finding;
+use super::tamper::{BaseJudgement, Unaccounted};
 use super::touched::TouchedTest;
 use crate::classify::{Bucket, Classified};
 use crate::policy::ReplayMode;
@@ -77,6 +80,48 @@ pub enum Reason {
     },
     /// The whole suite's run ran no test: a lane that ran nothing accepts nothing.
     SuiteRanNothing,
+    /// Test infrastructure (conftest, runner settings, plugin lists) changed, without an
+    /// approval.
+    TestInfrastructureChanged {
+        /// The files.
+        paths: Vec<String>,
+    },
+    /// Data files under test folders added or edited without the fixture lock pinning
+    /// them.
+    UnlockedDataFiles {
+        /// The files.
+        paths: Vec<String>,
+    },
+    /// A replay's report does not account for every collected test.
+    ReportUnaccounted {
+        /// The test replayed.
+        test: String,
+        /// What the report got wrong.
+        problem: String,
+    },
+    /// Tests green in the head's version fail in the base's version, without an approval.
+    #[serde(rename = "weakened-test")]
+    WeakenedTests {
+        /// The tests (or modules whose base version could not run).
+        tests: Vec<String>,
+    },
+    /// Tests the base collected in a touched module that the head does not, without an
+    /// approval.
+    TestsRemoved {
+        /// The tests.
+        tests: Vec<String>,
+    },
+    /// Touched test modules that collect nothing.
+    CollectsNothing {
+        /// The modules.
+        files: Vec<String>,
+    },
+    /// Ledger lines the change appended that no stored rerun backs, without an approval.
+    #[serde(rename = "unverified-receipt")]
+    UnverifiedReceipts {
+        /// 1-based lines of the head's ledger.
+        lines: Vec<usize>,
+    },
     /// The lane ran out of wall-clock time before every replay was made.
     OutOfTime {
         /// The lane's limit, in seconds.
@@ -151,6 +196,37 @@ impl Reason {
                 "the whole suite's run ran no test: a lane that ran nothing accepts nothing"
                     .to_owned()
             }
+            Reason::TestInfrastructureChanged { paths } => format!(
+                "test-infrastructure changed: {} (conftest, runner settings and plugin lists are human-owned; --approved-by is needed)",
+                paths.join(", ")
+            ),
+            Reason::UnlockedDataFiles { paths } => format!(
+                "unlocked-data: {} added or edited under a test folder while the fixture lock does not pin it",
+                paths.join(", ")
+            ),
+            Reason::ReportUnaccounted { test, problem } => format!(
+                "report-unaccounted: the runner's report does not account for every collected test ({test}: {problem})"
+            ),
+            Reason::WeakenedTests { tests } => format!(
+                "weakened-test: {} pass(es) in the head's version and fail(s) in the base's version against the head's code (--approved-by is needed)",
+                tests.join(", ")
+            ),
+            Reason::TestsRemoved { tests } => format!(
+                "tests-removed: {} collected at the base, gone at the head (--approved-by is needed)",
+                tests.join(", ")
+            ),
+            Reason::CollectsNothing { files } => format!(
+                "collects-nothing: the touched test module(s) {} collect no test",
+                files.join(", ")
+            ),
+            Reason::UnverifiedReceipts { lines } => format!(
+                "unverified-receipt: ledger line(s) {} appended by the change match no stored `candor rerun` (--approved-by is needed)",
+                lines
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Reason::OutOfTime {
                 max_wall_seconds,
                 replays_left,
@@ -191,6 +267,16 @@ pub struct LaneFindings<'a> {
     pub suite: Option<&'a SuiteRun>,
     /// Replays not made because time ran out (0: all made).
     pub replays_left: u32,
+    /// Test-infrastructure changes.
+    pub infrastructure: &'a [InfraChange],
+    /// Unlocked data files under test folders.
+    pub unlocked_data: &'a [String],
+    /// Replays whose report does not account for the run.
+    pub unaccounted: &'a [Unaccounted],
+    /// The change judged with the base's tests.
+    pub base_judgement: Option<&'a BaseJudgement>,
+    /// Ledger lines the change appended, checked against the history.
+    pub receipts: &'a [Receipt],
     /// The lane's time limit.
     pub max_wall_seconds: u32,
 }
@@ -217,6 +303,22 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
             approved.extend(owned);
         } else {
             reasons.push(Reason::HumanOwnedFilesChanged { paths: owned });
+        }
+    }
+    let infrastructure: Vec<String> = found
+        .infrastructure
+        .iter()
+        .map(|c| c.path.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !infrastructure.is_empty() {
+        if found.approved_by.is_some() {
+            approved.extend(infrastructure);
+        } else {
+            reasons.push(Reason::TestInfrastructureChanged {
+                paths: infrastructure,
+            });
         }
     }
     if !found.findings.is_empty() {
@@ -284,6 +386,54 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
             reasons.push(Reason::SuiteFailed { tests: failed });
         } else if suite.tests == 0 {
             reasons.push(Reason::SuiteRanNothing);
+        }
+    }
+    if !found.unlocked_data.is_empty() {
+        reasons.push(Reason::UnlockedDataFiles {
+            paths: found.unlocked_data.to_vec(),
+        });
+    }
+    if let Some(first) = found.unaccounted.first() {
+        reasons.push(Reason::ReportUnaccounted {
+            test: first.test.clone(),
+            problem: first.problem.clone(),
+        });
+    }
+    if let Some(judgement) = found.base_judgement {
+        let mut approvable = |items: Vec<String>, reason: fn(Vec<String>) -> Reason| {
+            if items.is_empty() {
+                return;
+            }
+            if found.approved_by.is_some() {
+                approved.extend(items);
+            } else {
+                reasons.push(reason(items));
+            }
+        };
+        approvable(
+            judgement.weakened.iter().map(|w| w.test.clone()).collect(),
+            |tests| Reason::WeakenedTests { tests },
+        );
+        approvable(judgement.removed.clone(), |tests| Reason::TestsRemoved {
+            tests,
+        });
+        if !judgement.collect_nothing.is_empty() {
+            reasons.push(Reason::CollectsNothing {
+                files: judgement.collect_nothing.clone(),
+            });
+        }
+    }
+    let unverified: Vec<usize> = found
+        .receipts
+        .iter()
+        .filter(|r| !r.verified)
+        .map(|r| r.line)
+        .collect();
+    if !unverified.is_empty() {
+        if found.approved_by.is_some() {
+            approved.extend(unverified.iter().map(|line| format!("ledger line {line}")));
+        } else {
+            reasons.push(Reason::UnverifiedReceipts { lines: unverified });
         }
     }
     if found.replays_left > 0 {
@@ -468,6 +618,18 @@ pub struct ScoreReport<'a> {
     pub human_owned: &'a [OwnedChange],
     /// Approvals given.
     pub approvals: &'a [Approval],
+    /// Test-infrastructure changes (approved or not).
+    pub test_infrastructure: &'a [InfraChange],
+    /// Data files under test folders the fixture lock does not pin.
+    pub unlocked_data: &'a [String],
+    /// Replays whose report did not account for the run.
+    pub unaccounted: &'a [Unaccounted],
+    /// The change judged with the base's tests; `None` when no pytest module was touched.
+    pub base_judgement: Option<&'a BaseJudgement>,
+    /// Seconds the base-version replay took (its worktree and runner processes).
+    pub base_version_seconds: Option<f64>,
+    /// Ledger lines the change appended, each checked against the history.
+    pub receipts: &'a [Receipt],
     /// Freezes in force for tests the change did not touch.
     pub freezes_in_force: Vec<String>,
 }

@@ -955,6 +955,9 @@ pub struct LaneConfig {
     pub fail_on_missing_oracle: bool,
     /// The built-in diff rules turned on, in file order, each once.
     pub presets: Vec<Preset>,
+    /// Globs of the test infrastructure a change may not edit without approval
+    /// (`gate::infrastructure::DEFAULT_GLOBS` unless set).
+    pub test_infrastructure: Vec<PathGlob>,
     /// What the lane replays besides the touched tests.
     pub replay: ReplayMode,
 }
@@ -995,6 +998,7 @@ impl Default for LaneConfig {
             fail_on_missing_oracle: false,
             presets: Vec::new(),
             replay: ReplayMode::default(),
+            test_infrastructure: crate::gate::infrastructure::default_globs(),
         }
     }
 }
@@ -1156,6 +1160,7 @@ struct RawLane {
     fail_on_missing_oracle: Option<Spanned<bool>>,
     presets: Option<Vec<Spanned<String>>>,
     replay: Option<Spanned<String>>,
+    test_infrastructure: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1252,6 +1257,22 @@ fn resolve_lane(source: Source<'_>, raw: Option<RawLane>) -> Result<LaneConfig, 
         if !lane.presets.contains(&preset) {
             lane.presets.push(preset);
         }
+    }
+    if let Some(globs) = raw.test_infrastructure {
+        lane.test_infrastructure = globs
+            .into_iter()
+            .map(|glob| {
+                PathGlob::new(glob.get_ref()).map_err(|error| {
+                    source.error(
+                        Some(glob.span()),
+                        format!(
+                            "`lane.test_infrastructure` holds {:?}, not a valid glob: {error}",
+                            glob.get_ref()
+                        ),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
     }
     let locks = [
         ("lane.lockfile", &lane.lockfile),

@@ -3,6 +3,7 @@
 //! seed and environment, inside the lane's time), the report and the step summary. The
 //! verdict itself is `gate::lane::lane_verdict`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -16,17 +17,20 @@ use crate::cli::output::{Printer, terminal_safe};
 use crate::cli::settings::GateSettings;
 use crate::exit_codes;
 use crate::gate::diff::{Diff, FileStatus};
+use crate::gate::infrastructure::InfraKind;
 use crate::gate::lane::{
     self, LaneFindings, ReplayRun, ReplayScope, SCHEMA, ScoreReport, SuiteRun, TouchedReport,
     deterministic, lane_verdict,
 };
+use crate::gate::receipts::{self, Receipt};
+use crate::gate::tamper::{self, BaseRun, Unaccounted};
 use crate::gate::touched::{ChangedTestFile, TouchedTest, touched_tests};
 use crate::gate::{self, files};
 use crate::git::Git;
 use crate::history::Source;
 use crate::policy::{Config, ReplayMode};
 use crate::records::{self, RunRecord, Side};
-use crate::results::{ParseOptions, parse_all};
+use crate::results::{Outcome, ParseOptions, parse_all};
 use crate::runner::process::SystemExecutor;
 use crate::runner::{self, Adapter, RunOptions, RunReport, SeedSupport};
 
@@ -49,6 +53,10 @@ pub(super) fn run(
     let findings = gate::lint(&git, &base, &diff, &policy)?;
     let fixture_drift = gate::fixture_drift(&git, &head, &policy.lane)?;
     let cassettes = gate::cassette_check(&git, &base, &head, &policy.lane)?;
+    let infrastructure = gate::infrastructure_changes(&git, &base, &head, &policy, &diff)?;
+    let unlocked_data = gate::unlocked_data(&git, &head, &policy.lane, &diff)?;
+    let receipts = check_receipts(&git, &base, &head, &policy, &diff, db)?;
+    let modules = touched_modules(&diff);
 
     let changed = changed_test_files(&git, &base, &head, &diff)?;
     let mode = policy.lane.replay;
@@ -64,20 +72,32 @@ pub(super) fn run(
     let mut listing_seconds = None;
     let mut suite = None;
     let mut suite_left = 0;
-    if runs_anything {
+    let mut base_judgement = None;
+    let mut base_version_seconds = None;
+    if runs_anything || !modules.touched.is_empty() {
         let dir = scratch(repo_root, "gate")?;
         let executor = SystemExecutor;
         let listing_context = runner::Context::new(repo_root, dir.join("listing"), &executor)
             .with_timeout(Some(policy.runner.timeout), policy.runner.grace)
             .with_pinned_environment();
         let adapter = runner::adapter(&policy.runner, &listing_context)?;
-        if !changed.is_empty() {
-            printer.progress("listing the tests of the changed test files…")?;
-            let listing_started = Instant::now();
-            let listed = adapter.list(&listing_context)?;
-            listing_seconds = Some(listing_started.elapsed().as_secs_f64());
-            touched = touched_tests(adapter.kind(), &listed, &changed);
-        }
+        printer.progress("listing the tests…")?;
+        let listing_started = Instant::now();
+        let listed = match adapter.list(&listing_context) {
+            Ok(listed) => listed,
+            // The change edited what runs the tests and the runner now cannot list them:
+            // the change is refused for that edit; there is nothing to replay.
+            Err(error) if !infrastructure.is_empty() && settings.approved_by.is_none() => {
+                printer.warning(&format!(
+                    "the runner could not list the tests after the change's test-infrastructure edits: {error}"
+                ))?;
+                Vec::new()
+            }
+            Err(error) => return Err(error.into()),
+        };
+        listing_seconds = Some(listing_started.elapsed().as_secs_f64());
+        touched = touched_tests(adapter.kind(), &listed, &changed);
+        let collected: BTreeSet<String> = listed.iter().map(|t| t.id.clone()).collect();
         let seed = match adapter.seed_support() {
             SeedSupport::Controls(_) => Some(pinned_seed(&head)),
             SeedSupport::None(_) => None,
@@ -92,6 +112,7 @@ pub(super) fn run(
             policy: &policy,
             lane_time,
             started,
+            collected: &collected,
         };
         if mode == ReplayMode::All {
             // Frozen tests the change did not touch keep their freeze in the whole suite's
@@ -122,6 +143,41 @@ pub(super) fn run(
         }
         replays = replay(&plan, &touched, printer)?;
         store_replays(db, settings, &replays.records, repo_root)?;
+        if adapter.kind() == runner::RunnerKind::Pytest && !modules.touched.is_empty() {
+            let plan = BasePlan {
+                git: &git,
+                base: &base,
+                head: &head,
+                adapter: &*adapter,
+                executor: &executor,
+                dir: &dir,
+                seed,
+                policy: &policy,
+                lane_time,
+                started,
+            };
+            let restore: Vec<String> = infrastructure
+                .iter()
+                .filter(|c| c.kind != InfraKind::PluginList)
+                .map(|c| c.path.clone())
+                .collect();
+            printer.progress("replaying the base's version of the touched test modules…")?;
+            let base_started = Instant::now();
+            let runs = base_version_runs(&plan, &modules.existed, &restore)?;
+            base_version_seconds = Some(base_started.elapsed().as_secs_f64());
+            let head_green: BTreeSet<String> = classify(&replays.records)
+                .iter()
+                .filter(|c| !c.bucket.is_red())
+                .map(|c| c.test.clone())
+                .collect();
+            base_judgement = Some(tamper::judge(
+                &modules.touched,
+                &collected,
+                &head_green,
+                &modules.deleted,
+                &runs,
+            ));
+        }
     }
     replays.left += suite_left;
 
@@ -142,8 +198,13 @@ pub(super) fn run(
         replays: &classified,
         skipped: &skipped,
         suite: suite.as_ref(),
-        replays_left: replays.left,
+        replays_left: replays.left + base_judgement.as_ref().map_or(0, |j| j.not_run),
         max_wall_seconds: policy.lane.max_wall_seconds,
+        infrastructure: &infrastructure,
+        unlocked_data: &unlocked_data,
+        unaccounted: &replays.unaccounted,
+        base_judgement: base_judgement.as_ref(),
+        receipts: &receipts,
     });
     let touched_reports: Vec<TouchedReport> = touched
         .iter()
@@ -201,6 +262,12 @@ pub(super) fn run(
         fixture_drift: &fixture_drift,
         human_owned: &human_owned,
         approvals: &verdict.approvals,
+        test_infrastructure: &infrastructure,
+        unlocked_data: &unlocked_data,
+        unaccounted: &replays.unaccounted,
+        base_judgement: base_judgement.as_ref(),
+        base_version_seconds,
+        receipts: &receipts,
         freezes_in_force: gate::freeze::in_force(&policy.freezes, today, |test| {
             touched_ids.contains(&test)
         })
@@ -270,11 +337,15 @@ struct ReplayPlan<'a> {
     policy: &'a Config,
     lane_time: Duration,
     started: Instant,
+    /// The head's collection, which every replay's report must stay within.
+    collected: &'a BTreeSet<String>,
 }
 
 #[derive(Default)]
 struct Replays {
     records: Vec<RunRecord>,
+    /// Replays whose report did not account for the run.
+    unaccounted: Vec<Unaccounted>,
     /// Replays not made because the lane's time ran out.
     left: u32,
     seed: Option<u64>,
@@ -340,6 +411,17 @@ fn replay(
             // not a red one.
             if record.timed_out && lane_bound {
                 break 'tests;
+            }
+            let outcomes = report_outcomes(&report.report, &parse);
+            if let Some(problem) = tamper::account(
+                &test.id,
+                replay,
+                record.exit_status,
+                record.timed_out,
+                outcomes.as_ref(),
+                plan.collected,
+            ) {
+                replays.unaccounted.push(problem);
             }
             // Record files are numbered by their place in the whole lane.
             made += 1;
@@ -438,6 +520,202 @@ fn report_started(report: &RunReport) -> jiff::Timestamp {
         .invocations
         .first()
         .map_or_else(jiff::Timestamp::now, |i| i.outcome.started_at)
+}
+
+/// Every test in a runner's report with its outcome; `None` when there is no report or it
+/// cannot be read (an empty file included: pytest writes its report whole, at the end).
+fn report_outcomes(path: &Path, parse: &ParseOptions) -> Option<BTreeMap<String, Outcome>> {
+    let file = fs_err::File::open(path).ok()?;
+    if file.metadata().ok()?.len() == 0 {
+        return None;
+    }
+    let (executions, _) = parse_all(file, parse).ok()?;
+    Some(
+        executions
+            .into_iter()
+            .map(|e| (e.test_id, e.outcome))
+            .collect(),
+    )
+}
+
+/// The pytest modules the change touched.
+struct Modules {
+    /// Added, modified or deleted.
+    touched: Vec<String>,
+    /// Those the base has (modified or deleted): their base version is replayed.
+    existed: Vec<String>,
+    /// Those the change deleted.
+    deleted: BTreeSet<String>,
+}
+
+fn touched_modules(diff: &Diff) -> Modules {
+    let mut modules = Modules {
+        touched: Vec::new(),
+        existed: Vec::new(),
+        deleted: BTreeSet::new(),
+    };
+    for file in &diff.files {
+        if !tamper::is_pytest_module(&file.path) {
+            continue;
+        }
+        modules.touched.push(file.path.clone());
+        if file.status != FileStatus::Added {
+            modules.existed.push(file.path.clone());
+        }
+        if file.status == FileStatus::Deleted {
+            modules.deleted.insert(file.path.clone());
+        }
+    }
+    modules
+}
+
+struct BasePlan<'a> {
+    git: &'a Git,
+    base: &'a str,
+    head: &'a str,
+    adapter: &'a dyn Adapter,
+    executor: &'a SystemExecutor,
+    dir: &'a Path,
+    seed: Option<u64>,
+    policy: &'a Config,
+    lane_time: Duration,
+    started: Instant,
+}
+
+/// Runs the base's version of each module in `files` against the head's code: a
+/// throw-away worktree of the head (outside the repository, so no conftest above it
+/// applies) with those modules and the changed test infrastructure (`restore`) put back as
+/// the base has them; one runner process per module, pinned like the replays.
+fn base_version_runs(
+    plan: &BasePlan<'_>,
+    files: &[String],
+    restore: &[String],
+) -> Result<Vec<BaseRun>, CliError> {
+    let holder = tempfile::Builder::new()
+        .prefix("candor-base-tests-")
+        .tempdir()
+        .map_err(|source| CliError::Write {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let tree = holder.path().join("tree");
+    plan.git.checkout_worktree(&tree, plan.head)?;
+    let runs = run_in_overlay(plan, &tree, files, restore);
+    plan.git.remove_worktree(&tree)?;
+    runs
+}
+
+fn run_in_overlay(
+    plan: &BasePlan<'_>,
+    tree: &Path,
+    files: &[String],
+    restore: &[String],
+) -> Result<Vec<BaseRun>, CliError> {
+    for path in files.iter().chain(restore) {
+        let target = tree.join(path);
+        let write_error = |source| CliError::Write {
+            path: target.clone(),
+            source,
+        };
+        // A symlink (the change may have made the module one) is replaced, not followed.
+        if fs_err::symlink_metadata(&target).is_ok() {
+            fs_err::remove_file(&target).map_err(write_error)?;
+        }
+        if let Some(bytes) = plan.git.show(plan.base, path)? {
+            if let Some(parent) = target.parent() {
+                fs_err::create_dir_all(parent).map_err(write_error)?;
+            }
+            fs_err::write(&target, bytes).map_err(write_error)?;
+        }
+    }
+    let parse = ParseOptions {
+        repo_root: Some(tree.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let mut runs = Vec::new();
+    for file in files {
+        let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+        if left.is_zero() {
+            runs.push(BaseRun {
+                file: file.clone(),
+                exit_code: None,
+                outcomes: BTreeMap::new(),
+            });
+            continue;
+        }
+        let context = runner::Context::new(tree, plan.dir.join("base-version"), plan.executor)
+            .with_timeout(
+                Some(plan.policy.runner.timeout.min(left)),
+                plan.policy.runner.grace,
+            )
+            .with_pinned_environment();
+        let report = plan
+            .adapter
+            .run_one(&context, file, RunOptions { seed: plan.seed })?;
+        let lane_bound = left < plan.policy.runner.timeout;
+        runs.push(BaseRun {
+            file: file.clone(),
+            exit_code: (!(report.timed_out() && lane_bound)).then(|| report.exit_code()),
+            outcomes: report_outcomes(&report.report, &parse).unwrap_or_default(),
+        });
+    }
+    Ok(runs)
+}
+
+/// Ledger lines the change appended, each checked against the history's reruns. Without
+/// a history every appended line is unverified. A ledger the change rewrote is the
+/// human-owned check's business; only appended lines are receipts.
+fn check_receipts(
+    git: &Git,
+    base: &str,
+    head: &str,
+    policy: &Config,
+    diff: &Diff,
+    db: &Path,
+) -> Result<Vec<Receipt>, CliError> {
+    let Some(ledger) = files::repository_relative(&policy.rerun.ledger) else {
+        return Ok(Vec::new());
+    };
+    if !diff.touches(&ledger) {
+        return Ok(Vec::new());
+    }
+    let read = |revision: &str| -> Result<String, CliError> {
+        Ok(git
+            .show(revision, &ledger)?
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default())
+    };
+    let (base_text, head_text) = (read(base)?, read(head)?);
+    if crate::ledger::is_append_only(&base_text, &head_text).is_err() {
+        return Ok(Vec::new());
+    }
+    let store = if db.exists() {
+        Some(open_store(db, Open::Existing)?)
+    } else {
+        None
+    };
+    let mut found = Vec::new();
+    for (line, text) in receipts::appended(&base_text, &head_text) {
+        // An old receipt copied again is not a new rerun.
+        if let Some(copied) = base_text.lines().position(|old| old == text) {
+            found.push(Receipt {
+                line,
+                text: text.to_owned(),
+                verified: false,
+                problem: Some(format!(
+                    "a copy of line {} of the base's ledger, not a new rerun",
+                    copied + 1
+                )),
+            });
+            continue;
+        }
+        let stored = match (&store, receipts::test_of(text)) {
+            (Some(store), Some(test)) => store.executions(&test, 1000)?,
+            _ => Vec::new(),
+        };
+        found.push(receipts::verify(line, text, &stored));
+    }
+    Ok(found)
 }
 
 /// Stores each replay's report in the history as a `gate` run.
