@@ -752,7 +752,10 @@ pub fn adapter(
         Some(kind) => kind,
         None => detect(context)?,
     };
-    let command = config.command.clone();
+    let command = config
+        .command
+        .clone()
+        .map(|argv| rooted_program(argv, &context.repo_root));
     Ok(match kind {
         RunnerKind::Pytest => Box::new(Pytest::probe(command, context)?),
         RunnerKind::Cargo => Box::new(CargoTest::new(command)?),
@@ -760,6 +763,21 @@ pub fn adapter(
         RunnerKind::Go => Box::new(GoTest::new(command)),
         RunnerKind::Command => Box::new(UserCommand::new(command)?),
     })
+}
+
+/// A program named by a relative path (`.venv/bin/python`) is the repository's own tool:
+/// it is resolved against the repository root, so a run in another folder (the merge
+/// base's worktree, which has no ignored files such as a virtualenv) starts the same
+/// program. Which code that program imports is the side's own (`isolation`). A bare name
+/// (`python3`) is left to `PATH`.
+fn rooted_program(mut argv: Vec<String>, repo_root: &Path) -> Vec<String> {
+    if let Some(program) = argv.first_mut() {
+        let path = Path::new(program.as_str());
+        if path.is_relative() && path.components().count() > 1 {
+            *program = repo_root.join(path).to_string_lossy().into_owned();
+        }
+    }
+    argv
 }
 
 /// Files that say a repository is tested with pytest.
@@ -838,6 +856,26 @@ mod tests {
 
     fn argv(items: &[&str]) -> Vec<String> {
         strings(items)
+    }
+
+    /// Found on a real project (a virtualenv under the checkout): the merge base's
+    /// worktree has no `.venv`, so `.venv/bin/python` must mean the checkout's.
+    #[test]
+    fn a_relative_program_path_is_the_repository_s_and_a_bare_name_is_path_s() {
+        let root = Path::new("/repo");
+        assert_eq!(
+            rooted_program(argv(&[".venv/bin/python", "-m", "pytest"]), root),
+            argv(&["/repo/.venv/bin/python", "-m", "pytest"])
+        );
+        assert_eq!(
+            rooted_program(argv(&["python3", "-m", "pytest"]), root),
+            argv(&["python3", "-m", "pytest"])
+        );
+        assert_eq!(
+            rooted_program(argv(&["/usr/bin/python3"]), root),
+            argv(&["/usr/bin/python3"])
+        );
+        assert!(rooted_program(Vec::new(), root).is_empty());
     }
 
     #[test]
