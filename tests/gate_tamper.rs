@@ -461,9 +461,10 @@ fn issue_14_item_2_an_edited_assertion_helper_the_tests_import_is_refused() {
     commit(&suite, "a lenient helper");
     let (ran, report) = gate(&suite, &["--base", "main"]);
     assert_eq!(ran.exit, 1, "{ran:?}");
-    assert_eq!(
-        kinds(&report),
-        ["test-infrastructure-changed"],
+    // The whole suite's run ([lane] replay = "all") may reject the regression too; the
+    // lenient helper must be named whatever else is.
+    assert!(
+        kinds(&report).contains(&"test-infrastructure-changed".to_owned()),
         "{report:#}"
     );
     assert_eq!(report["test_infrastructure"][0]["kind"], "test-support");
@@ -496,7 +497,7 @@ fn issue_14_item_3_a_runner_that_exits_0_without_its_report_is_refused() {
         reason["problem"]
             .as_str()
             .unwrap()
-            .contains("exited 0 without writing its report"),
+            .contains("exited with code 0 and wrote no report"),
         "{reason:#}"
     );
 }

@@ -263,7 +263,8 @@ fn a_missing_report_is_exit_2_quoting_the_runner() {
         "candor.toml",
         "[runner]\nkind = \"command\"\ncommand = [\"python3\", \"-c\", \"import sys; sys.stderr.write('runner: the database is not reachable\\\\n'); sys.exit(1)\", \"{report}\"]\n",
     );
-    let ran = suite.candor(&["test"], &[]);
+    // The runner set up in the work tree, not committed: the explicit local override.
+    let ran = suite.candor(&["test", "--policy", "worktree"], &[]);
     assert_eq!(ran.exit, 2, "{ran:?}");
     assert!(
         ran.stderr
@@ -473,7 +474,10 @@ fn cargo_rerun_runs_the_right_package() {
             )),
     );
     suite.tier(test, "trusted");
+    // The policy is the merge base's (#14 item 7): the fingerprint and tier land on main.
+    git(&suite.repo, &["checkout", "--quiet", "main"]);
     commit_all(&suite.repo, "a known flake");
+    git(&suite.repo, &["checkout", "--quiet", "-B", "change"]);
     let today = [("CANDOR_TODAY", triage_support::TODAY)];
     let ran = suite.candor(
         &["test", "--format", "json"],

@@ -23,6 +23,9 @@ const MAX_QUOTED: usize = 8;
 /// A quoted line longer than this (in characters) is cut.
 const MAX_LINE_CHARS: usize = 300;
 
+/// How pytest's exit code 5 is worded: it ran and collected no test.
+const PYTEST_NO_TESTS: &str = "(no tests ran)";
+
 /// Why a runner could not run, in its own words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotRun {
@@ -36,6 +39,14 @@ pub struct NotRun {
     pub log: PathBuf,
     /// Whether the runner said the test id names no test (pytest's `not found`).
     pub unknown_test: bool,
+}
+
+impl NotRun {
+    /// Whether the runner started and found no test to run (pytest's exit code 5): for a
+    /// lane's whole-suite run that is a suite that ran nothing, a verdict, not an error.
+    pub fn ran_no_test(&self) -> bool {
+        self.runner == RunnerKind::Pytest && self.why.ends_with(PYTEST_NO_TESTS)
+    }
 }
 
 impl std::fmt::Display for NotRun {
@@ -84,7 +95,7 @@ pub fn pytest(finished: &Finished<'_>) -> Verdict {
         2 => "(interrupted: a collection error or a keyboard interrupt)",
         3 => "(internal error)",
         4 => "(usage error: an unknown option or test id)",
-        5 => "(no tests ran)",
+        5 => PYTEST_NO_TESTS,
         _ => "before writing its report",
     };
     let quoted = quote(finished.log, |line| {

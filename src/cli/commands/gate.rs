@@ -126,16 +126,23 @@ pub(super) fn run(
             printer.progress("running the whole suite once…")?;
             let ran = run_whole_suite(&plan, &frozen)?;
             match ran {
-                Some((run, report)) => {
-                    store_gate_report(
-                        db,
-                        settings,
-                        &report.report,
-                        &head,
-                        report_started(&report),
-                        plan.seed,
-                        repo_root,
-                    )?;
+                Some((run, ran)) => {
+                    if let Err(said) = &ran {
+                        printer.warning(&format!(
+                            "the whole suite could not run at HEAD, so the lane ran nothing: {said}"
+                        ))?;
+                    }
+                    if let Ok(report) = ran {
+                        store_gate_report(
+                            db,
+                            settings,
+                            &report.report,
+                            &head,
+                            report_started(&report),
+                            plan.seed,
+                            repo_root,
+                        )?;
+                    }
                     suite = Some(run);
                 }
                 None => suite_left = 1,
@@ -392,8 +399,24 @@ fn replay(
             .with_pinned_environment();
             let lane_bound = left < plan.policy.runner.timeout;
             let report =
-                plan.adapter
-                    .run_one(&context, &test.id, RunOptions { seed: plan.seed })?;
+                match plan
+                    .adapter
+                    .run_one(&context, &test.id, RunOptions { seed: plan.seed })
+                {
+                    Ok(report) => report,
+                    // The change left the runner unable to run this replay (it exits 0 before
+                    // writing its report, crashes at import, does not build): its report does
+                    // not account for the test, and the lane rejects with the runner's words.
+                    Err(runner::RunnerError::CouldNotRun(not_run)) => {
+                        replays.unaccounted.push(tamper::Unaccounted {
+                            test: test.id.clone(),
+                            replay,
+                            problem: format!("the runner could not run it: {}", not_run.why),
+                        });
+                        continue;
+                    }
+                    Err(error) => return Err(error.into()),
+                };
             let (mut record, _) = run_record(
                 &RunPlace {
                     test: &test.id,
@@ -449,7 +472,7 @@ fn replay(
 fn run_whole_suite(
     plan: &ReplayPlan<'_>,
     frozen: &[String],
-) -> Result<Option<(SuiteRun, RunReport)>, CliError> {
+) -> Result<Option<(SuiteRun, Result<RunReport, String>)>, CliError> {
     let left = plan.lane_time.saturating_sub(plan.started.elapsed());
     if left.is_zero() {
         return Ok(None);
@@ -461,9 +484,30 @@ fn run_whole_suite(
         )
         .with_pinned_environment();
     let lane_bound = left < plan.policy.runner.timeout;
-    let report = plan
+    let report = match plan
         .adapter
-        .run_suite(&context, RunOptions { seed: plan.seed })?;
+        .run_suite(&context, RunOptions { seed: plan.seed })
+    {
+        Ok(report) => report,
+        // The change under judgment left the runner unable to run the suite at HEAD (it
+        // collects nothing, ends the process early, crashes at import, does not build):
+        // the lane ran nothing, and a lane that ran nothing accepts nothing. The change is
+        // rejected with the runner's own words, and the other rules still name what the
+        // change did; it is not an input error of the lane's.
+        Err(runner::RunnerError::CouldNotRun(not_run)) => {
+            return Ok(Some((
+                SuiteRun {
+                    tests: 0,
+                    failed: Vec::new(),
+                    excused: Vec::new(),
+                    exit_code: if not_run.ran_no_test() { 5 } else { -1 },
+                    log: not_run.log.display().to_string(),
+                },
+                Err(not_run.to_string()),
+            )));
+        }
+        Err(error) => return Err(error.into()),
+    };
     if report.timed_out() && lane_bound {
         return Ok(None);
     }
@@ -512,7 +556,7 @@ fn run_whole_suite(
             .map(|i| i.log.display().to_string())
             .unwrap_or_default(),
     };
-    Ok(Some((run, report)))
+    Ok(Some((run, Ok(report))))
 }
 
 fn report_started(report: &RunReport) -> jiff::Timestamp {
