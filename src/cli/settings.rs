@@ -15,7 +15,7 @@ use super::args::{RawFreeze, RawLintDiff, RawLock};
 use crate::ci_env::CiEnv;
 use crate::env_vars::EnvVars;
 use crate::git::{Git, GitError};
-use crate::history::{Conditions, NewRun, Source};
+use crate::history::{Conditions, Location, NewRun, Source};
 use crate::results::ParseOptions;
 
 /// Where the history lives when neither `--db` nor `CANDOR_DB` says, relative to the
@@ -27,8 +27,8 @@ pub const DEFAULT_DB: &str = ".candor/history.db";
 pub struct Settings {
     /// How to print.
     pub output: OutputSettings,
-    /// The history database.
-    pub db: PathBuf,
+    /// The history: a SQLite file or a PostgreSQL database.
+    pub db: Location,
     /// The repository root (the current directory outside a repository): where
     /// candor.toml, the reliability file and the ledger are.
     pub repo_root: PathBuf,
@@ -394,11 +394,12 @@ impl Settings {
         let mut warnings = Vec::new();
         let repo = Repo::new(&context.cwd);
         let db = match args.global.db {
-            Some(db) => context.cwd.join(db),
-            None => repo
-                .root(&mut warnings)
-                .unwrap_or_else(|| context.cwd.clone())
-                .join(DEFAULT_DB),
+            Some(db) => Location::parse(db.as_os_str(), &context.cwd),
+            None => Location::Sqlite(
+                repo.root(&mut warnings)
+                    .unwrap_or_else(|| context.cwd.clone())
+                    .join(DEFAULT_DB),
+            ),
         };
 
         let command = match args.command {
@@ -842,9 +843,9 @@ mod tests {
     fn outside_a_repository_the_db_is_under_the_current_directory() {
         let settings = resolve(&["candor", "tests"], &[], false);
         assert!(
-            settings.db.ends_with(DEFAULT_DB),
+            settings.db.shown().ends_with(DEFAULT_DB),
             "{}",
-            settings.db.display()
+            settings.db
         );
         assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);
     }

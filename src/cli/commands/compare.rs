@@ -2,6 +2,7 @@
 //! base's worktree under `.candor/worktrees`, one runner process per run on each side, a
 //! run record and a history run for each, the ticket on same-rate, the output.
 
+use crate::history::Location;
 use std::path::{Path, PathBuf};
 
 use jiff::civil::Date;
@@ -180,7 +181,7 @@ fn prepare<'a>(
     test: &'a str,
     against: Option<&str>,
     repo_root: &Path,
-    db: &Path,
+    db: &Location,
     workspace: &'a Workspace,
     what: &str,
 ) -> Result<(Bench<'a>, Config), CliError> {
@@ -269,7 +270,7 @@ struct CompareLine<'a> {
 /// half-used is never reused.
 pub(super) fn run(
     settings: &CompareSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     today: Date,
     printer: &mut Printer,
@@ -281,7 +282,7 @@ pub(super) fn run(
 
 fn compare(
     settings: &CompareSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     today: Date,
     printer: &mut Printer,
@@ -712,7 +713,7 @@ struct ReproLine<'a> {
 /// `candor repro`; errors remove the worktree as `compare`'s do.
 pub(super) fn repro(
     settings: &ReproSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
@@ -721,7 +722,7 @@ pub(super) fn repro(
 
 fn check_repro(
     settings: &ReproSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {

@@ -3,6 +3,7 @@
 //! seed and environment, inside the lane's time), the report and the step summary. The
 //! verdict itself is `gate::lane::lane_verdict`.
 
+use crate::history::Location;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -31,7 +32,7 @@ use crate::runner::{self, Adapter, RunOptions, SeedSupport};
 
 pub(super) fn run(
     settings: &GateSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     today: Date,
     printer: &mut Printer,
@@ -315,7 +316,7 @@ fn replay(
 
 /// Stores each replay's report in the history as a `gate` run.
 fn store_replays(
-    db: &Path,
+    db: &Location,
     settings: &GateSettings,
     records: &[RunRecord],
     repo_root: &Path,

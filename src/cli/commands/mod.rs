@@ -22,13 +22,12 @@ mod tests;
 mod triage;
 mod verdicts;
 
-use std::path::Path;
 use std::time::Duration;
 
 use super::error::CliError;
 use super::output::Printer;
 use super::settings::{Command, Context, Settings};
-use crate::history::{HistoryStore, SqliteStore};
+use crate::history::{HistoryStore, Location, PgStore, SqliteStore};
 
 /// Runs the command the settings name. `context` is what the settings were resolved
 /// against; only `demo` needs it, to resolve the commands it runs in its own repository.
@@ -106,11 +105,16 @@ enum Open {
     Existing,
 }
 
-fn open_store(db: &Path, mode: Open) -> Result<Box<dyn HistoryStore>, CliError> {
-    if mode == Open::Existing && !db.exists() {
-        return Err(CliError::NoHistory {
-            path: db.to_owned(),
-        });
+fn open_store(db: &Location, mode: Open) -> Result<Box<dyn HistoryStore>, CliError> {
+    match db {
+        Location::Sqlite(path) => {
+            if mode == Open::Existing && !path.exists() {
+                return Err(CliError::NoHistory { path: path.clone() });
+            }
+            Ok(Box::new(SqliteStore::open(path, BUSY_TIMEOUT)?))
+        }
+        // A server's database exists or the connection fails; an empty one is a history
+        // that holds nothing yet, which its schema (created on first use) says.
+        Location::Postgres(text) => Ok(Box::new(PgStore::open(&Location::pg_target(text)?)?)),
     }
-    Ok(Box::new(SqliteStore::open(db, BUSY_TIMEOUT)?))
 }

@@ -1,6 +1,6 @@
 //! `candor show TEST`: one test's executions, newest first.
 
-use std::path::Path;
+use crate::history::Location;
 
 use jiff::Timestamp;
 use serde::Serialize;
@@ -73,7 +73,7 @@ struct ExecutionLine<'a> {
 
 pub(super) fn run(
     settings: &ShowSettings,
-    db: &Path,
+    db: &Location,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
     let store = open_store(db, Open::Existing)?;

@@ -1,5 +1,6 @@
 //! `candor tests`: one line per test in the history with its record.
 
+use crate::history::Location;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -67,7 +68,7 @@ struct TestLine<'a> {
 
 pub(super) fn run(
     settings: &TestsSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {

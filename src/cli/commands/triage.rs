@@ -2,6 +2,7 @@
 //! (which are not stored: `candor ingest` and `candor test` store) or from the latest run
 //! in the history that is not a rerun.
 
+use crate::history::Location;
 use std::path::Path;
 
 use super::verdicts::{
@@ -19,7 +20,7 @@ use crate::results::parse_all;
 
 pub(super) fn run(
     settings: &TriageSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     today: jiff::civil::Date,
     printer: &mut Printer,
@@ -82,14 +83,14 @@ fn reds_in_files(settings: &TriageSettings) -> Result<Vec<Red>, CliError> {
 
 /// The red tests of the newest run that is not a rerun (a rerun's result is reported by
 /// `candor rerun` itself).
-fn reds_in_history(db: &Path) -> Result<Vec<Red>, CliError> {
+fn reds_in_history(db: &Location) -> Result<Vec<Red>, CliError> {
     let store = open_store(db, Open::Existing)?;
     let run = store
         .runs(usize::MAX)?
         .into_iter()
         .find(|run| run.run.source != Source::Rerun)
         .ok_or_else(|| CliError::NoRuns {
-            path: db.to_owned(),
+            path: db.shown(),
         })?;
     let conditions = run_conditions(&run.run);
     Ok(store
