@@ -224,33 +224,27 @@ impl PgStore {
     }
 
     fn migrate(&self) -> Result<(), HistoryError> {
+        // Up to date (every open but the first): answered by a read, so that a read-only
+        // role can open the history and nothing waits for the lock.
+        if self.stored_version()? == Some(PG_SCHEMA_VERSION) {
+            return Ok(());
+        }
         let mut client = self.client.borrow_mut();
         let mut tx = client.transaction().map_err(|e| self.error(&e))?;
-        let run = |tx: &mut postgres::Transaction<'_>| -> Result<(), postgres::Error> {
-            tx.execute(
-                "SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))",
-                &[&LOCK_SPACE],
-            )?;
-            tx.batch_execute(
-                "CREATE TABLE IF NOT EXISTS candor_schema (version bigint NOT NULL);",
-            )?;
-            Ok(())
-        };
-        run(&mut tx).map_err(|e| self.error(&e))?;
-        let found: Option<i64> = tx
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))",
+            &[&LOCK_SPACE],
+        )
+        .map_err(|e| self.error(&e))?;
+        tx.batch_execute("CREATE TABLE IF NOT EXISTS candor_schema (version bigint NOT NULL)")
+            .map_err(|e| self.error(&e))?;
+        // Read again under the lock: another job may have migrated meanwhile.
+        let found: i64 = tx
             .query_opt("SELECT version FROM candor_schema", &[])
             .map_err(|e| self.error(&e))?
-            .map(|row| row.get(0));
-        let found = found.unwrap_or(0);
+            .map_or(0, |row| row.get(0));
         if found > PG_SCHEMA_VERSION {
-            return Err(HistoryError::TooNew {
-                path: self.target.to_string().into(),
-                found,
-                supported: PG_SCHEMA_VERSION,
-            });
-        }
-        if found == PG_SCHEMA_VERSION {
-            return tx.commit().map_err(|e| self.error(&e));
+            return Err(self.too_new(found));
         }
         for sql in &MIGRATIONS[usize::try_from(found).unwrap_or(0)..] {
             tx.batch_execute(sql).map_err(|e| self.error(&e))?;
@@ -263,6 +257,36 @@ impl PgStore {
         )
         .map_err(|e| self.error(&e))?;
         tx.commit().map_err(|e| self.error(&e))
+    }
+
+    /// The schema version the database holds, `None` for a database candor has not used.
+    fn stored_version(&self) -> Result<Option<i64>, HistoryError> {
+        let mut client = self.client.borrow_mut();
+        let exists: bool = client
+            .query_one("SELECT to_regclass('candor_schema') IS NOT NULL", &[])
+            .map_err(|e| self.error(&e))?
+            .get(0);
+        if !exists {
+            return Ok(None);
+        }
+        let found: Option<i64> = client
+            .query_opt("SELECT version FROM candor_schema", &[])
+            .map_err(|e| self.error(&e))?
+            .map(|row| row.get(0));
+        if let Some(found) = found
+            && found > PG_SCHEMA_VERSION
+        {
+            return Err(self.too_new(found));
+        }
+        Ok(found)
+    }
+
+    fn too_new(&self, found: i64) -> HistoryError {
+        HistoryError::TooNew {
+            path: self.target.to_string().into(),
+            found,
+            supported: PG_SCHEMA_VERSION,
+        }
     }
 
     /// Creates the month partition a run starting at `started` needs, unless it exists.
