@@ -414,3 +414,105 @@ fn a_server_restarted_mid_ingest_leaves_no_partial_run() {
     assert_eq!(tests.len(), 1, "no test of the interrupted run: {:?}", &tests[..tests.len().min(3)]);
     assert!(store.executions("half::t0", 10).unwrap().is_empty());
 }
+
+/// #17 item 4: SQLite → PostgreSQL → SQLite, counts equal; again adds nothing; a target
+/// holding part of the runs (an interrupted copy) gets only the rest.
+#[test]
+fn history_copy_moves_every_run_both_ways_idempotently_and_resumes() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = dir.path().join("a.db").display().to_string();
+    let back = dir.path().join("b.db").display().to_string();
+    let files: Vec<PathBuf> = (0..3)
+        .map(|n| junit(dir.path(), &format!("r{n}.xml"), &format!("m{n}"), 30, 4))
+        .collect();
+    for file in &files {
+        let ran = candor(dir.path(), &sqlite, &["ingest", file.to_str().unwrap()]);
+        assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
+    }
+    // Part of it is there already, as after an interrupted copy.
+    let ran = candor(dir.path(), &schema.url, &["ingest", files[1].to_str().unwrap()]);
+    assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
+
+    let copy = |from: &str, to: &str| {
+        let ran = candor(
+            dir.path(),
+            "unused.db",
+            &["--format", "json", "history", "copy", "--from", from, "--to", to],
+        );
+        assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
+        let line: serde_json::Value = serde_json::from_str(text(&ran).0.trim()).unwrap();
+        line
+    };
+    let first = copy(&sqlite, &schema.url);
+    assert_eq!(first["copied_runs"], 2, "{first}");
+    assert_eq!(first["skipped_runs"], 1, "{first}");
+    assert_eq!(first["from_runs"], first["to_runs"], "{first}");
+    assert_eq!(first["from_executions"], 90, "{first}");
+    assert_eq!(first["from_executions"], first["to_executions"], "{first}");
+    let again = copy(&sqlite, &schema.url);
+    assert_eq!((again["copied_runs"].as_u64(), again["skipped_runs"].as_u64()), (Some(0), Some(3)), "{again}");
+    let home = copy(&schema.url, &back);
+    assert_eq!(home["copied_runs"], 3, "{home}");
+    assert_eq!(home["to_executions"], 90, "{home}");
+    for args in [vec!["tests"], vec!["show", "tests/test_m2.py::test_4"]] {
+        let a = text(&candor(dir.path(), &sqlite, &args));
+        assert_eq!(a, text(&candor(dir.path(), &schema.url, &args)), "{args:?}");
+        assert_eq!(a, text(&candor(dir.path(), &back, &args)), "{args:?}");
+    }
+}
+
+/// #17 item 2: retention drops whole monthly partitions and the runs in them; recent
+/// months stay; a bad age and a SQLite history are exit 2.
+#[test]
+fn prune_drops_whole_months_and_keeps_recent_ones() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let mut store = schema.open();
+    let old_start = Timestamp::from_second(1_600_000_000).unwrap(); // 2020-09
+    let starts = [
+        old_start,
+        Timestamp::from_second(1_603_000_000).unwrap(), // 2020-10
+        Timestamp::now(),
+    ];
+    for (n, start) in starts.iter().enumerate() {
+        let mut run = run_at(0, "unit");
+        run.started_at = *start;
+        let mut session = store.begin_ingest(&run).unwrap();
+        session.add(failing(&format!("t{n}"))).unwrap();
+        session.add(Execution::new("always", Outcome::Pass)).unwrap();
+        session.commit(&content(&format!("k{n}"))).unwrap();
+    }
+    drop(store);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = candor(dir.path(), &schema.url, &["history", "prune", "--older-than", "soon"]);
+    assert_eq!(bad.status.code(), Some(2), "{:?}", text(&bad));
+    assert!(text(&bad).1.contains("--older-than soon"), "{:?}", text(&bad));
+    let on_sqlite = candor(dir.path(), "h.db", &["history", "prune", "--older-than", "180d"]);
+    assert_eq!(on_sqlite.status.code(), Some(2), "{:?}", text(&on_sqlite));
+
+    let ran = candor(dir.path(), &schema.url, &["history", "prune", "--older-than", "180d"]);
+    let (out, err) = text(&ran);
+    assert_eq!(ran.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("dropped 2 monthly partitions"), "{out}");
+    let store = schema.open();
+    let runs = store.runs(10).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].content_key, "k2");
+    let names: Vec<String> = store.tests(false).unwrap().into_iter().map(|t| t.test_id).collect();
+    assert_eq!(names, vec!["always", "t2"]);
+    let partitions: i64 = schema
+        .client()
+        .query_one(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'executions_2020%'",
+            &[&schema.name],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(partitions, 0, "the old months' tables are gone");
+    let again = candor(dir.path(), &schema.url, &["history", "prune", "--older-than", "180d"]);
+    assert!(text(&again).0.contains("nothing to drop"), "{:?}", text(&again));
+}

@@ -92,6 +92,9 @@ pub enum RawCommand {
     /// Give every test a reliability tier from its rolling window; `--write` writes them to
     /// the reliability file.
     Reliability(RawReliability),
+    /// The history itself: copy it between stores, drop what is old.
+    #[command(subcommand)]
+    History(RawHistory),
     /// The rerun ledger.
     #[command(subcommand)]
     Ledger(RawLedger),
@@ -226,6 +229,36 @@ fn parse_alpha(text: &str) -> Result<f64, String> {
         Ok(alpha) if alpha > 0.0 && alpha <= 0.5 => Ok(alpha),
         _ => Err(format!("{text} is not a number above 0 and at most 0.5")),
     }
+}
+
+/// `candor history`.
+#[derive(Debug, Subcommand)]
+pub enum RawHistory {
+    /// Copy every run of one history into another (a SQLite file or a PostgreSQL URL,
+    /// either way). Runs the target holds already are skipped, so running it again adds
+    /// nothing and an interrupted copy resumes.
+    Copy(RawHistoryCopy),
+    /// Drop the history older than an age, as whole monthly partitions (PostgreSQL).
+    Prune(RawHistoryPrune),
+}
+
+/// `candor history copy`.
+#[derive(Debug, Args)]
+pub struct RawHistoryCopy {
+    /// The history to read: a SQLite file or a PostgreSQL URL / connection string.
+    #[arg(long, value_name = "DB")]
+    pub from: PathBuf,
+    /// The history to write (created when missing).
+    #[arg(long, value_name = "DB")]
+    pub to: PathBuf,
+}
+
+/// `candor history prune`.
+#[derive(Debug, Args)]
+pub struct RawHistoryPrune {
+    /// Drop months that ended longer ago than this (`180d`, `26w`, `6 months`).
+    #[arg(long, value_name = "AGE")]
+    pub older_than: String,
 }
 
 /// `candor ledger`.

@@ -24,6 +24,20 @@ pub enum CliError {
     /// The store failed.
     #[error(transparent)]
     History(#[from] HistoryError),
+    /// `history prune --older-than` got something that is not a positive age.
+    #[error("--older-than {given}: {reason}")]
+    BadAge {
+        /// The age as given.
+        given: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// `history prune` on a store that has no partitions to drop.
+    #[error("{} is a SQLite history; prune drops the monthly partitions of a PostgreSQL history", path.display())]
+    PruneNeedsPostgres {
+        /// The history.
+        path: PathBuf,
+    },
     /// `show` was asked for a test the history has never seen.
     #[error("no test `{id}` in the history")]
     UnknownTest {
@@ -189,6 +203,12 @@ impl CliError {
                     .into(),
             ),
             CliError::History(error) => history_hint(error),
+            CliError::BadAge { .. } => Some(
+                "give a positive age in days, weeks or months: --older-than 180d, 26w or '6 months'".into(),
+            ),
+            CliError::PruneNeedsPostgres { .. } => Some(
+                "a SQLite history is one machine's file: start a fresh one (move it aside) to drop its past".into(),
+            ),
             CliError::UnknownTest { closest, .. } if closest.is_empty() => {
                 Some("`candor tests` lists every test id the history knows".into())
             }

@@ -11,7 +11,7 @@ use jiff::civil::Date;
 use super::args::{
     RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawLedger, RawLint, RawSource, RawTier,
 };
-use super::args::{RawFreeze, RawLintDiff, RawLock};
+use super::args::{RawFreeze, RawHistory, RawLintDiff, RawLock};
 use crate::ci_env::CiEnv;
 use crate::env_vars::EnvVars;
 use crate::git::{Git, GitError};
@@ -94,6 +94,20 @@ pub enum Command {
     Classify(ClassifySettings),
     /// `candor ledger stats`.
     LedgerStats,
+    /// `candor history copy`.
+    HistoryCopy {
+        /// Read from.
+        from: Location,
+        /// Written to.
+        to: Location,
+    },
+    /// `candor history prune`.
+    HistoryPrune {
+        /// The age as given.
+        older_than: String,
+        /// Now, which the age counts back from.
+        now: Timestamp,
+    },
     /// `candor lint summary`.
     LintSummary(LintSummarySettings),
     /// `candor demo`.
@@ -490,6 +504,14 @@ impl Settings {
                 records: raw.records.iter().map(|r| context.cwd.join(r)).collect(),
             }),
             RawCommand::Ledger(RawLedger::Stats) => Command::LedgerStats,
+            RawCommand::History(RawHistory::Copy(raw)) => Command::HistoryCopy {
+                from: Location::parse(raw.from.as_os_str(), &context.cwd),
+                to: Location::parse(raw.to.as_os_str(), &context.cwd),
+            },
+            RawCommand::History(RawHistory::Prune(raw)) => Command::HistoryPrune {
+                older_than: raw.older_than,
+                now: context.now,
+            },
             RawCommand::Lint(RawLint::Summary(raw)) => Command::LintSummary(LintSummarySettings {
                 shown: raw.file.display().to_string(),
                 file: context.cwd.join(raw.file),

@@ -6,6 +6,7 @@ mod compare;
 mod demo;
 mod freeze;
 mod gate;
+mod history;
 mod ingest;
 mod init;
 mod ledger;
@@ -75,6 +76,8 @@ pub fn run(
         Command::Repro(repro) => compare::repro(repro, &settings.db, &settings.repo_root, printer),
         Command::Classify(classify) => classify::run(classify, printer),
         Command::LedgerStats => ledger::run(&settings.repo_root, printer),
+        Command::HistoryCopy { from, to } => history::copy(from, to, printer),
+        Command::HistoryPrune { older_than, now } => history::prune(&settings.db, older_than, *now, printer),
         Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
         Command::Test(test) => test::run(
             test,
