@@ -332,7 +332,7 @@ proptest! {
         run in new_run(),
         executions in proptest::collection::vec(execution(), 0..60),
     ) {
-        round_trip(Backend::Sqlite, run, executions)?;
+        round_trip(Backend::Sqlite, &run, executions)?;
     }
 
     /// The same on PostgreSQL.
@@ -341,13 +341,13 @@ proptest! {
         run in new_run(),
         executions in proptest::collection::vec(execution(), 0..60),
     ) {
-        round_trip(Backend::Postgres, run, executions)?;
+        round_trip(Backend::Postgres, &run, executions)?;
     }
 }
 
 fn round_trip(
     backend: Backend,
-    run: NewRun,
+    run: &NewRun,
     executions: Vec<Execution>,
 ) -> Result<(), TestCaseError> {
     let Some(mut store) = Store::new(backend) else {
@@ -367,7 +367,10 @@ fn round_trip(
     let report = session.commit(&content).unwrap();
     prop_assert!(report.added);
     prop_assert_eq!(report.tests, expected.len() as u64);
-    prop_assert_eq!(report.red, expected.iter().filter(|e| e.outcome.is_red()).count() as u64);
+    prop_assert_eq!(
+        report.red,
+        expected.iter().filter(|e| e.outcome.is_red()).count() as u64
+    );
 
     for want in &expected {
         let stored = store.executions(&want.test_id, 10).unwrap();
@@ -392,7 +395,7 @@ fn round_trip(
 
     let runs = store.runs(10).unwrap();
     prop_assert_eq!(runs.len(), 1);
-    prop_assert_eq!(&runs[0].run, &run);
+    prop_assert_eq!(&runs[0].run, run);
     prop_assert_eq!(runs[0].executions, report.tests);
     prop_assert_eq!(&runs[0].content_key, "k");
     let by_id = store.run(report.run_id).unwrap();

@@ -120,7 +120,10 @@ fn a_wrong_url_is_exit_2_naming_the_parameter_and_stores_nothing() {
     assert!(err.contains("sslmode=sometimes is not one of"), "{err}");
     assert!(!err.contains("secret"), "the password is not shown: {err}");
     assert!(err.contains("hint: fix --db"), "{err}");
-    assert!(!dir.path().join(".candor").exists(), "no SQLite file instead");
+    assert!(
+        !dir.path().join(".candor").exists(),
+        "no SQLite file instead"
+    );
 }
 
 #[test]
@@ -157,11 +160,33 @@ fn the_cli_answers_the_same_from_postgres_as_from_sqlite() {
     let sqlite = dir.path().join("h.db").display().to_string();
     for db in [&sqlite, &schema.url] {
         for file in &files {
-            let ran = candor(dir.path(), db, &["ingest", "--job", file.to_str().unwrap(), file.to_str().unwrap()]);
+            let ran = candor(
+                dir.path(),
+                db,
+                &[
+                    "ingest",
+                    "--job",
+                    file.to_str().unwrap(),
+                    file.to_str().unwrap(),
+                ],
+            );
             assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
         }
-        let again = candor(dir.path(), db, &["ingest", "--job", files[0].to_str().unwrap(), files[0].to_str().unwrap()]);
-        assert!(text(&again).0.contains("already stored"), "{:?}", text(&again));
+        let again = candor(
+            dir.path(),
+            db,
+            &[
+                "ingest",
+                "--job",
+                files[0].to_str().unwrap(),
+                files[0].to_str().unwrap(),
+            ],
+        );
+        assert!(
+            text(&again).0.contains("already stored"),
+            "{:?}",
+            text(&again)
+        );
     }
     for args in [
         vec!["tests"],
@@ -172,7 +197,12 @@ fn the_cli_answers_the_same_from_postgres_as_from_sqlite() {
     ] {
         let on_sqlite = candor(dir.path(), &sqlite, &args);
         let on_pg = candor(dir.path(), &schema.url, &args);
-        assert_eq!(on_sqlite.status.code(), Some(0), "{args:?}: {:?}", text(&on_sqlite));
+        assert_eq!(
+            on_sqlite.status.code(),
+            Some(0),
+            "{args:?}: {:?}",
+            text(&on_sqlite)
+        );
         assert_eq!(text(&on_sqlite), text(&on_pg), "{args:?}");
     }
 }
@@ -193,12 +223,20 @@ fn concurrent_ingests_store_each_run_exactly_once() {
                 let target = candor::history::pg::Target::parse(&url, &env).unwrap();
                 let mut store = PgStore::open(&target).unwrap();
                 // Jobs 0..4 upload the same content; 4..8 their own. All share test names.
-                let key = if n < 4 { "same".to_owned() } else { format!("own-{n}") };
+                let key = if n < 4 {
+                    "same".to_owned()
+                } else {
+                    format!("own-{n}")
+                };
                 let mut session = store.begin_ingest(&run_at(n, "unit")).unwrap();
                 for i in 0..3000 {
                     let name = format!("shared::test_{i}");
                     session
-                        .add(if i % 7 == n as usize { failing(&name) } else { Execution::new(name, Outcome::Pass) })
+                        .add(if i % 7 == n as usize {
+                            failing(&name)
+                        } else {
+                            Execution::new(name, Outcome::Pass)
+                        })
                         .unwrap();
                 }
                 session.commit(&content(&key)).unwrap()
@@ -213,7 +251,10 @@ fn concurrent_ingests_store_each_run_exactly_once() {
     assert_eq!(store.runs(100).unwrap().len(), 5);
     let tests = store.tests(false).unwrap();
     assert_eq!(tests.len(), 3000, "each name stored once");
-    assert!(tests.iter().all(|t| t.runs == 5), "every run holds every test once");
+    assert!(
+        tests.iter().all(|t| t.runs == 5),
+        "every run holds every test once"
+    );
 }
 
 /// #17 item 7: a dropped connection in the middle of the `COPY` stores nothing.
@@ -225,10 +266,13 @@ fn a_connection_dropped_during_copy_stores_nothing() {
     let app = format!("{}_victim", schema.name);
     let url = format!("{}&application_name={app}", schema.url);
     let env = |name: &str| std::env::var(name).ok();
-    let mut store = PgStore::open(&candor::history::pg::Target::parse(&url, &env).unwrap()).unwrap();
+    let mut store =
+        PgStore::open(&candor::history::pg::Target::parse(&url, &env).unwrap()).unwrap();
     let mut session = store.begin_ingest(&run_at(0, "unit")).unwrap();
     for i in 0..10_000 {
-        session.add(Execution::new(format!("t{i}"), Outcome::Pass)).unwrap();
+        session
+            .add(Execution::new(format!("t{i}"), Outcome::Pass))
+            .unwrap();
     }
     let killed: i64 = pg_support::admin(&schema.url)
         .query_one(
@@ -250,7 +294,7 @@ fn a_connection_dropped_during_copy_stores_nothing() {
             drop(session);
             error
         }
-        None => session.commit(&content("k")).err().expect("the commit fails"),
+        None => session.commit(&content("k")).expect_err("the commit fails"),
     };
     assert!(matches!(error, HistoryError::Server { .. }), "{error:?}");
     let hint = candor::cli::error::history_hint(&error).unwrap();
@@ -271,8 +315,13 @@ fn a_statement_timeout_is_exit_2_and_stores_nothing() {
     drop(schema.open()); // the schema exists before the lock is taken
     let mut holder = schema.client();
     let mut lock = holder.transaction().unwrap();
-    lock.batch_execute("LOCK TABLE runs IN ACCESS EXCLUSIVE MODE").unwrap();
-    let url = format!("{}&options=-csearch_path%3D{}%20-cstatement_timeout%3D300", pg_support::server().unwrap(), schema.name);
+    lock.batch_execute("LOCK TABLE runs IN ACCESS EXCLUSIVE MODE")
+        .unwrap();
+    let url = format!(
+        "{}&options=-csearch_path%3D{}%20-cstatement_timeout%3D300",
+        pg_support::server().unwrap(),
+        schema.name
+    );
     // The open and the partition need no lock on runs; the ingest's insert waits for it.
     let ran = candor(dir.path(), &url, &["ingest", file.to_str().unwrap()]);
     lock.rollback().unwrap();
@@ -303,7 +352,10 @@ fn a_read_only_role_reads_and_its_ingest_names_the_missing_privilege() {
         ))
         .unwrap();
     let server = pg_support::server().unwrap();
-    let url = pg_support::in_schema(&server.replace("user=candor", &format!("user={role}")), &schema.name);
+    let url = pg_support::in_schema(
+        &server.replace("user=candor", &format!("user={role}")),
+        &schema.name,
+    );
     let read = candor(dir.path(), &url, &["tests", "--failing"]);
     let other = junit(dir.path(), "s.xml", "b", 5, 0);
     let write = candor(dir.path(), &url, &["ingest", other.to_str().unwrap()]);
@@ -311,7 +363,11 @@ fn a_read_only_role_reads_and_its_ingest_names_the_missing_privilege() {
         .batch_execute(&format!("DROP OWNED BY {role}; DROP ROLE {role};"))
         .unwrap();
     assert_eq!(read.status.code(), Some(0), "{:?}", text(&read));
-    assert!(text(&read).0.contains("tests/test_a.py::test_0"), "{:?}", text(&read));
+    assert!(
+        text(&read).0.contains("tests/test_a.py::test_0"),
+        "{:?}",
+        text(&read)
+    );
     let (out, err) = text(&write);
     assert_eq!(write.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("permission denied for table runs"), "{err}");
@@ -331,14 +387,21 @@ fn cluster_script() -> PathBuf {
 
 impl Cluster {
     fn start() -> Cluster {
-        let dir = tempfile::Builder::new().prefix("cpg").tempdir_in("/tmp").unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("cpg")
+            .tempdir_in("/tmp")
+            .unwrap();
         let out = Command::new("bash")
             .arg(cluster_script())
             .arg("start")
             .arg(dir.path())
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let url = String::from_utf8(out.stdout).unwrap().trim().to_owned();
         Cluster { dir, url }
     }
@@ -350,7 +413,11 @@ impl Cluster {
             .arg(self.dir.path())
             .output()
             .unwrap();
-        assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -383,7 +450,9 @@ fn a_server_restarted_mid_ingest_leaves_no_partial_run() {
     let mut session = store.begin_ingest(&run_at(1, "unit")).unwrap();
     // More than two COPY batches reach the server before the restart.
     for i in 0..20_000 {
-        session.add(Execution::new(format!("half::t{i}"), Outcome::Pass)).unwrap();
+        session
+            .add(Execution::new(format!("half::t{i}"), Outcome::Pass))
+            .unwrap();
     }
     cluster.ctl("restart");
     let mut failed = None;
@@ -400,8 +469,7 @@ fn a_server_restarted_mid_ingest_leaves_no_partial_run() {
         }
         None => session
             .commit(&content("during"))
-            .err()
-            .expect("the commit fails"),
+            .expect_err("the commit fails"),
     };
     assert!(matches!(error, HistoryError::Server { .. }), "{error:?}");
     drop(store);
@@ -411,7 +479,12 @@ fn a_server_restarted_mid_ingest_leaves_no_partial_run() {
     assert_eq!(runs.len(), 1, "only the run before the restart");
     assert_eq!(runs[0].content_key, "before");
     let tests = store.tests(false).unwrap();
-    assert_eq!(tests.len(), 1, "no test of the interrupted run: {:?}", &tests[..tests.len().min(3)]);
+    assert_eq!(
+        tests.len(),
+        1,
+        "no test of the interrupted run: {:?}",
+        &tests[..tests.len().min(3)]
+    );
     assert!(store.executions("half::t0", 10).unwrap().is_empty());
 }
 
@@ -433,14 +506,20 @@ fn history_copy_moves_every_run_both_ways_idempotently_and_resumes() {
         assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
     }
     // Part of it is there already, as after an interrupted copy.
-    let ran = candor(dir.path(), &schema.url, &["ingest", files[1].to_str().unwrap()]);
+    let ran = candor(
+        dir.path(),
+        &schema.url,
+        &["ingest", files[1].to_str().unwrap()],
+    );
     assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
 
     let copy = |from: &str, to: &str| {
         let ran = candor(
             dir.path(),
             "unused.db",
-            &["--format", "json", "history", "copy", "--from", from, "--to", to],
+            &[
+                "--format", "json", "history", "copy", "--from", from, "--to", to,
+            ],
         );
         assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
         let line: serde_json::Value = serde_json::from_str(text(&ran).0.trim()).unwrap();
@@ -453,7 +532,14 @@ fn history_copy_moves_every_run_both_ways_idempotently_and_resumes() {
     assert_eq!(first["from_executions"], 90, "{first}");
     assert_eq!(first["from_executions"], first["to_executions"], "{first}");
     let again = copy(&sqlite, &schema.url);
-    assert_eq!((again["copied_runs"].as_u64(), again["skipped_runs"].as_u64()), (Some(0), Some(3)), "{again}");
+    assert_eq!(
+        (
+            again["copied_runs"].as_u64(),
+            again["skipped_runs"].as_u64()
+        ),
+        (Some(0), Some(3)),
+        "{again}"
+    );
     let home = copy(&schema.url, &back);
     assert_eq!(home["copied_runs"], 3, "{home}");
     assert_eq!(home["to_executions"], 90, "{home}");
@@ -483,18 +569,36 @@ fn prune_drops_whole_months_and_keeps_recent_ones() {
         run.started_at = *start;
         let mut session = store.begin_ingest(&run).unwrap();
         session.add(failing(&format!("t{n}"))).unwrap();
-        session.add(Execution::new("always", Outcome::Pass)).unwrap();
+        session
+            .add(Execution::new("always", Outcome::Pass))
+            .unwrap();
         session.commit(&content(&format!("k{n}"))).unwrap();
     }
     drop(store);
     let dir = tempfile::tempdir().unwrap();
-    let bad = candor(dir.path(), &schema.url, &["history", "prune", "--older-than", "soon"]);
+    let bad = candor(
+        dir.path(),
+        &schema.url,
+        &["history", "prune", "--older-than", "soon"],
+    );
     assert_eq!(bad.status.code(), Some(2), "{:?}", text(&bad));
-    assert!(text(&bad).1.contains("--older-than soon"), "{:?}", text(&bad));
-    let on_sqlite = candor(dir.path(), "h.db", &["history", "prune", "--older-than", "180d"]);
+    assert!(
+        text(&bad).1.contains("--older-than soon"),
+        "{:?}",
+        text(&bad)
+    );
+    let on_sqlite = candor(
+        dir.path(),
+        "h.db",
+        &["history", "prune", "--older-than", "180d"],
+    );
     assert_eq!(on_sqlite.status.code(), Some(2), "{:?}", text(&on_sqlite));
 
-    let ran = candor(dir.path(), &schema.url, &["history", "prune", "--older-than", "180d"]);
+    let ran = candor(
+        dir.path(),
+        &schema.url,
+        &["history", "prune", "--older-than", "180d"],
+    );
     let (out, err) = text(&ran);
     assert_eq!(ran.status.code(), Some(0), "{out}{err}");
     assert!(out.contains("dropped 2 monthly partitions"), "{out}");
@@ -502,7 +606,12 @@ fn prune_drops_whole_months_and_keeps_recent_ones() {
     let runs = store.runs(10).unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].content_key, "k2");
-    let names: Vec<String> = store.tests(false).unwrap().into_iter().map(|t| t.test_id).collect();
+    let names: Vec<String> = store
+        .tests(false)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.test_id)
+        .collect();
     assert_eq!(names, vec!["always", "t2"]);
     let partitions: i64 = schema
         .client()
@@ -513,6 +622,14 @@ fn prune_drops_whole_months_and_keeps_recent_ones() {
         .unwrap()
         .get(0);
     assert_eq!(partitions, 0, "the old months' tables are gone");
-    let again = candor(dir.path(), &schema.url, &["history", "prune", "--older-than", "180d"]);
-    assert!(text(&again).0.contains("nothing to drop"), "{:?}", text(&again));
+    let again = candor(
+        dir.path(),
+        &schema.url,
+        &["history", "prune", "--older-than", "180d"],
+    );
+    assert!(
+        text(&again).0.contains("nothing to drop"),
+        "{:?}",
+        text(&again)
+    );
 }

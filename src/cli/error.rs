@@ -320,7 +320,9 @@ pub fn history_hint(error: &HistoryError) -> Option<String> {
         HistoryError::BadTarget { .. } => {
             "fix --db (or CANDOR_DB): postgres://USER@HOST:PORT/DB, a key=value string, or service=NAME (docs/history.md, PostgreSQL)"
         }
-        HistoryError::Server { code, message, .. } => return Some(server_hint(code.as_deref(), message)),
+        HistoryError::Server { code, message, .. } => {
+            return Some(server_hint(code.as_deref(), message));
+        }
     };
     Some(hint.to_owned())
 }

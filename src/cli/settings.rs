@@ -864,11 +864,7 @@ mod tests {
     #[test]
     fn outside_a_repository_the_db_is_under_the_current_directory() {
         let settings = resolve(&["candor", "tests"], &[], false);
-        assert!(
-            settings.db.shown().ends_with(DEFAULT_DB),
-            "{}",
-            settings.db
-        );
+        assert!(settings.db.shown().ends_with(DEFAULT_DB), "{}", settings.db);
         assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);
     }
 

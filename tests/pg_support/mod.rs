@@ -89,7 +89,8 @@ impl Schema {
     /// Opens candor's store in it.
     pub fn open(&self) -> PgStore {
         let env = |name: &str| std::env::var(name).ok();
-        PgStore::open(&Target::parse(&self.url, &env).unwrap()).expect("open the PostgreSQL history")
+        PgStore::open(&Target::parse(&self.url, &env).unwrap())
+            .expect("open the PostgreSQL history")
     }
 
     /// A connection with `search_path` set to the schema.

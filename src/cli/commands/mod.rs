@@ -77,7 +77,9 @@ pub fn run(
         Command::Classify(classify) => classify::run(classify, printer),
         Command::LedgerStats => ledger::run(&settings.repo_root, printer),
         Command::HistoryCopy { from, to } => history::copy(from, to, printer),
-        Command::HistoryPrune { older_than, now } => history::prune(&settings.db, older_than, *now, printer),
+        Command::HistoryPrune { older_than, now } => {
+            history::prune(&settings.db, older_than, *now, printer)
+        }
         Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
         Command::Test(test) => test::run(
             test,

@@ -125,9 +125,9 @@ pub(super) fn run(
         ))?;
     }
 
-    let run = store.run(run_id)?.ok_or_else(|| CliError::NoRuns {
-        path: db.shown(),
-    })?;
+    let run = store
+        .run(run_id)?
+        .ok_or_else(|| CliError::NoRuns { path: db.shown() })?;
     let conditions = run_conditions(&run.run);
     let judged: Vec<Judged> = store
         .run_failures(run_id)?

@@ -89,9 +89,7 @@ fn reds_in_history(db: &Location) -> Result<Vec<Red>, CliError> {
         .runs(usize::MAX)?
         .into_iter()
         .find(|run| run.run.source != Source::Rerun)
-        .ok_or_else(|| CliError::NoRuns {
-            path: db.shown(),
-        })?;
+        .ok_or_else(|| CliError::NoRuns { path: db.shown() })?;
     let conditions = run_conditions(&run.run);
     Ok(store
         .run_failures(run.id)?

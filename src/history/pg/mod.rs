@@ -7,6 +7,7 @@ pub mod target;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 
 use jiff::Timestamp;
 use postgres::binary_copy::BinaryCopyInWriter;
@@ -58,9 +59,15 @@ pub struct PgStore {
     target: Target,
 }
 
+#[expect(
+    clippy::missing_fields_in_debug,
+    reason = "the connection parameters hold the password"
+)]
 impl std::fmt::Debug for PgStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PgStore").field("target", &self.target).finish()
+        f.debug_struct("PgStore")
+            .field("target", &self.target)
+            .finish()
     }
 }
 
@@ -135,7 +142,7 @@ fn bytes(text: Option<&String>) -> Option<&[u8]> {
 
 fn micros(timestamp: Timestamp) -> i64 {
     // jiff's range is ±9999 years: well inside i64 microseconds.
-    i64::try_from(timestamp.as_microsecond()).unwrap_or(i64::MAX)
+    timestamp.as_microsecond()
 }
 
 fn timestamp(us: i64) -> Result<Timestamp, String> {
@@ -171,10 +178,12 @@ impl PgStore {
     /// Connects and brings the schema up to date (under an advisory lock, so CI jobs
     /// starting at once upgrade it once).
     pub fn open(target: &Target) -> Result<PgStore, HistoryError> {
-        let config = target.client_config().map_err(|e| HistoryError::BadTarget {
-            target: target.to_string(),
-            reason: e.reason,
-        })?;
+        let config = target
+            .client_config()
+            .map_err(|e| HistoryError::BadTarget {
+                target: target.to_string(),
+                reason: e.reason,
+            })?;
         let mode = target.ssl_mode().map_err(|e| HistoryError::BadTarget {
             target: target.to_string(),
             reason: e.reason,
@@ -415,7 +424,8 @@ impl PgStore {
                 test_id: text(Some(row.get("name")))?.unwrap_or_default(),
                 outcome: outcome_of_code(code).ok_or_else(|| format!("unknown outcome {code}"))?,
                 duration: row.get("duration"),
-                attempts: u32::try_from(row.get::<_, i64>("attempts")).map_err(|e| e.to_string())?,
+                attempts: u32::try_from(row.get::<_, i64>("attempts"))
+                    .map_err(|e| e.to_string())?,
                 failure: details.failure,
                 skip_message: details.skip_message,
                 file: text(row.get("file"))?,
@@ -454,7 +464,7 @@ fn server_error(target: &Target, e: &postgres::Error, connecting: bool) -> Histo
     if let Some(db) = e.as_db_error() {
         let mut message = db.message().to_owned();
         if let Some(detail) = db.detail() {
-            message.push_str(&format!(" ({detail})"));
+            let _ = write!(message, " ({detail})");
         }
         return HistoryError::Server {
             target: target.to_string(),
@@ -594,7 +604,9 @@ impl PgIngest<'_> {
                     failure: details.failure,
                     skip_message: details.skip_message,
                     file: text(row.get(5)).ok().flatten(),
-                    line: row.get::<_, Option<i64>>(6).and_then(|l| u32::try_from(l).ok()),
+                    line: row
+                        .get::<_, Option<i64>>(6)
+                        .and_then(|l| u32::try_from(l).ok()),
                     stdout: details.stdout,
                     stderr: details.stderr,
                 };
@@ -856,10 +868,7 @@ impl HistoryStore for PgStore {
                     runs: u64::try_from(row.get::<_, i64>(1)).unwrap_or(0),
                     failures: u64::try_from(row.get::<_, i64>(2)).unwrap_or(0),
                     skips: u64::try_from(row.get::<_, i64>(3)).unwrap_or(0),
-                    last_failure: row
-                        .get::<_, Option<i64>>(4)
-                        .map(timestamp)
-                        .transpose()?,
+                    last_failure: row.get::<_, Option<i64>>(4).map(timestamp).transpose()?,
                     last_seen: timestamp(row.get(5))?,
                 })
             };
@@ -971,11 +980,16 @@ impl HistoryStore for PgStore {
 
 impl PgStore {
     fn window(&self, name: Vec<u8>, entries: Vec<WindowEntry>) -> Result<TestWindow, HistoryError> {
-        let test_id = String::from_utf8(name).map_err(|_| self.corrupt("a stored test name is not UTF-8".into()))?;
+        let test_id = String::from_utf8(name)
+            .map_err(|_| self.corrupt("a stored test name is not UTF-8".into()))?;
         Ok(TestWindow { test_id, entries })
     }
 
-    fn query_run(&self, run_id: i64, failed_only: bool) -> Result<Vec<StoredExecution>, HistoryError> {
+    fn query_run(
+        &self,
+        run_id: i64,
+        failed_only: bool,
+    ) -> Result<Vec<StoredExecution>, HistoryError> {
         let filter = if failed_only {
             " AND e.outcome IN (1, 2, 4)"
         } else {

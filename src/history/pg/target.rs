@@ -5,14 +5,15 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use percent_encoding::percent_decode_str;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
 
 /// Connection parameters candor handles itself rather than handing to the client crate.
@@ -65,9 +66,15 @@ pub struct Target {
     params: BTreeMap<String, String>,
 }
 
+#[expect(
+    clippy::missing_fields_in_debug,
+    reason = "the connection parameters hold the password"
+)]
 impl fmt::Debug for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Target").field("shown", &self.shown).finish()
+        f.debug_struct("Target")
+            .field("shown", &self.shown)
+            .finish()
     }
 }
 
@@ -115,10 +122,7 @@ impl Target {
             parse_keywords(value)?
         };
         let mut params = explicit.clone();
-        let service = params
-            .get("service")
-            .cloned()
-            .or_else(|| var("PGSERVICE"));
+        let service = params.get("service").cloned().or_else(|| var("PGSERVICE"));
         if let Some(service) = service {
             for (key, value) in read_service(&service, var)? {
                 params.entry(key).or_insert(value);
@@ -191,7 +195,7 @@ impl Target {
                 continue;
             }
             let escaped = value.replace('\\', "\\\\").replace('\'', "\\'");
-            text.push_str(&format!("{key}='{escaped}' "));
+            let _ = write!(text, "{key}='{escaped}' ");
         }
         let mut config: postgres::Config = text
             .parse()
@@ -234,16 +238,12 @@ impl Target {
             store.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
             store
         });
-        let webpki = rustls::client::WebPkiServerVerifier::builder_with_provider(
-            Arc::new(roots),
-            provider,
-        )
-        .build()
-        .map_err(|e| bad(format!("TLS: {e}")))?;
+        let webpki =
+            rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+                .build()
+                .map_err(|e| bad(format!("TLS: {e}")))?;
         if mode == SslMode::VerifyFull {
-            return Ok(builder
-                .with_webpki_verifier(webpki)
-                .with_no_client_auth());
+            return Ok(builder.with_webpki_verifier(webpki).with_no_client_auth());
         }
         Ok(builder
             .dangerous()
@@ -322,7 +322,7 @@ fn hide_query_password(tail: &str) -> String {
 fn decode(text: &str) -> Result<String, TargetError> {
     percent_decode_str(text)
         .decode_utf8()
-        .map(|s| s.into_owned())
+        .map(std::borrow::Cow::into_owned)
         .map_err(|_| bad(format!("`{text}` is not UTF-8 once percent-decoded")))
 }
 
@@ -633,7 +633,12 @@ mod tests {
         ] {
             assert!(is_postgres(yes), "{yes}");
         }
-        for no in [".candor/history.db", "/tmp/h.db", "hostfile.db", "my=file.db"] {
+        for no in [
+            ".candor/history.db",
+            "/tmp/h.db",
+            "hostfile.db",
+            "my=file.db",
+        ] {
             assert!(!is_postgres(no), "{no}");
         }
     }
@@ -650,7 +655,10 @@ mod tests {
             &env,
         )
         .unwrap();
-        assert_eq!(target.to_string(), "postgres://ci:***@db.example:5433/hist?sslmode=require");
+        assert_eq!(
+            target.to_string(),
+            "postgres://ci:***@db.example:5433/hist?sslmode=require"
+        );
         let config = target.client_config().unwrap();
         assert_eq!(config.get_user(), Some("ci"));
         assert_eq!(config.get_password(), Some(&b"s@cret"[..]));
@@ -688,7 +696,10 @@ mod tests {
         assert_eq!(config.get_ports(), &[7000]);
 
         let missing = Target::parse("service=nope", &env).unwrap_err();
-        assert!(missing.reason.contains("service `nope` is not defined"), "{missing}");
+        assert!(
+            missing.reason.contains("service `nope` is not defined"),
+            "{missing}"
+        );
     }
 
     #[test]
@@ -700,14 +711,23 @@ mod tests {
         assert!(error.reason.contains("frobnicate"), "{error}");
         let error = Target::parse("host=h dbname='x", &env).unwrap_err();
         assert!(error.reason.contains("closing"), "{error}");
-        let error = Target::parse("postgres://h/db?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem", &env)
-            .unwrap_err();
+        let error = Target::parse(
+            "postgres://h/db?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem",
+            &env,
+        )
+        .unwrap_err();
         assert!(error.reason.contains("/nonexistent/ca.pem"), "{error}");
     }
 
     #[test]
     fn passwords_are_not_shown() {
-        assert_eq!(redact("host=h password=x user=u"), "host=h password=*** user=u");
-        assert_eq!(redact("postgres://h/d?password=x"), "postgres://h/d?password=***");
+        assert_eq!(
+            redact("host=h password=x user=u"),
+            "host=h password=*** user=u"
+        );
+        assert_eq!(
+            redact("postgres://h/d?password=x"),
+            "postgres://h/d?password=***"
+        );
     }
 }
