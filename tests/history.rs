@@ -355,7 +355,7 @@ fn round_trip(
     };
     let expected = merged(&executions);
 
-    let mut session = store.begin_ingest(&run).unwrap();
+    let mut session = store.begin_ingest(run).unwrap();
     for execution in executions {
         session.add(execution).unwrap();
     }
