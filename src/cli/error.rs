@@ -318,7 +318,7 @@ pub fn history_hint(error: &HistoryError) -> Option<String> {
         }
         HistoryError::Database { .. } => return None,
         HistoryError::BadTarget { .. } => {
-            "fix --db (or CANDOR_DB): postgres://USER@HOST:PORT/DB, a key=value string, or service=NAME (docs/history.md, PostgreSQL)"
+            "fix --db (or CANDOR_DB): postgres://USER@HOST:PORT/DB, a key=value string, or service=NAME (docs/postgres.md)"
         }
         HistoryError::Server { code, message, .. } => {
             return Some(server_hint(code.as_deref(), message));
@@ -332,7 +332,7 @@ pub fn history_hint(error: &HistoryError) -> Option<String> {
 fn server_hint(code: Option<&str>, message: &str) -> String {
     match code {
         Some("42501") => format!(
-            "the role candor connects as lacks a privilege ({message}); grant it as docs/history.md (Roles) shows: a writer needs SELECT, INSERT, UPDATE on the tables and USAGE on their sequences, a read-only role SELECT"
+            "the role candor connects as lacks a privilege ({message}); grant it as docs/postgres.md (Roles) shows: a writer needs SELECT and INSERT on runs, tests and executions and USAGE on their sequences, and only the tables' owner creates a new month's partition or prunes"
         ),
         Some("57014") => "a statement ran past statement_timeout; raise it for candor's role (ALTER ROLE … SET statement_timeout = '5min') and run the command again: nothing of it was stored".into(),
         Some("57P01" | "57P02" | "57P03") => "the server shut down or restarted; nothing of this command was stored: run it again once the server is up".into(),
