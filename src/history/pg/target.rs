@@ -17,7 +17,30 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
 
 /// Connection parameters candor handles itself rather than handing to the client crate.
-const OWN_KEYS: [&str; 5] = ["service", "sslmode", "sslrootcert", "sslcert", "sslkey"];
+const OWN_KEYS: [&str; 3] = ["service", "sslmode", "sslrootcert"];
+
+/// Parameters the client crate takes as they are.
+const CLIENT_KEYS: [&str; 19] = [
+    "user",
+    "password",
+    "dbname",
+    "options",
+    "application_name",
+    "sslnegotiation",
+    "host",
+    "hostaddr",
+    "port",
+    "connect_timeout",
+    "tcp_user_timeout",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_retries",
+    "target_session_attrs",
+    "channel_binding",
+    "load_balance_hosts",
+    "sslmode",
+];
 
 /// Every keyword a `key=value` connection string may start with; a `--db` value that
 /// starts with one of them followed by `=` is a connection string, not a file name.
@@ -166,8 +189,11 @@ impl Target {
             shown: redact(value),
             params,
         };
-        target.ssl_mode()?;
+        // Every parameter is checked now, before anything is read or connected.
         target.client_config()?;
+        if target.ssl_mode()? != SslMode::Disable {
+            target.tls()?;
+        }
         Ok(target)
     }
 
@@ -194,12 +220,24 @@ impl Target {
             if OWN_KEYS.contains(&key.as_str()) {
                 continue;
             }
+            if matches!(key.as_str(), "sslcert" | "sslkey" | "sslpassword") {
+                return Err(bad(format!(
+                    "{key}: client certificates are not supported yet; authenticate with a password"
+                )));
+            }
+            if !CLIENT_KEYS.contains(&key.as_str()) {
+                return Err(bad(format!(
+                    "`{key}` is not a connection parameter candor knows"
+                )));
+            }
             let escaped = value.replace('\\', "\\\\").replace('\'', "\\'");
             let _ = write!(text, "{key}='{escaped}' ");
         }
-        let mut config: postgres::Config = text
-            .parse()
-            .map_err(|e: postgres::Error| bad(format!("{e}")))?;
+        let mut config: postgres::Config = text.parse().map_err(|e: postgres::Error| {
+            // The crate's message does not name the parameter; its source does.
+            let cause = std::error::Error::source(&e).map(ToString::to_string);
+            bad(cause.map_or_else(|| e.to_string(), |cause| format!("{e}: {cause}")))
+        })?;
         config.ssl_mode(match self.ssl_mode()? {
             SslMode::Disable => postgres::config::SslMode::Disable,
             SslMode::Prefer => postgres::config::SslMode::Prefer,
