@@ -387,13 +387,17 @@ fn cluster_script() -> PathBuf {
 
 impl Cluster {
     fn start() -> Cluster {
+        Cluster::start_as("start")
+    }
+
+    fn start_as(how: &str) -> Cluster {
         let dir = tempfile::Builder::new()
             .prefix("cpg")
             .tempdir_in("/tmp")
             .unwrap();
         let out = Command::new("bash")
             .arg(cluster_script())
-            .arg("start")
+            .arg(how)
             .arg(dir.path())
             .output()
             .unwrap();
@@ -632,4 +636,66 @@ fn prune_drops_whole_months_and_keeps_recent_ones() {
         "{:?}",
         text(&again)
     );
+}
+
+/// #17 item 1: TLS through rustls, by `sslmode`: `require` encrypts without checking,
+/// `verify-ca` checks the chain, `verify-full` the chain and the host name; a failed
+/// check is exit 2 naming the certificate.
+#[test]
+fn tls_connects_and_checks_the_certificate_as_sslmode_says() {
+    if pg_support::server().is_none() {
+        return;
+    }
+    let cluster = Cluster::start_as("start-tls");
+    let ca = cluster.dir.path().join("ca.pem");
+    let ca = ca.to_str().unwrap();
+    let by_ip = cluster.url.replace("localhost", "127.0.0.1");
+    let dir = tempfile::tempdir().unwrap();
+    let file = junit(dir.path(), "r.xml", "a", 5, 2);
+    // The server takes TCP connections over TLS only (hostssl), so a connection that
+    // succeeds was encrypted.
+    let cases = [
+        (
+            format!("{by_ip}?sslmode=disable"),
+            false,
+            "no pg_hba.conf entry",
+        ),
+        (format!("{by_ip}?sslmode=require"), true, ""),
+        (
+            format!("{}?sslmode=verify-full&sslrootcert={ca}", cluster.url),
+            true,
+            "",
+        ),
+        (
+            format!("{by_ip}?sslmode=verify-ca&sslrootcert={ca}"),
+            true,
+            "",
+        ),
+        (
+            format!("{by_ip}?sslmode=verify-full&sslrootcert={ca}"),
+            false,
+            "not valid for name",
+        ),
+        (
+            format!("{}?sslmode=verify-full", cluster.url),
+            false,
+            "UnknownIssuer",
+        ),
+    ];
+    for (url, connects, why) in &cases {
+        let ran = candor(dir.path(), url, &["ingest", file.to_str().unwrap()]);
+        let (out, err) = text(&ran);
+        if *connects {
+            assert_eq!(ran.status.code(), Some(0), "{url}: {out}{err}");
+        } else {
+            assert_eq!(ran.status.code(), Some(2), "{url}: {out}{err}");
+            assert!(err.contains(why), "{url}: {err}");
+            if *why != "no pg_hba.conf entry" {
+                assert!(
+                    err.contains("hint: check sslmode and sslrootcert"),
+                    "{url}: {err}"
+                );
+            }
+        }
+    }
 }

@@ -340,6 +340,7 @@ fn server_hint(code: Option<&str>, message: &str) -> String {
         Some("3D000") => "the database does not exist: create it (createdb NAME) or fix the database name in --db".into(),
         Some("53300") => "the server has no connection to spare; raise max_connections or use a pooler, then run it again".into(),
         Some(_) => "see the server's message; nothing of an unfinished ingest was stored".into(),
+        None if message.contains("certificate") || message.contains("UnknownIssuer") => "check sslmode and sslrootcert (the PEM file of the CA that signed the server's certificate), and that the host in --db is a name the certificate holds (docs/postgres.md, TLS)".into(),
         None if message.starts_with("could not connect") => "check the host and port in --db (or CANDOR_DB, PGHOST, PGPORT) and that the server runs and accepts connections".into(),
         None => "the connection broke; nothing of an unfinished ingest was stored: run the command again".into(),
     }
