@@ -31,7 +31,8 @@ pub struct GlobalArgs {
     /// When to color the output; `auto` colors only a terminal and honours NO_COLOR.
     #[arg(long, value_enum, global = true, default_value_t = RawColor::Auto)]
     pub color: RawColor,
-    /// The history database [default: <repository root>/.candor/history.db].
+    /// The history: a SQLite file [default: <repository root>/.candor/history.db], or a
+    /// PostgreSQL URL (postgres://…) that every CI runner shares.
     #[arg(long, global = true, env = EnvVars::CANDOR_DB, value_name = "PATH")]
     pub db: Option<PathBuf>,
     /// Print only errors and warnings (and the data `tests` and `show` are asked for).
