@@ -45,6 +45,9 @@ pub struct CiEnv {
     pub branch: Option<String>,
     /// The job's name.
     pub job: Option<String>,
+    /// The project's default branch, when the service says (GitLab, Buildkite): what
+    /// reliability counts unless `[reliability] branches` says otherwise.
+    pub default_branch: Option<String>,
 }
 
 impl CiEnv {
@@ -68,6 +71,7 @@ impl CiEnv {
                 commit: get(EnvVars::GITHUB_SHA),
                 branch,
                 job: get(EnvVars::GITHUB_JOB),
+                default_branch: None,
             })
         } else if is_true(EnvVars::GITLAB_CI) {
             Some(CiEnv {
@@ -77,6 +81,7 @@ impl CiEnv {
                 branch: get(EnvVars::CI_COMMIT_BRANCH)
                     .or_else(|| get(EnvVars::CI_MERGE_REQUEST_SOURCE_BRANCH_NAME)),
                 job: get(EnvVars::CI_JOB_NAME),
+                default_branch: get(EnvVars::CI_DEFAULT_BRANCH),
             })
         } else if is_true(EnvVars::BUILDKITE) {
             Some(CiEnv {
@@ -85,6 +90,7 @@ impl CiEnv {
                 commit: get(EnvVars::BUILDKITE_COMMIT),
                 branch: get(EnvVars::BUILDKITE_BRANCH),
                 job: get(EnvVars::BUILDKITE_LABEL),
+                default_branch: get(EnvVars::BUILDKITE_PIPELINE_DEFAULT_BRANCH),
             })
         } else if is_true(EnvVars::CIRCLECI) {
             Some(CiEnv {
@@ -93,6 +99,7 @@ impl CiEnv {
                 commit: get(EnvVars::CIRCLE_SHA1),
                 branch: get(EnvVars::CIRCLE_BRANCH),
                 job: get(EnvVars::CIRCLE_JOB),
+                default_branch: None,
             })
         } else if get(EnvVars::JENKINS_URL).is_some() {
             let branch = get(EnvVars::BRANCH_NAME).or_else(|| {
@@ -107,6 +114,7 @@ impl CiEnv {
                 commit: get(EnvVars::GIT_COMMIT),
                 branch,
                 job: get(EnvVars::JOB_NAME),
+                default_branch: None,
             })
         } else {
             None
@@ -185,6 +193,7 @@ mod tests {
                 commit: Some(SHA.into()),
                 branch: Some("main".into()),
                 job: Some("test".into()),
+                default_branch: None,
             }
         );
         let pull_request = detect(&[
@@ -213,6 +222,9 @@ mod tests {
         assert_eq!(env.provider, Some(Provider::GitlabCi));
         assert_eq!(env.branch.as_deref(), Some("fix"));
         assert_eq!(env.job.as_deref(), Some("rspec 1/2"));
+        assert_eq!(env.default_branch, None);
+        let with_default = detect(&[("GITLAB_CI", "true"), ("CI_DEFAULT_BRANCH", "trunk")]);
+        assert_eq!(with_default.default_branch.as_deref(), Some("trunk"));
     }
 
     #[test]
@@ -227,6 +239,11 @@ mod tests {
         assert_eq!(env.commit, None);
         assert_eq!(env.branch.as_deref(), Some("main"));
         assert_eq!(env.job.as_deref(), Some(":pytest: unit"));
+        let with_default = detect(&[
+            ("BUILDKITE", "true"),
+            ("BUILDKITE_PIPELINE_DEFAULT_BRANCH", "develop"),
+        ]);
+        assert_eq!(with_default.default_branch.as_deref(), Some("develop"));
     }
 
     #[test]

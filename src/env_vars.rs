@@ -61,6 +61,9 @@ impl EnvVars {
         "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME";
     /// The job's name.
     pub const CI_JOB_NAME: &'static str = "CI_JOB_NAME";
+    /// The project's default branch: the branch reliability counts unless
+    /// `[reliability] branches` says otherwise.
+    pub const CI_DEFAULT_BRANCH: &'static str = "CI_DEFAULT_BRANCH";
 
     // Buildkite (<https://buildkite.com/docs/pipelines/environment-variables>).
 
@@ -73,6 +76,8 @@ impl EnvVars {
     pub const BUILDKITE_BRANCH: &'static str = "BUILDKITE_BRANCH";
     /// The step's label, recorded as the run's job.
     pub const BUILDKITE_LABEL: &'static str = "BUILDKITE_LABEL";
+    /// The pipeline's default branch, read like GitLab's `CI_DEFAULT_BRANCH`.
+    pub const BUILDKITE_PIPELINE_DEFAULT_BRANCH: &'static str = "BUILDKITE_PIPELINE_DEFAULT_BRANCH";
 
     // CircleCI (<https://circleci.com/docs/variables/>).
 
@@ -107,6 +112,12 @@ impl EnvVars {
     /// Go's parallelism, which `go test -p` defaults to.
     pub const GOMAXPROCS: &'static str = "GOMAXPROCS";
 
+    // Read to build a child's environment.
+
+    /// Python's module search path. For one side of `compare` or `repro`, candor puts the
+    /// side's source roots (and its isolation probe) before the value it inherited.
+    pub const PYTHONPATH: &'static str = "PYTHONPATH";
+
     // Read by candor's own test suite only, never by the binary.
 
     /// Where candor's tests find the shared corpus of result files.
@@ -129,10 +140,12 @@ impl EnvVars {
         EnvVars::CI_COMMIT_BRANCH,
         EnvVars::CI_MERGE_REQUEST_SOURCE_BRANCH_NAME,
         EnvVars::CI_JOB_NAME,
+        EnvVars::CI_DEFAULT_BRANCH,
         EnvVars::BUILDKITE,
         EnvVars::BUILDKITE_COMMIT,
         EnvVars::BUILDKITE_BRANCH,
         EnvVars::BUILDKITE_LABEL,
+        EnvVars::BUILDKITE_PIPELINE_DEFAULT_BRANCH,
         EnvVars::CIRCLECI,
         EnvVars::CIRCLE_SHA1,
         EnvVars::CIRCLE_BRANCH,

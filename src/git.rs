@@ -110,6 +110,18 @@ impl Git {
         ))
     }
 
+    /// When the commit `revision` names was committed (its committer date), `None` when
+    /// it names none here.
+    pub fn commit_time(&self, revision: &str) -> Result<Option<jiff::Timestamp>, GitError> {
+        let Some(commit) = self.commit(revision)? else {
+            return Ok(None);
+        };
+        let seconds = self.answer(&["show", "-s", "--format=%ct", &commit])?;
+        Ok(seconds
+            .and_then(|s| s.parse::<i64>().ok())
+            .and_then(|s| jiff::Timestamp::from_second(s).ok()))
+    }
+
     /// The full sha of the commit `revision` names, `None` when it names none here.
     pub fn commit(&self, revision: &str) -> Result<Option<String>, GitError> {
         if revision.starts_with('-') {
@@ -141,6 +153,42 @@ impl Git {
                 .is_some()
             {
                 return Ok(Some(candidate.to_owned()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The default branch's own name, as runs record their branch (`main`, not
+    /// `origin/main`), with where it was found: `origin`'s HEAD, else `init.defaultBranch`
+    /// when a local branch of that name exists, else a local `main` or `master`; `None`
+    /// when none of them says.
+    pub fn default_branch_name(&self) -> Result<Option<(String, &'static str)>, GitError> {
+        if let Some(target) =
+            self.answer(&["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"])?
+            && let Some(name) = target.strip_prefix("refs/remotes/origin/")
+            && !name.is_empty()
+        {
+            return Ok(Some((name.to_owned(), "origin/HEAD")));
+        }
+        let exists = |name: &str| -> Result<bool, GitError> {
+            Ok(self
+                .answer(&[
+                    "rev-parse",
+                    "--verify",
+                    "--quiet",
+                    &format!("refs/heads/{name}"),
+                ])?
+                .is_some())
+        };
+        if let Some(configured) = self.answer(&["config", "--get", "init.defaultBranch"])?
+            && !configured.starts_with('-')
+            && exists(&configured)?
+        {
+            return Ok(Some((configured, "init.defaultBranch")));
+        }
+        for candidate in ["main", "master"] {
+            if exists(candidate)? {
+                return Ok(Some((candidate.to_owned(), "a local branch")));
             }
         }
         Ok(None)
@@ -258,6 +306,16 @@ impl Git {
             return Ok(None);
         };
         self.bytes(&["cat-file", "blob", &file.oid]).map(Some)
+    }
+
+    /// The entry at `path` (repository-relative) in `revision`'s tree, whose mode tells a
+    /// symlink (`120000`) from a file; `None` when nothing is there.
+    pub fn tree_entry(&self, revision: &str, path: &str) -> Result<Option<TreeFile>, GitError> {
+        let commit = self.require_commit(revision)?;
+        Ok(self
+            .ls_tree(&["-z", "--full-tree", &commit, "--", path])?
+            .into_iter()
+            .find(|file| file.path == path))
     }
 
     /// Whether tracked files differ from HEAD (untracked files do not count: candor's own
@@ -549,6 +607,10 @@ mod tests {
         assert_eq!(
             repo.default_branch().expect("git runs").as_deref(),
             Some("main")
+        );
+        assert_eq!(
+            repo.default_branch_name().expect("git runs"),
+            Some(("main".to_owned(), "a local branch"))
         );
         assert_eq!(
             repo.merge_base(&tip, "main").expect("git runs").as_deref(),

@@ -27,6 +27,12 @@ pub struct FileIngest {
     pub summary: ParseSummary,
     /// The key the run was stored (or found) under; see [`content_key`].
     pub content_key: String,
+    /// When the file says it was written: its own timestamp when it states one with its
+    /// time zone (a zone-less local time could be off by hours), else its modification
+    /// time; `None` when neither is known.
+    pub written_at: Option<jiff::Timestamp>,
+    /// Whether `written_at` is the file's own timestamp rather than its modification time.
+    pub written_at_from_content: bool,
 }
 
 /// Why a file could not be ingested. Whatever the variant, nothing from the file was
@@ -134,14 +140,23 @@ pub fn ingest_file(
         source,
     };
     let file = fs_err::File::open(path).map_err(read_error)?;
-    let mut reader = io::BufReader::with_capacity(results::SNIFF_BYTES, HashingReader::new(file));
     // A run starts when its file says it did (a suite timestamp, the first go event), so
     // that backfilled artifacts land where they belong in every test's window.
+    let modified = file
+        .metadata()
+        .and_then(|metadata| metadata.modified())
+        .ok()
+        .and_then(|modified| jiff::Timestamp::try_from(modified).ok());
+    let mut reader = io::BufReader::with_capacity(results::SNIFF_BYTES, HashingReader::new(file));
     let head = reader.fill_buf().map_err(read_error)?;
     let mut run = run.clone();
-    if let Some(started_at) = results::started_at_hint(head) {
+    let stamp = results::started_at_stamp(head);
+    if let Some((started_at, _)) = stamp {
         run.started_at = started_at;
     }
+    let zoned_stamp = stamp.filter(|(_, zoned)| *zoned).map(|(at, _)| at);
+    let written_at_from_content = zoned_stamp.is_some();
+    let written_at = zoned_stamp.or(modified);
     let run = &run;
     let mut session = store.begin_ingest(run)?;
     let mut hasher = Sha256::new();
@@ -195,6 +210,8 @@ pub fn ingest_file(
         report,
         summary,
         content_key: content.content_key,
+        written_at,
+        written_at_from_content,
     })
 }
 

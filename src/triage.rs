@@ -12,7 +12,11 @@
 //! | 4 | any | exact match, expired fingerprint only | any | expired |
 //! | 5 | trusted | no match | any | regression |
 //! | 6 | quarantined | no match | any | regression |
-//! | 7 | probation or unlisted | no match | any | unverified |
+//! | 7 | probation or unlisted | no match, and the history shows it passing at the merge base and failing on the change (one-sided Fisher p ≤ `[compare] alpha`) | any | regression |
+//! | 8 | probation or unlisted | no match | any | unverified |
+//!
+//! Exit codes (`crate::exit_codes::of_red_verdict`): every verdict fails the command
+//! except known-flake and not-evidence.
 //!
 //! Why this order:
 //! - A quarantined test's exact known shape is not-evidence whatever the budget (1 before
@@ -24,8 +28,17 @@
 //!   `last_seen`. When a live fingerprint matches too, the live one governs (1 to 3): it
 //!   is the renewed claim.
 //! - A new shape in a quarantined test is a regression (6), not "more of the same".
-//! - A test absent from the reliability file is treated as probation (7), whatever
+//! - A test absent from the reliability file is treated as probation (7, 8), whatever
 //!   `default_tier` says: nothing has been measured about it yet.
+//! - The history's runs of the test are measurement already made (7): when its runs at
+//!   the merge base passed and its runs on the change's own commits failed, so unevenly
+//!   that a one-sided Fisher exact test rejects "the change did not raise the failure
+//!   rate" at `[compare] alpha` (12 of 12 passing at the base and 4 of 4 failing on the
+//!   change: p = 1/1820), the red is a likely regression. Only the merge base's runs
+//!   count as the base: later default-branch commits are not what the change was built
+//!   on. The history never lowers a verdict: a base that fails too is said in the reason
+//!   (unverified, exit 1), never pardoned, since a history an agent wrote could show
+//!   anything. Every verdict without a fingerprint says what the history holds.
 //!
 //! Budget spent means either the test has `budget_entries` reruns in the ledger within
 //! `budget_days`, or this change has already run it `max_attempts_per_change` times.
@@ -40,6 +53,7 @@ use crate::ledger::BudgetState;
 use crate::policy::{Fingerprint, FingerprintMatch, RerunConfig, RunConditions, find_match};
 use crate::reliability::ReliabilityFile;
 use crate::results::Failure;
+use crate::stats::sequential::{Tally, fisher_one_sided};
 use crate::stats::tiers::Tier;
 
 /// The label a change gets when a known flake is out of reruns.
@@ -64,6 +78,120 @@ pub struct TriageInput<'a> {
     pub rerun: &'a RerunConfig,
     /// Today's date, for expiry.
     pub today: Date,
+    /// What the history holds about the test, when it was read.
+    pub history: Option<&'a HistoryEvidence>,
+    /// The level below which the history's evidence calls a regression (`[compare] alpha`).
+    pub alpha: f64,
+}
+
+/// A test's runs in one part of the history, and how many of them failed (a flaky-pass
+/// is a failure: the test failed in that run before its retry passed).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCount {
+    /// Runs of the test (skips are not runs).
+    pub runs: u32,
+    /// Of those, the runs it failed in.
+    pub failures: u32,
+}
+
+impl RunCount {
+    /// Counts one more run.
+    pub fn add(&mut self, failed: bool) {
+        self.runs = self.runs.saturating_add(1);
+        if failed {
+            self.failures = self.failures.saturating_add(1);
+        }
+    }
+
+    fn tally(self) -> Tally {
+        Tally {
+            runs: self.runs,
+            failures: self.failures,
+        }
+    }
+}
+
+/// What the history holds about a red test, read at the edge and handed in.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryEvidence {
+    /// HEAD's merge base with the default branch, when known.
+    pub merge_base: Option<String>,
+    /// The test's runs at the merge base.
+    pub at_merge_base: RunCount,
+    /// The branch (or `[reliability] branches` patterns) counted as the default branch.
+    pub default_branch: Option<String>,
+    /// The test's runs on the default branch at commits other than the merge base.
+    pub on_default_branch: RunCount,
+    /// The test's runs at the change's own commits (after the merge base), this red
+    /// included.
+    pub on_change: RunCount,
+    /// HEAD is the merge base (the default branch itself): there is no change to compare.
+    pub head_is_merge_base: bool,
+}
+
+impl HistoryEvidence {
+    /// The one-sided Fisher p-value for "the change raised the failure rate" from the
+    /// merge base's runs and the change's, when both have runs and the change is not the
+    /// merge base itself.
+    pub fn p_value(&self) -> Option<f64> {
+        (self.merge_base.is_some()
+            && !self.head_is_merge_base
+            && self.at_merge_base.runs > 0
+            && self.on_change.runs > 0)
+            .then(|| fisher_one_sided(self.at_merge_base.tally(), self.on_change.tally()))
+    }
+
+    /// One clause for a reason: `passed 12 of 12 runs at the merge base a1b2c3d; failed 4
+    /// of 4 on this change`.
+    pub fn describe(&self) -> String {
+        let passed = |count: RunCount| {
+            format!(
+                "passed {} of {} run{}",
+                count.runs - count.failures,
+                count.runs,
+                if count.runs == 1 { "" } else { "s" }
+            )
+        };
+        let mut parts = Vec::new();
+        let base = self
+            .merge_base
+            .as_deref()
+            .map(|sha| sha.get(..7).unwrap_or(sha));
+        if let Some(base) = base
+            && self.at_merge_base.runs > 0
+        {
+            let which = if self.head_is_merge_base {
+                "this commit, the merge base"
+            } else {
+                "the merge base"
+            };
+            parts.push(format!("{} at {which} {base}", passed(self.at_merge_base)));
+        }
+        if let Some(branch) = &self.default_branch
+            && self.on_default_branch.runs > 0
+        {
+            parts.push(format!(
+                "{} on {branch} at other commits",
+                passed(self.on_default_branch)
+            ));
+        }
+        if parts.is_empty() {
+            let where_ = match (base, &self.default_branch) {
+                (Some(base), Some(branch)) => format!(" at the merge base {base} or on {branch}"),
+                (Some(base), None) => format!(" at the merge base {base}"),
+                (None, Some(branch)) => format!(" on {branch}"),
+                (None, None) => String::new(),
+            };
+            parts.push(format!("the history holds no run of it{where_}"));
+        }
+        if self.on_change.runs > 0 {
+            parts.push(format!(
+                "failed {} of {} on this change",
+                self.on_change.failures, self.on_change.runs
+            ));
+        }
+        parts.join("; ")
+    }
 }
 
 /// What a red test means.
@@ -132,23 +260,15 @@ impl VerdictKind {
 }
 
 impl Verdict {
-    /// Regression, expired and budget-exceeded fail the command (exit 1).
+    /// Whether the verdict fails the command: every verdict but known-flake and
+    /// not-evidence ([`exit_codes::of_red_verdict`]).
     pub fn is_negative(&self) -> bool {
-        matches!(
-            self.kind,
-            VerdictKind::Regression
-                | VerdictKind::Expired { .. }
-                | VerdictKind::BudgetExceeded { .. }
-        )
+        self.exit_code() != exit_codes::OK
     }
 
     /// The exit code this verdict alone would give.
     pub fn exit_code(&self) -> u8 {
-        if self.is_negative() {
-            exit_codes::NEGATIVE
-        } else {
-            exit_codes::OK
-        }
+        exit_codes::of_red_verdict(&self.kind)
     }
 
     /// Whether one rerun is allowed (after its ledger line is written).
@@ -275,17 +395,21 @@ pub fn verdict(input: &TriageInput<'_>) -> Verdict {
         ),
         FingerprintMatch::NoneForTest => "no fingerprint names this test".to_owned(),
     };
+    let history = input
+        .history
+        .map(|history| format!("; history: {}", history.describe()))
+        .unwrap_or_default();
     match input.tier {
         Some(Tier::Trusted) => verdict(
             VerdictKind::Regression,
             format!(
-                "trusted test, and {no_match}: real evidence; do not rerun, investigate and report the full failure"
+                "trusted test, and {no_match}: real evidence; do not rerun, investigate and report the full failure{history}"
             ),
         ),
         Some(Tier::Quarantined) => verdict(
             VerdictKind::Regression,
             format!(
-                "quarantined test, but {no_match}: a new failure shape inside a quarantined test"
+                "quarantined test, but {no_match}: a new failure shape inside a quarantined test{history}"
             ),
         ),
         Some(Tier::Probation) | None => {
@@ -294,13 +418,36 @@ pub fn verdict(input: &TriageInput<'_>) -> Verdict {
             } else {
                 "test not in the reliability file"
             };
+            if let Some(history) = input.history
+                && let Some(p) = history.p_value()
+                && p <= input.alpha
+            {
+                return verdict(
+                    VerdictKind::Regression,
+                    format!(
+                        "{tier}, and {no_match}; but it {} (one-sided Fisher p = {} <= alpha {}): a likely regression from this change; do not rerun, investigate and report the full failure",
+                        history.describe(),
+                        human_p(p),
+                        input.alpha
+                    ),
+                );
+            }
             verdict(
                 VerdictKind::Unverified,
                 format!(
-                    "{tier}, and {no_match}: measure before you reason, run `candor compare` on the branch and the merge base"
+                    "{tier}, and {no_match}: measure before you reason, run `candor compare` on the branch and the merge base{history}"
                 ),
             )
         }
+    }
+}
+
+/// `0.014`, or `5.5e-4` below a thousandth.
+fn human_p(p: f64) -> String {
+    if p >= 0.001 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.1e}")
     }
 }
 
@@ -350,7 +497,109 @@ mod tests {
             budget: BudgetState::FRESH,
             rerun: &RerunConfig::default(),
             today: Date::constant(2026, 10, 8),
+            history: None,
+            alpha: 0.05,
         })
+    }
+
+    fn with_history(tier: Option<Tier>, history: &HistoryEvidence) -> Verdict {
+        verdict(&TriageInput {
+            test_id: TEST,
+            tier,
+            failure: Some(&failure("KeyError")),
+            run: &RunConditions::default(),
+            fingerprints: &[fingerprint()],
+            budget: BudgetState::FRESH,
+            rerun: &RerunConfig::default(),
+            today: Date::constant(2026, 10, 8),
+            history: Some(history),
+            alpha: 0.05,
+        })
+    }
+
+    fn evidence(base: (u32, u32), change: (u32, u32)) -> HistoryEvidence {
+        HistoryEvidence {
+            merge_base: Some("a1b2c3d4e5f6".into()),
+            at_merge_base: RunCount {
+                runs: base.0,
+                failures: base.1,
+            },
+            default_branch: Some("main".into()),
+            on_default_branch: RunCount::default(),
+            on_change: RunCount {
+                runs: change.0,
+                failures: change.1,
+            },
+            head_is_merge_base: false,
+        }
+    }
+
+    /// Issue 12 item 4: passing 12 of 12 at the merge base and failing 4 of 4 on the
+    /// change is a likely regression, and the reason says so.
+    #[test]
+    fn a_base_that_passed_and_a_change_that_fails_is_a_likely_regression() {
+        let judged = with_history(None, &evidence((12, 0), (4, 4)));
+        assert_eq!(judged.kind, VerdictKind::Regression, "{judged}");
+        assert!(
+            judged.reason.contains(
+                "passed 12 of 12 runs at the merge base a1b2c3d; failed 4 of 4 on this change"
+            ),
+            "{}",
+            judged.reason
+        );
+        assert_eq!(judged.exit_code(), exit_codes::NEGATIVE);
+    }
+
+    #[test]
+    fn thin_or_shared_evidence_stays_unverified_and_still_fails_the_command() {
+        // One pass against one failure: p = 0.5, nothing learned but the counts.
+        let thin = with_history(Some(Tier::Probation), &evidence((1, 0), (1, 1)));
+        assert_eq!(thin.kind, VerdictKind::Unverified);
+        assert!(
+            thin.reason.contains("passed 1 of 1 run at the merge base"),
+            "{}",
+            thin.reason
+        );
+        // Failing at the base too is said, and never lowers the verdict to green.
+        let both = with_history(None, &evidence((4, 4), (4, 4)));
+        assert_eq!(both.kind, VerdictKind::Unverified);
+        assert!(
+            both.reason.contains("passed 0 of 4 runs at the merge base"),
+            "{}",
+            both.reason
+        );
+        assert_eq!(both.exit_code(), exit_codes::NEGATIVE);
+        // No merge base known: no comparison, whatever the counts.
+        let mut unknown = evidence((12, 0), (4, 4));
+        unknown.merge_base = None;
+        assert_eq!(with_history(None, &unknown).kind, VerdictKind::Unverified);
+        // An empty history says so.
+        let empty = with_history(None, &evidence((0, 0), (1, 1)));
+        assert!(
+            empty
+                .reason
+                .contains("the history holds no run of it at the merge base a1b2c3d or on main"),
+            "{}",
+            empty.reason
+        );
+    }
+
+    #[test]
+    fn history_never_touches_a_fingerprinted_verdict() {
+        let history = evidence((12, 0), (4, 4));
+        let flake = verdict(&TriageInput {
+            test_id: TEST,
+            tier: Some(Tier::Quarantined),
+            failure: Some(&failure("TimeoutError")),
+            run: &RunConditions::default(),
+            fingerprints: &[fingerprint()],
+            budget: BudgetState::FRESH,
+            rerun: &RerunConfig::default(),
+            today: Date::constant(2026, 10, 8),
+            history: Some(&history),
+            alpha: 0.05,
+        });
+        assert_eq!(flake.kind.as_str(), "not-evidence");
     }
 
     #[test]

@@ -95,6 +95,7 @@ impl Sandbox {
         filters.extend([
             (r"\b[0-9a-f]{64}\b".to_owned(), "[SIGNATURE]"),
             (r"\b[0-9a-f]{40}\b".to_owned(), "[SHA]"),
+            (r"\bHEAD [0-9a-f]{12}\b".to_owned(), "HEAD [SHORT-SHA]"),
             (
                 r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z".to_owned(),
                 "[TIMESTAMP]",

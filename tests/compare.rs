@@ -1,7 +1,7 @@
 //! `candor compare`, `repro` and `classify` end to end: real git repositories, real pytest
-//! runs, the merge base measured in candor's worktree. The flaky test's randomness comes
-//! from the seed candor hands pytest-randomly, and every comparison is given `--seed`, so
-//! each of these tests replays the same runs every time.
+//! runs, the merge base measured in a worktree of each run's own. The flaky test's
+//! randomness comes from the seed candor hands pytest-randomly, and every comparison is
+//! given `--seed`, so each of these tests replays the same runs every time.
 
 mod triage_support;
 
@@ -99,13 +99,16 @@ fn an_unrelated_fix_of_a_one_in_seven_flake_is_same_rate_with_a_ticket() {
         text.contains("frame = \"tests/test_checkout.py:7\""),
         "{text}"
     );
-    // The worktree is kept for the next comparison and the user's tree is untouched.
-    assert!(
-        suite
-            .repo
-            .join(".candor/worktrees/base/app/cart.py")
-            .is_file()
+    // The base's worktree was this run's own and is gone (#14 item 8: one per run, so
+    // two comparisons at once cannot reset each other's); the user's tree is untouched.
+    let worktrees = suite.repo.join(".candor/worktrees");
+    assert_eq!(
+        std::fs::read_dir(&worktrees).map_or(0, Iterator::count),
+        0,
+        "no worktree left in {}",
+        worktrees.display()
     );
+    assert_eq!(git(&suite.repo, &["worktree", "list"]).lines().count(), 1);
     assert_eq!(git(&suite.repo, &["status", "--porcelain"]), "");
 
     // The records classify, each side on its own runs: the flake's outcomes flip on both.

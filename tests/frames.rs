@@ -141,6 +141,7 @@ fn trace(file: &str) -> String {
 fn check(case: &Case, language: Language) {
     let options = ParseOptions {
         repo_root: case.repo_root.map(str::to_owned),
+        ..ParseOptions::default()
     };
     let failure = build_failure(None, None, trace(case.file), language, &options);
     let name = case.file;

@@ -133,6 +133,7 @@ on_both_stores!(
     retries_reach_back_into_blocks_and_details_already_written,
     ingesting_a_large_run_twice_adds_nothing_the_second_time,
     a_name_is_stored_once_however_many_runs_and_orders_bring_it,
+    red_seconds_agrees_with_the_failures_it_sums,
 );
 
 fn run_at(second: i64) -> NewRun {
@@ -1120,6 +1121,33 @@ fn assert_answers_as_the_model(store: &Store, runs: &[model::Run]) {
             .unwrap();
         assert_eq!(windows, model::windows(runs, size), "windows({size})");
     }
+    // Counting a subset of the runs (as reliability counts the default branch's) answers
+    // as the model does over that subset alone (issue 12 item 5).
+    let subset: Vec<model::Run> = runs
+        .iter()
+        .filter(|run| run.id % 2 == 1)
+        .map(|run| model::Run {
+            id: run.id,
+            new: run.new.clone(),
+            executions: run.executions.clone(),
+        })
+        .collect();
+    let ids: std::collections::HashSet<i64> = subset.iter().map(|run| run.id).collect();
+    assert_eq!(
+        store.tests_in(false, Some(&ids)).unwrap(),
+        model::tests(&subset, false)
+    );
+    assert_eq!(
+        store.tests_in(true, Some(&ids)).unwrap(),
+        model::tests(&subset, true)
+    );
+    for size in [1, 3, 1000] {
+        let mut windows = Vec::new();
+        store
+            .windows_in(size, Some(&ids), &mut |window| windows.push(window))
+            .unwrap();
+        assert_eq!(windows, model::windows(&subset, size), "windows_in({size})");
+    }
     for test in model::names(runs) {
         assert_eq!(
             store.executions(&test, usize::MAX).unwrap(),
@@ -1457,4 +1485,63 @@ fn a_name_is_stored_once_however_many_runs_and_orders_bring_it(backend: Backend)
     store.check();
     assert_eq!(store.tests(false).unwrap().len(), POOL);
     assert_answers_as_the_model(&store, &runs);
+}
+
+/// `red_seconds` reads only the entries (SQLite) or sums on the server (PostgreSQL); it
+/// must agree with summing `run_failures`, which reads the details (what the trait's
+/// default does), across blocks and outcomes.
+fn red_seconds_agrees_with_the_failures_it_sums(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
+    let outcomes = [
+        Outcome::Pass,
+        Outcome::Fail,
+        Outcome::Error,
+        Outcome::FlakyPass,
+        Outcome::Skip,
+    ];
+    let mut session = store.begin_ingest(&red_seconds_run()).unwrap();
+    for i in 0..700u32 {
+        let mut execution = Execution::new(format!("t::{i:04}"), outcomes[i as usize % 5]);
+        execution.duration = (i % 7 != 0).then_some(f64::from(i) / 8.0);
+        session.add(execution).unwrap();
+    }
+    let report = session
+        .commit(&RunContent {
+            content_key: "red-seconds".into(),
+            format: None,
+            producer: None,
+        })
+        .unwrap();
+    let summed: f64 = store
+        .run_failures(report.run_id)
+        .unwrap()
+        .iter()
+        .filter_map(|stored| stored.execution.duration)
+        .sum();
+    assert!(summed > 0.0);
+    assert!((store.red_seconds(report.run_id).unwrap() - summed).abs() < 1e-9);
+    assert!(
+        (store.red_seconds(report.run_id + 1).unwrap()).abs() < f64::EPSILON,
+        "no such run"
+    );
+}
+
+fn red_seconds_run() -> NewRun {
+    NewRun {
+        commit: Some("a".repeat(40)),
+        branch: Some("main".into()),
+        merge_base: None,
+        started_at: jiff::Timestamp::from_second(1_780_000_000).unwrap(),
+        source: Source::Ci,
+        ci_provider: None,
+        job: None,
+        workers: None,
+        seed: None,
+        conditions: candor::history::Conditions::default(),
+        format: None,
+        producer: None,
+        source_path: None,
+    }
 }

@@ -332,6 +332,12 @@ fn a_test_the_runner_does_not_run_is_an_input_error() {
     );
     assert_eq!(ran.exit, 2, "{ran:?}");
     assert!(ran.stderr.contains("did not run"), "{ran:?}");
+    // Issue #12 item 3: with pytest's own line.
+    assert!(
+        ran.stderr.contains("| ERROR: not found: ")
+            && ran.stderr.contains("tests/test_reports.py::test_missing"),
+        "{ran:?}"
+    );
 }
 
 #[test]

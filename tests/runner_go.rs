@@ -6,7 +6,8 @@ use candor::results::Outcome;
 use candor::runner::process::SystemExecutor;
 use candor::runner::{Adapter, Context, GoTest, RunOptions, RunnerConfig, RunnerKind};
 use runner_support::{
-    HOSTILE, TIMEOUT, argv_holds, expected, fixture, logs, outcomes, pwned_files,
+    HOSTILE, TIMEOUT, argv_holds, expected, fixture, logs, not_run, outcomes, pwned_files,
+    ran_argvs,
 };
 
 fn context<'a>(fixture: &runner_support::Fixture, executor: &'a SystemExecutor) -> Context<'a> {
@@ -114,15 +115,15 @@ fn hostile_ids_reach_go_as_one_literal_argument() {
 
         // In the package: one argument, which go refuses as an import path.
         let id = format!("{hostile}::TestPasses");
-        let report = adapter
-            .run_one(&context, &id, RunOptions::default())
-            .expect("it runs");
+        let ran = adapter.run_one(&context, &id, RunOptions::default());
+        let argvs = ran_argvs(&ran);
         assert!(
-            argv_holds(&report, hostile),
-            "{id:?}: {:?}",
-            report.invocations[0].argv
+            argvs.iter().any(|argv| argv.iter().any(|a| a == hostile)),
+            "{id:?}: {argvs:?}"
         );
-        assert_ne!(report.exit_code(), 0, "{id:?}:\n{}", logs(&report));
+        // go could not load the package: a runner that could not run (issue #12 item 3).
+        let not_run = not_run(&ran);
+        assert!(!not_run.quoted.is_empty(), "{id:?}: {not_run}");
     }
     assert_eq!(
         pwned_files(fixture.temp.path()),

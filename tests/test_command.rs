@@ -107,21 +107,32 @@ fn a_runner_that_fails_without_a_red_test_is_not_green() {
     let suite = pytest_repo();
     let ran = suite.candor(&["test", "--", "-k", "no_such_test"], &vars(None));
     assert_eq!(ran.exit, 2, "pytest exits 5, nothing was judged: {ran:?}");
+    // Issue #12 item 3: what pytest said, not only a log path.
     assert!(
         ran.stderr
-            .contains("the runner exited with code 5 but reported no red test"),
+            .contains("pytest could not run: pytest exited with code 5 (no tests ran); it said:"),
         "{ran:?}"
     );
+    assert!(ran.stderr.contains("deselected"), "{ran:?}");
 }
 
 #[test]
 fn a_broken_policy_stops_before_the_suite_runs() {
     let suite = pytest_repo();
     suite.write("candor.toml", "[runner]\nkind = \"jest\"\n");
-    let ran = suite.candor(&["test"], &vars(Some("flake")));
+    // Judged by the work tree's policy (the explicit override), the broken file stops it.
+    let ran = suite.candor(&["test", "--policy", "worktree"], &vars(Some("flake")));
     assert_eq!(ran.exit, 2, "{ran:?}");
     assert!(ran.stderr.contains("candor.toml:2:"), "{ran:?}");
     assert!(!suite.repo.join(".candor/runs").exists(), "nothing ran");
+    // By default the merge base's policy judges; the broken work-tree file is named in a
+    // warning (#14 item 7), not used.
+    let ran = suite.candor(&["test"], &vars(Some("flake")));
+    assert!(
+        ran.stderr.contains("warning: the work tree's policy")
+            && ran.stderr.contains("candor.toml:2:"),
+        "{ran:?}"
+    );
 }
 
 #[test]

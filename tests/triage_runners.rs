@@ -234,10 +234,11 @@ fn quarantine_expiry_and_unlisted_tests_on_real_pytest_reports() {
     let (verdict, exit, _) = verdict_of(&suite, &flake, "quarantined", "2026-12-01");
     assert_eq!((verdict.as_str(), exit), ("expired", 1));
 
+    // Issue 12 item 4: an unverified red is not green.
     let (verdict, exit, _) = verdict_of(&suite, &other, "unlisted", TODAY);
-    assert_eq!((verdict.as_str(), exit), ("unverified", 0));
+    assert_eq!((verdict.as_str(), exit), ("unverified", 1));
     let (verdict, exit, _) = verdict_of(&suite, &other, "probation", TODAY);
-    assert_eq!((verdict.as_str(), exit), ("unverified", 0));
+    assert_eq!((verdict.as_str(), exit), ("unverified", 1));
 }
 
 #[test]

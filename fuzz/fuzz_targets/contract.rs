@@ -7,6 +7,7 @@ use candor::results::{Execution, ParseError, ParseOptions, ParseSummary};
 pub fn options() -> ParseOptions {
     ParseOptions {
         repo_root: Some("/home/runner/work/app/app".to_string()),
+        ..ParseOptions::default()
     }
 }
 

@@ -106,6 +106,9 @@ pub enum RawCommand {
     Init(RawInit),
     /// Show the whole loop on a small example repository, in a temporary directory.
     Demo(RawDemo),
+    /// Reports for people: a self-contained HTML history report, a Markdown comment for a
+    /// pull request, GitHub annotations or a GitLab Code Quality file.
+    Report(RawReport),
     /// Write the fixture or cassette lock the merge lane checks.
     #[command(subcommand)]
     Lock(RawLock),
@@ -117,9 +120,23 @@ pub enum RawCommand {
     Order(RawOrder),
 }
 
+/// `--policy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RawPolicy {
+    /// The merge base's committed policy.
+    Base,
+    /// The work tree's files.
+    Worktree,
+}
+
 /// `candor test`.
 #[derive(Debug, Args)]
 pub struct RawTest {
+    /// Where the policy (candor.toml, fingerprints, tiers, freezes, the ledger's past) is
+    /// read: the merge base, as the merge lane does, or the work tree, as an explicit local
+    /// override.
+    #[arg(long, value_name = "SOURCE", default_value = "base")]
+    pub policy: RawPolicy,
     /// The seed to hand the runner, where it takes one [default: a new one, recorded].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
@@ -142,6 +159,11 @@ pub struct RawTriage {
     /// fingerprints' `runner` condition [default: the tool the file names].
     #[arg(long, value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
     pub runner: Option<String>,
+    /// Where the policy (candor.toml, fingerprints, tiers, freezes, the ledger's past) is
+    /// read: the merge base, as the merge lane does, or the work tree, as an explicit local
+    /// override.
+    #[arg(long, value_name = "SOURCE", default_value = "base")]
+    pub policy: RawPolicy,
 }
 
 /// `candor rerun`.
@@ -154,6 +176,10 @@ pub struct RawRerun {
     /// base of HEAD with the default branch].
     #[arg(long, value_name = "ID", value_parser = parse_commit)]
     pub change: Option<String>,
+    /// Where the policy is read: only `base` (the merge base, or the commit `--change`
+    /// names) is accepted; `worktree` is refused, since a rerun spends a budget.
+    #[arg(long, value_name = "SOURCE", default_value = "base")]
+    pub policy: RawPolicy,
     /// The seed to hand the runner, where it takes one [default: a new one, recorded].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
@@ -390,6 +416,15 @@ pub struct RawIngest {
     /// Where the run happened [default: ci when a CI service is detected, else local].
     #[arg(long, value_enum)]
     pub source: Option<RawSource>,
+    /// The test binary a libtest JSON file's tests ran in, as nextest names it (`pkg`,
+    /// `pkg::integration_test`, `pkg::bin/name`): their ids become `ID::module::test`, the
+    /// ids `cargo nextest` and `candor test` give them. libtest's JSON does not name it.
+    #[arg(long, value_name = "ID", value_parser = NonEmptyStringValueParser::new(), conflicts_with = "crate_name")]
+    pub binary: Option<String>,
+    /// The package whose library unit tests a libtest JSON file holds (`cargo test -p NAME
+    /// --lib`): the same as `--binary NAME`.
+    #[arg(long = "crate", value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
+    pub crate_name: Option<String>,
 }
 
 /// `--source`: the sources a user may claim; candor's own commands set the others.
@@ -410,6 +445,46 @@ pub struct RawTests {
     /// Only tests with this tier in the reliability file.
     #[arg(long, value_enum)]
     pub tier: Option<RawTier>,
+}
+
+/// `candor report`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("output").required(true).multiple(true)
+    .args(["html", "markdown", "github_annotations", "gitlab_codequality"])))]
+pub struct RawReport {
+    /// Write the HTML history report (one self-contained file) here.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+    /// Print a Markdown comment for the pull request: one row per red test of the latest
+    /// run (or of RESULT_FILEs); also appended to GITHUB_STEP_SUMMARY when it is set.
+    #[arg(long)]
+    pub markdown: bool,
+    /// Print GitHub workflow commands annotating each regression at its failing frame.
+    #[arg(long)]
+    pub github_annotations: bool,
+    /// Write a GitLab Code Quality report of the regressions here.
+    #[arg(long, value_name = "PATH")]
+    pub gitlab_codequality: Option<PathBuf>,
+    /// Result files whose red tests the Markdown and annotations describe [default: the
+    /// latest run in the history that is not a rerun].
+    #[arg(value_name = "RESULT_FILE")]
+    pub files: Vec<PathBuf>,
+    /// HTML: only runs since this date (2026-11-01), instant (2026-11-01T12:00:00Z) or
+    /// span before today (30d).
+    #[arg(long, value_name = "WHEN", value_parser = crate::report::Since::parse)]
+    pub since: Option<crate::report::Since>,
+    /// HTML: only runs of this branch.
+    #[arg(long, value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
+    pub branch: Option<String>,
+    /// HTML: only tests whose id matches this glob (`tests/api/*`).
+    #[arg(long, value_name = "GLOB", value_parser = NonEmptyStringValueParser::new())]
+    pub tests: Option<String>,
+    /// HTML: how many of the flakiest tests the detailed sections show.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub top: u32,
+    /// HTML: how many of the newest runs the heatmap shows.
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub heatmap_runs: u32,
 }
 
 /// `candor show`.

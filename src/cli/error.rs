@@ -133,7 +133,10 @@ pub enum CliError {
     #[error(transparent)]
     Git(#[from] crate::git::GitError),
     /// The test is not in the runner's report on one side.
-    #[error("the runner ran no test `{test}` on the {side} ({commit})")]
+    #[error(
+        "the runner ran no test `{test}` on the {side} ({commit}){}",
+        crate::runner::ran::quoted_suffix(said)
+    )]
     TestMissing {
         /// The test.
         test: String,
@@ -143,6 +146,22 @@ pub enum CliError {
         commit: String,
         /// The run's log.
         log: PathBuf,
+        /// What the runner said about the id, when it said something.
+        said: Vec<String>,
+    },
+    /// One side of `compare` or `repro` could not be measured: its runner could not run,
+    /// or it ran the other side's code. No verdict; that run is not stored.
+    #[error(
+        "the {side} ({commit}) could not be measured: the comparison has no verdict, and this run was not stored"
+    )]
+    SideNotMeasured {
+        /// `base` or `branch`.
+        side: &'static str,
+        /// The side's commit.
+        commit: String,
+        /// Why.
+        #[source]
+        source: RunnerError,
     },
     /// The test was skipped on one side: nothing to measure.
     #[error("`{test}` was skipped on the {side}; a skipped run measures nothing")]
@@ -183,13 +202,32 @@ pub enum CliError {
         /// The file.
         file: PathBuf,
     },
+    /// A write would leave the repository (a `..`, or a symlink out of it).
+    #[error(transparent)]
+    Confine(#[from] crate::confine::ConfineError),
+    /// The policy could not be read from where it is taken.
+    #[error(transparent)]
+    Policy(#[from] crate::policy::PolicyError),
+    /// `rerun --policy worktree`: a rerun spends a budget the change must not set itself.
+    #[error(
+        "`candor rerun` refuses --policy worktree: a rerun is judged by the merge base's policy, never the change's"
+    )]
+    RerunWorktreePolicy,
+    /// `rerun` in a repository where HEAD has no merge base to take the policy from.
+    #[error("no merge base to read the rerun policy from: {0}")]
+    NoPolicyBase(String),
     /// `order` found that the test does not run alone.
-    #[error("`{id}` did not run: the runner's reports do not hold it")]
+    #[error(
+        "`{id}` did not run: the runner's reports do not hold it{}",
+        crate::runner::ran::quoted_suffix(said)
+    )]
     TestDidNotRun {
         /// The test.
         id: String,
         /// The first probe's log.
         log: Option<PathBuf>,
+        /// What the runner said about the id, when it said something.
+        said: Vec<String>,
     },
 }
 
@@ -238,6 +276,14 @@ impl CliError {
             )) => Some(format!(
                 "install `{program}` or put it on PATH, or name the command in candor.toml's [runner] (docs/configuration.md)"
             )),
+            CliError::Runner(error) | CliError::SideNotMeasured { source: error, .. }
+                if runner_hint(error).is_some() =>
+            {
+                runner_hint(error)
+            }
+            CliError::SideNotMeasured { .. } => Some(
+                "the runner's logs are under .candor/runs; fix what it said on that side, then compare again".into(),
+            ),
             CliError::Runner(RunnerError::NotATestId { .. }) => Some(
                 "give the id as `candor tests` lists it; the runner must be the one that ran it".into(),
             ),
@@ -290,6 +336,17 @@ impl CliError {
             CliError::NotInResults { .. } => Some(
                 "give the results file of a run that ran the test, under the id the file uses (`candor tests` lists ids)".into(),
             ),
+            CliError::Confine(error) => Some(error.hint().to_owned()),
+            CliError::Policy(error) => Some(format!(
+                "{} (the policy is read from the merge base; fix it there, or use --policy worktree to judge by the work tree's)",
+                error.hint()
+            )),
+            CliError::RerunWorktreePolicy => Some(
+                "commit the policy change and have it merged, or use `candor triage --policy worktree` to see the local verdict".into(),
+            ),
+            CliError::NoPolicyBase(_) => Some(
+                "name the change's base with --change COMMIT (or fetch the default branch, origin/HEAD, main or master)".into(),
+            ),
             CliError::TestDidNotRun { log, .. } => Some(match log {
                 Some(log) => format!(
                     "check the id (`candor tests` lists them); the runner's log says what it ran: {}",
@@ -298,6 +355,26 @@ impl CliError {
                 None => "check the id (`candor tests` lists them)".into(),
             }),
         }
+    }
+}
+
+/// The next step for a runner that could not run or ran the other side's code.
+fn runner_hint(error: &RunnerError) -> Option<String> {
+    match error {
+        RunnerError::CouldNotRun(not_run) if not_run.unknown_test => Some(format!(
+            "check the id with `candor tests`; this run was not judged or stored (log: {})",
+            not_run.log.display()
+        )),
+        RunnerError::CouldNotRun(not_run) => Some(format!(
+            "this is not a red test: fix what {} said, then run again; this run was not judged or stored (log: {})",
+            not_run.runner,
+            not_run.log.display()
+        )),
+        RunnerError::OtherSide(crossing) => Some(format!(
+            "each side must run its own code (for Python, candor puts the side's source roots first on PYTHONPATH: {}); find what points the run at the other tree (an editable install's .pth file, a conftest.py or an absolute `pythonpath` that edits sys.path, an absolute path dependency) and make it relative to the tree, then run again (docs/compare.md)",
+            crossing.own.display()
+        )),
+        _ => None,
     }
 }
 

@@ -153,13 +153,25 @@ impl Printer {
         causes: &[String],
         hint: Option<&str>,
     ) -> io::Result<()> {
+        // Messages quote test ids and file contents: shown, never obeyed, by the terminal.
+        let shown = crate::quote::visible_lines;
         let color = self.settings.color_stderr;
-        let mut text = format!("{} {message}\n", Style::Red.paint("error:", color));
+        let mut text = format!("{} {}\n", Style::Red.paint("error:", color), shown(message));
         for cause in causes {
-            let _ = writeln!(text, "{} {cause}", Style::Bold.paint("Caused by:", color));
+            let _ = writeln!(
+                text,
+                "{} {}",
+                Style::Bold.paint("Caused by:", color),
+                shown(cause)
+            );
         }
         if let Some(hint) = hint {
-            let _ = writeln!(text, "{} {hint}", Style::Cyan.paint("hint:", color));
+            let _ = writeln!(
+                text,
+                "{} {}",
+                Style::Cyan.paint("hint:", color),
+                shown(hint)
+            );
         }
         self.write_err(&text)
     }
@@ -167,6 +179,16 @@ impl Printer {
     /// `warning: message` on stderr, shown even under `--quiet`.
     pub fn warning(&mut self, message: &str) -> io::Result<()> {
         let label = Style::Yellow.paint("warning:", self.settings.color_stderr);
+        self.write_err(&format!("{label} {message}\n"))
+    }
+
+    /// `note: message` on stderr, for what the reader should know about how a result was
+    /// reached (where the policy came from); left out under `--quiet`.
+    pub fn note(&mut self, message: &str) -> io::Result<()> {
+        if self.settings.quiet {
+            return Ok(());
+        }
+        let label = Style::Cyan.paint("note:", self.settings.color_stderr);
         self.write_err(&format!("{label} {message}\n"))
     }
 
@@ -313,12 +335,12 @@ pub fn render_table(columns: &[Column], rows: &[Vec<Cell>], color: bool) -> Vec<
         .collect()
 }
 
-/// Text from result files may hold escape sequences or newlines; on a terminal those would
-/// move the cursor or break the table, so each control character becomes U+FFFD.
+/// Text from result files may hold escape sequences, newlines or invisible format
+/// characters (a bidi override makes a name read differently than it is); on a terminal
+/// each control character becomes U+FFFD and each format character `\u{XXXX}`
+/// ([`crate::quote::visible`]).
 pub fn terminal_safe(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
-        .collect()
+    crate::quote::visible(text)
 }
 
 /// A timestamp for people: local time to the minute.

@@ -9,7 +9,8 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 
 use super::args::{
-    RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawLedger, RawLint, RawSource, RawTier,
+    RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawLedger, RawLint, RawPolicy, RawSource,
+    RawTier,
 };
 use super::args::{RawFreeze, RawHistory, RawLintDiff, RawLock};
 use crate::ci_env::CiEnv;
@@ -112,6 +113,8 @@ pub enum Command {
     LintSummary(LintSummarySettings),
     /// `candor demo`.
     Demo(DemoSettings),
+    /// `candor report`.
+    Report(Box<ReportSettings>),
     /// `candor lint diff`.
     LintDiff(LintDiffSettings),
     /// `candor lock fixtures` and `candor lock cassettes`.
@@ -161,10 +164,24 @@ pub struct Workspace {
     pub branch: Option<String>,
     /// HEAD's merge base with the default branch.
     pub merge_base: Option<String>,
+    /// The default branch's own name, for the history's evidence about a red test.
+    pub default_branch: Option<DefaultBranch>,
     /// The change reruns count against, or why it could not be found.
     pub change: Result<Change, String>,
     /// What the parsers need to know.
     pub parse: ParseOptions,
+}
+
+/// Where an ingested run's commit came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommitFrom {
+    /// `--commit`.
+    Option,
+    /// The CI service's variables.
+    Ci,
+    /// The repository's HEAD, assumed for want of the others.
+    Head,
 }
 
 /// A change: the commits of a branch since its base. Ledger lines whose sha is one of them
@@ -185,9 +202,29 @@ impl Workspace {
     }
 }
 
+/// `--policy`, decided: where `test`, `triage` and `rerun` read the policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyChoice {
+    /// The merge base's committed policy (the default).
+    Base,
+    /// The work tree's files: an explicit local override.
+    WorkTree,
+}
+
+impl From<RawPolicy> for PolicyChoice {
+    fn from(raw: RawPolicy) -> Self {
+        match raw {
+            RawPolicy::Base => PolicyChoice::Base,
+            RawPolicy::Worktree => PolicyChoice::WorkTree,
+        }
+    }
+}
+
 /// `candor test`, decided.
 #[derive(Debug, Clone)]
 pub struct TestSettings {
+    /// Where the policy is read.
+    pub policy: PolicyChoice,
     /// Appended to the runner's command.
     pub argv: Vec<String>,
     /// The seed, when given.
@@ -262,6 +299,8 @@ pub struct TriageSettings {
     pub workers: Option<u32>,
     /// The runner that wrote the files, when given.
     pub runner: Option<String>,
+    /// Where the policy is read.
+    pub policy: PolicyChoice,
     /// The working copy.
     pub workspace: Workspace,
 }
@@ -271,6 +310,8 @@ pub struct TriageSettings {
 pub struct RerunSettings {
     /// The test.
     pub test_id: String,
+    /// Where the policy is read (`WorkTree` is refused).
+    pub policy: PolicyChoice,
     /// The seed, when given.
     pub seed: Option<u64>,
     /// The working copy.
@@ -313,6 +354,30 @@ pub struct DemoSettings {
 pub struct ReliabilitySettings {
     /// Whether to write the file, and where: `Some(None)` means candor.toml's path.
     pub write: Option<Option<PathBuf>>,
+    /// The branch whose runs count unless `[reliability] branches` says otherwise.
+    pub default_branch: Option<DefaultBranch>,
+}
+
+/// The default branch's own name, as runs record their branch, and where it was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefaultBranch {
+    /// `main`, not `origin/main`.
+    pub name: String,
+    /// `CI_DEFAULT_BRANCH`, `origin/HEAD`, `init.defaultBranch`, …
+    pub found_by: String,
+}
+
+impl DefaultBranch {
+    /// The branches reliability counts under `config`.
+    pub fn selection(
+        default: Option<&DefaultBranch>,
+        config: &crate::policy::Config,
+    ) -> crate::reliability::BranchSelection {
+        crate::reliability::BranchSelection::new(
+            config.reliability.branches.as_deref(),
+            default.map(|d| (d.name.as_str(), d.found_by.as_str())),
+        )
+    }
 }
 
 /// `candor init`, decided.
@@ -343,6 +408,11 @@ pub struct IngestSettings {
     pub run: NewRun,
     /// What the parsers need to know.
     pub parse: ParseOptions,
+    /// Where `run.commit` came from.
+    pub commit_from: Option<CommitFrom>,
+    /// HEAD's commit time, when the commit was taken from HEAD: a file written before it
+    /// is likely the results of an earlier commit.
+    pub head_committed_at: Option<jiff::Timestamp>,
 }
 
 /// `candor tests`, decided.
@@ -352,6 +422,31 @@ pub struct TestsSettings {
     pub failing_only: bool,
     /// Only tests with this tier.
     pub tier: Option<TierFilter>,
+    /// The branch whose runs count unless `[reliability] branches` says otherwise.
+    pub default_branch: Option<DefaultBranch>,
+}
+
+/// `candor report`, decided.
+#[derive(Debug, Clone)]
+pub struct ReportSettings {
+    /// The default branch, whose runs the HTML report counts unless `--branch` names one.
+    pub default_branch: Option<DefaultBranch>,
+    /// Where the HTML report goes.
+    pub html: Option<PathBuf>,
+    /// Print the Markdown comment.
+    pub markdown: bool,
+    /// Print GitHub annotations.
+    pub github_annotations: bool,
+    /// Where the GitLab Code Quality report goes.
+    pub gitlab_codequality: Option<PathBuf>,
+    /// `GITHUB_STEP_SUMMARY`, when set.
+    pub step_summary: Option<PathBuf>,
+    /// `--since`, resolved against today by the command.
+    pub since: Option<crate::report::Since>,
+    /// The HTML report's filter (`since` left for the command).
+    pub scope: crate::report::Scope,
+    /// The red tests to describe (result files, or the latest run).
+    pub triage: TriageSettings,
 }
 
 /// `candor show`, decided.
@@ -361,6 +456,8 @@ pub struct ShowSettings {
     pub test_id: String,
     /// At most this many executions.
     pub limit: usize,
+    /// The branch whose runs count unless `[reliability] branches` says otherwise.
+    pub default_branch: Option<DefaultBranch>,
 }
 
 /// What settings are resolved against: the process's surroundings, passed in so that
@@ -431,11 +528,13 @@ impl Settings {
                         RawTier::Unlisted => TierFilter::Unlisted,
                     }
                 }),
+                default_branch: resolve_default_branch(context, &repo, &mut warnings),
             }),
             RawCommand::Reliability(raw) => Command::Reliability(ReliabilitySettings {
                 write: raw
                     .write
                     .map(|path| path.map(|path| context.cwd.join(path))),
+                default_branch: resolve_default_branch(context, &repo, &mut warnings),
             }),
             RawCommand::Init(raw) => Command::Init(InitSettings {
                 print: raw.print,
@@ -444,8 +543,10 @@ impl Settings {
             RawCommand::Show(raw) => Command::Show(ShowSettings {
                 test_id: raw.test,
                 limit: raw.limit as usize,
+                default_branch: resolve_default_branch(context, &repo, &mut warnings),
             }),
             RawCommand::Test(raw) => Command::Test(Box::new(TestSettings {
+                policy: raw.policy.into(),
                 argv: raw.argv,
                 seed: raw.seed,
                 workspace: resolve_workspace(context, &repo, &mut warnings, None),
@@ -454,10 +555,12 @@ impl Settings {
                 files: raw.files.iter().map(|f| context.cwd.join(f)).collect(),
                 workers: raw.workers,
                 runner: raw.runner,
+                policy: raw.policy.into(),
                 workspace: resolve_workspace(context, &repo, &mut warnings, None),
             })),
             RawCommand::Rerun(raw) => Command::Rerun(Box::new(RerunSettings {
                 test_id: raw.test,
+                policy: raw.policy.into(),
                 seed: raw.seed,
                 workspace: resolve_workspace(context, &repo, &mut warnings, raw.change),
             })),
@@ -517,6 +620,31 @@ impl Settings {
                 file: context.cwd.join(raw.file),
             }),
             RawCommand::Demo(raw) => Command::Demo(DemoSettings { keep: raw.keep }),
+            RawCommand::Report(raw) => Command::Report(Box::new(ReportSettings {
+                html: raw.html.map(|path| context.cwd.join(path)),
+                markdown: raw.markdown,
+                github_annotations: raw.github_annotations,
+                gitlab_codequality: raw.gitlab_codequality.map(|path| context.cwd.join(path)),
+                step_summary: context.var(EnvVars::GITHUB_STEP_SUMMARY).map(PathBuf::from),
+                default_branch: resolve_default_branch(context, &repo, &mut warnings),
+                since: raw.since,
+                scope: crate::report::Scope {
+                    since: None,
+                    branch: raw.branch,
+                    // Set by the command once it has read the counted branches.
+                    counted: None,
+                    tests: raw.tests,
+                    top: raw.top as usize,
+                    heatmap_runs: raw.heatmap_runs as usize,
+                },
+                triage: TriageSettings {
+                    files: raw.files.iter().map(|f| context.cwd.join(f)).collect(),
+                    workers: None,
+                    runner: None,
+                    policy: PolicyChoice::Base,
+                    workspace: resolve_workspace(context, &repo, &mut warnings, None),
+                },
+            })),
             RawCommand::Lint(RawLint::Diff(raw)) => {
                 Command::LintDiff(resolve_lint_diff(raw, &repo, &mut warnings))
             }
@@ -647,6 +775,7 @@ fn resolve_workspace(
         (None, None) => Ok(Change::default()),
     };
     let commit = head.or_else(|| ci.commit.clone());
+    let default_branch = resolve_default_branch(context, repo, warnings);
     // Outside a repository the current directory is the root, as for candor.toml: frames
     // under it are the project's own.
     let repo_root = repo.root(warnings).unwrap_or_else(|| context.cwd.clone());
@@ -655,11 +784,38 @@ fn resolve_workspace(
         commit,
         branch,
         merge_base,
+        default_branch,
         change,
         parse: ParseOptions {
             repo_root: Some(repo_root.to_string_lossy().into_owned()),
+            ..ParseOptions::default()
         },
     }
+}
+
+/// The default branch's own name: the CI service's variable when it has one, else git's
+/// (`origin/HEAD`, `init.defaultBranch`, a local `main` or `master`).
+fn resolve_default_branch(
+    context: &Context<'_>,
+    repo: &Repo,
+    warnings: &mut Vec<String>,
+) -> Option<DefaultBranch> {
+    let ci = CiEnv::detect(|name| context.var(name));
+    if let Some(name) = ci.default_branch {
+        let found_by = match ci.provider {
+            Some(crate::ci_env::Provider::Buildkite) => EnvVars::BUILDKITE_PIPELINE_DEFAULT_BRANCH,
+            _ => EnvVars::CI_DEFAULT_BRANCH,
+        };
+        return Some(DefaultBranch {
+            name,
+            found_by: found_by.to_owned(),
+        });
+    }
+    repo.ask(warnings, "the default branch", Git::default_branch_name)
+        .map(|(name, how)| DefaultBranch {
+            name,
+            found_by: how.to_owned(),
+        })
 }
 
 /// The change after `base` up to `head`, `head` included.
@@ -701,7 +857,21 @@ fn resolve_ingest(
         head.get_or_init(|| repo.ask(warnings, "the commit", Git::head_sha))
             .clone()
     };
+    let commit_from = if raw.commit.is_some() {
+        Some(CommitFrom::Option)
+    } else if ci.commit.is_some() {
+        Some(CommitFrom::Ci)
+    } else {
+        head_sha(warnings).map(|_| CommitFrom::Head)
+    };
     let commit = raw.commit.or(ci.commit).or_else(|| head_sha(warnings));
+    let head_committed_at = (commit_from == Some(CommitFrom::Head))
+        .then(|| {
+            repo.ask(warnings, "HEAD's commit time", |git| {
+                git.commit_time("HEAD")
+            })
+        })
+        .flatten();
     // The checked-out branch says nothing about a commit given explicitly that is not HEAD.
     let commit_is_head = commit
         .as_deref()
@@ -752,7 +922,10 @@ fn resolve_ingest(
         },
         parse: ParseOptions {
             repo_root: repo_root.map(|root| root.to_string_lossy().into_owned()),
+            test_binary: raw.binary.or(raw.crate_name),
         },
+        commit_from,
+        head_committed_at,
     }
 }
 

@@ -70,8 +70,15 @@ pub fn render(ticket: &Ticket<'_>) -> String {
         let _ = writeln!(
             out,
             "Caution: the branch failed more often than the merge base in these runs, though \
-             not enough to call it at this alpha. Rerun `candor compare` with more `--runs` \
-             before filing this if the difference matters."
+             not enough to call it at this alpha. Rerun `{}` before filing this if the \
+             difference matters.",
+            crate::quote::shell_command(&[
+                "candor",
+                "compare",
+                ticket.test,
+                "--runs",
+                &crate::policy::config::CompareConfig::MAX_RUNS.to_string(),
+            ])
         );
     }
     let _ = writeln!(out);

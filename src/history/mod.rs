@@ -8,6 +8,7 @@ mod packed;
 pub mod pg;
 pub mod sqlite;
 
+use std::collections::HashSet;
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -48,6 +49,16 @@ impl Location {
                 reason: e.reason,
             }
         })
+    }
+
+    /// Whether there is a history to read: the file exists, or a server is named (a
+    /// PostgreSQL history is read whenever one is chosen; an unreachable server is an
+    /// error, not an empty history).
+    pub fn exists(&self) -> bool {
+        match self {
+            Location::Sqlite(path) => path.exists(),
+            Location::Postgres(_) => true,
+        }
     }
 
     /// What messages call it: the file, or the server's address without its password.
@@ -368,7 +379,17 @@ pub trait HistoryStore {
     ) -> Result<Box<dyn IngestSession + 'a>, HistoryError>;
     /// One summary per test, sorted by id; with `failing_only`, tests whose latest
     /// execution that ran (skips are not runs) was red.
-    fn tests(&self, failing_only: bool) -> Result<Vec<TestSummary>, HistoryError>;
+    fn tests(&self, failing_only: bool) -> Result<Vec<TestSummary>, HistoryError> {
+        self.tests_in(failing_only, None)
+    }
+    /// [`HistoryStore::tests`] over the runs whose ids are in `runs` only (`None`: every
+    /// run); a test with no execution in those runs is not listed. Reliability counts the
+    /// default branch's runs this way (`crate::reliability::BranchSelection`).
+    fn tests_in(
+        &self,
+        failing_only: bool,
+        runs: Option<&HashSet<i64>>,
+    ) -> Result<Vec<TestSummary>, HistoryError>;
     /// A test's executions, newest first (by the run's `started_at`, then run id), at most
     /// `limit`.
     fn executions(&self, test_id: &str, limit: usize)
@@ -377,6 +398,16 @@ pub trait HistoryStore {
     fn runs(&self, limit: usize) -> Result<Vec<RunRecord>, HistoryError>;
     /// One run, if it exists.
     fn run(&self, run_id: i64) -> Result<Option<RunRecord>, HistoryError>;
+    /// Seconds the executions of one run that failed at least once took, summed (what
+    /// `candor report` calls time lost to failures). A store may answer it without reading
+    /// the failures' details; the default reads them.
+    fn red_seconds(&self, run_id: i64) -> Result<f64, HistoryError> {
+        Ok(self
+            .run_failures(run_id)?
+            .iter()
+            .filter_map(|stored| stored.execution.duration)
+            .sum())
+    }
     /// The executions of one run that failed at least once (fail, error, flaky-pass),
     /// sorted by test id: what triage looks at after an ingest.
     fn run_failures(&self, run_id: i64) -> Result<Vec<StoredExecution>, HistoryError>;
@@ -386,5 +417,15 @@ pub trait HistoryStore {
     /// first in run order, handed to `visit` one test at a time in test-id order so that
     /// memory need not hold every window at once, let alone the history. Tests with no
     /// execution that ran are not visited.
-    fn windows(&self, size: usize, visit: &mut dyn FnMut(TestWindow)) -> Result<(), HistoryError>;
+    fn windows(&self, size: usize, visit: &mut dyn FnMut(TestWindow)) -> Result<(), HistoryError> {
+        self.windows_in(size, None, visit)
+    }
+    /// [`HistoryStore::windows`] over the runs whose ids are in `runs` only (`None`: every
+    /// run): each window is the test's last `size` executions that ran in those runs.
+    fn windows_in(
+        &self,
+        size: usize,
+        runs: Option<&HashSet<i64>>,
+        visit: &mut dyn FnMut(TestWindow),
+    ) -> Result<(), HistoryError>;
 }

@@ -6,7 +6,7 @@
 mod ingest;
 mod migrate;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -264,17 +264,26 @@ impl SqliteStore {
         Transaction::new_unchecked(&self.conn, TransactionBehavior::Deferred)
     }
 
-    fn query_tests(&self, failing_only: bool) -> rusqlite::Result<Vec<TestSummary>> {
+    fn query_tests(
+        &self,
+        failing_only: bool,
+        only: Option<&HashSet<i64>>,
+    ) -> rusqlite::Result<Vec<TestSummary>> {
         let snapshot = self.snapshot()?;
         let mut summaries = Vec::new();
         {
             let mut tallies: Vec<Tally> = Vec::new();
             let mut scan = snapshot.prepare(
-                "SELECT block, run_started_at, outcomes FROM outcome_blocks
+                "SELECT block, run_started_at, outcomes, run_id FROM outcome_blocks
                  ORDER BY block, run_started_at, run_id",
             )?;
             let mut rows = scan.query([])?;
             while let Some(row) = rows.next()? {
+                if let Some(only) = only
+                    && !only.contains(&row.get::<_, i64>(3)?)
+                {
+                    continue;
+                }
                 let block: i64 = row.get(0)?;
                 let started_at: i64 = row.get(1)?;
                 let outcomes = row.get_ref(2)?.as_blob()?;
@@ -397,6 +406,24 @@ impl SqliteStore {
             .optional()
     }
 
+    /// The run's blocks' entries only: a duration needs no details, names or frames.
+    fn query_red_seconds(&self, run_id: i64) -> rusqlite::Result<f64> {
+        let snapshot = self.snapshot()?;
+        let mut blocks =
+            snapshot.prepare("SELECT entries FROM execution_blocks WHERE run_id = ?1")?;
+        let mut rows = blocks.query([run_id])?;
+        let mut seconds = 0.0;
+        while let Some(row) = rows.next()? {
+            let mut entries = Entries::new(row.get_ref(0)?.as_blob()?).map_err(corrupt)?;
+            while let Some((_, narrow, _)) = entries.next_entry().map_err(corrupt)? {
+                if narrow.outcome.failed_at_least_once() {
+                    seconds += narrow.duration.unwrap_or(0.0);
+                }
+            }
+        }
+        Ok(seconds)
+    }
+
     fn query_run_executions(
         &self,
         run_id: i64,
@@ -470,13 +497,19 @@ impl SqliteStore {
     fn query_windows(
         &self,
         size: usize,
+        only: Option<&HashSet<i64>>,
         visit: &mut dyn FnMut(TestWindow),
     ) -> rusqlite::Result<()> {
         let snapshot = self.snapshot()?;
         if size > 0 {
-            let runs: i64 =
-                snapshot.query_row("SELECT count(*) FROM runs", [], |row| row.get(0))?;
-            let depth = size.min(usize::try_from(runs).unwrap_or(usize::MAX)).max(1);
+            let runs = if let Some(only) = only {
+                only.len()
+            } else {
+                let runs: i64 =
+                    snapshot.query_row("SELECT count(*) FROM runs", [], |row| row.get(0))?;
+                usize::try_from(runs).unwrap_or(usize::MAX)
+            };
+            let depth = size.min(runs).max(1);
             let per_pass = (self.tuning.window_entries_per_pass / depth).max(1);
             let mut names = names_in_order(&snapshot)?.into_iter();
             let mut scan = snapshot.prepare(
@@ -495,7 +528,7 @@ impl SqliteStore {
                 if pass.tests.is_empty() {
                     break;
                 }
-                pass.gather(&mut scan, size)?;
+                pass.gather(&mut scan, size, only)?;
                 pass.hand_over(visit)?;
             }
         }
@@ -532,7 +565,12 @@ impl WindowPass {
         self.run_index.clear();
     }
 
-    fn gather(&mut self, scan: &mut Statement<'_>, size: usize) -> rusqlite::Result<()> {
+    fn gather(
+        &mut self,
+        scan: &mut Statement<'_>,
+        size: usize,
+        only: Option<&HashSet<i64>>,
+    ) -> rusqlite::Result<()> {
         let wanted = size.min(self.depth);
         self.lengths.clear();
         self.lengths.resize(self.tests.len(), 0);
@@ -557,6 +595,11 @@ impl WindowPass {
             let mut rows = scan.query([block])?;
             while !open.is_empty() {
                 let Some(row) = rows.next()? else { break };
+                if let Some(only) = only
+                    && !only.contains(&row.get::<_, i64>(0)?)
+                {
+                    continue;
+                }
                 let outcomes = row.get_ref(2)?.as_blob()?;
                 let mut run = None;
                 let mut at = 0;
@@ -911,8 +954,13 @@ impl HistoryStore for SqliteStore {
         Ok(Box::new(session))
     }
 
-    fn tests(&self, failing_only: bool) -> Result<Vec<TestSummary>, HistoryError> {
-        self.query_tests(failing_only).map_err(|e| self.error(e))
+    fn tests_in(
+        &self,
+        failing_only: bool,
+        runs: Option<&HashSet<i64>>,
+    ) -> Result<Vec<TestSummary>, HistoryError> {
+        self.query_tests(failing_only, runs)
+            .map_err(|e| self.error(e))
     }
 
     fn executions(
@@ -942,8 +990,18 @@ impl HistoryStore for SqliteStore {
             .map_err(|e| self.error(e))
     }
 
-    fn windows(&self, size: usize, visit: &mut dyn FnMut(TestWindow)) -> Result<(), HistoryError> {
-        self.query_windows(size, visit).map_err(|e| self.error(e))
+    fn red_seconds(&self, run_id: i64) -> Result<f64, HistoryError> {
+        self.query_red_seconds(run_id).map_err(|e| self.error(e))
+    }
+
+    fn windows_in(
+        &self,
+        size: usize,
+        runs: Option<&HashSet<i64>>,
+        visit: &mut dyn FnMut(TestWindow),
+    ) -> Result<(), HistoryError> {
+        self.query_windows(size, runs, visit)
+            .map_err(|e| self.error(e))
     }
 }
 

@@ -15,6 +15,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 
 use super::fingerprint::{Fingerprint, FingerprintConditions, MessagePattern};
+use crate::reliability::BranchPattern;
 use crate::runner::{RunnerConfig, RunnerKind};
 use crate::stats::tiers::{Tier, TierPolicy};
 
@@ -91,6 +92,8 @@ pub struct ReliabilityConfig {
     pub file: PathBuf,
     /// The tier machine's policy.
     pub tiers: TierPolicy,
+    /// `branches`: the branches whose runs count; `None` means the default branch.
+    pub branches: Option<Vec<BranchPattern>>,
 }
 
 /// `[rerun]`, resolved: how often a known flake may be rerun, and how long a fingerprint
@@ -248,6 +251,7 @@ struct RawReliability {
     promote_after_window: Option<bool>,
     default_tier: Option<Spanned<String>>,
     min_runs: Option<Spanned<i64>>,
+    branches: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -394,10 +398,14 @@ fn resolve_reliability(
 ) -> Result<ReliabilityConfig, ConfigError> {
     let mut tiers = TierPolicy::default();
     let mut file = PathBuf::from(".ci/test-reliability.yaml");
+    let mut branches = None;
     if let Some(reliability) = raw {
         let reliability = reliability.into_inner();
+        if let Some(value) = reliability.branches {
+            branches = Some(branch_patterns(source, &value)?);
+        }
         if let Some(value) = reliability.file {
-            file = non_empty_path(source, "reliability.file", value)?;
+            file = repository_path(source, "reliability.file", &value)?;
         }
         if let Some(value) = reliability.window_runs {
             tiers.window_runs = positive(source, "reliability.window_runs", &value)?;
@@ -441,7 +449,42 @@ fn resolve_reliability(
             ),
         ));
     }
-    Ok(ReliabilityConfig { file, tiers })
+    Ok(ReliabilityConfig {
+        file,
+        tiers,
+        branches,
+    })
+}
+
+/// `reliability.branches`: at least one name or glob, each one valid.
+fn branch_patterns(
+    source: Source<'_>,
+    value: &Spanned<Vec<String>>,
+) -> Result<Vec<BranchPattern>, ConfigError> {
+    if value.get_ref().is_empty() {
+        return Err(source.error(
+            Some(value.span()),
+            "`reliability.branches` is empty: no run would count and every tier would go stale; name at least one branch (\"main\") or remove the key to count the default branch".to_owned(),
+        ));
+    }
+    value
+        .get_ref()
+        .iter()
+        .map(|text| {
+            if text.trim().is_empty() {
+                return Err(source.error(
+                    Some(value.span()),
+                    "`reliability.branches` holds an empty name".to_owned(),
+                ));
+            }
+            BranchPattern::new(text).map_err(|error| {
+                source.error(
+                    Some(value.span()),
+                    format!("`reliability.branches` entry {text:?} is not a valid glob: {error}"),
+                )
+            })
+        })
+        .collect()
 }
 
 fn resolve_rerun(source: Source<'_>, raw: Option<RawRerun>) -> Result<RerunConfig, ConfigError> {
@@ -450,7 +493,7 @@ fn resolve_rerun(source: Source<'_>, raw: Option<RawRerun>) -> Result<RerunConfi
         return Ok(rerun);
     };
     if let Some(value) = raw.ledger {
-        rerun.ledger = non_empty_path(source, "rerun.ledger", value)?;
+        rerun.ledger = repository_path(source, "rerun.ledger", &value)?;
     }
     let numbers = [
         (
@@ -532,21 +575,7 @@ fn resolve_compare(
         compare.min_increase = increase;
     }
     if let Some(value) = raw.tickets {
-        let span = value.span();
-        let path = non_empty_path(source, "compare.tickets", value)?;
-        let escapes = path.is_absolute()
-            || path
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir));
-        if escapes {
-            return Err(source.error(
-                Some(span),
-                format!(
-                    "`compare.tickets` is {}: it must be a folder inside the repository, relative to its root",
-                    path.display()
-                ),
-            ));
-        }
+        let path = repository_path(source, "compare.tickets", &value)?;
         compare.tickets = path;
     }
     Ok(compare)
@@ -832,17 +861,6 @@ fn toml_date(
         i8::try_from(date.day).map_err(|_| refuse("out of range"))?,
     )
     .map_err(|_| refuse("not a calendar date"))
-}
-
-fn non_empty_path(
-    source: Source<'_>,
-    key: &str,
-    value: Spanned<String>,
-) -> Result<PathBuf, ConfigError> {
-    if value.get_ref().trim().is_empty() {
-        return Err(source.error(Some(value.span()), format!("`{key}` is empty")));
-    }
-    Ok(PathBuf::from(value.into_inner()))
 }
 
 fn positive<T: TryFrom<i64> + PartialOrd + From<u8>>(
@@ -1474,6 +1492,27 @@ mod tests {
         assert_eq!(parse("").unwrap().rerun, RerunConfig::default());
     }
 
+    /// Issue 12 item 5: `[reliability] branches` takes names and globs; an empty list or
+    /// a broken glob is refused with its line.
+    #[test]
+    fn reliability_branches_are_checked() {
+        assert!(parse("").unwrap().reliability.branches.is_none());
+        let config = parse("[reliability]\nbranches = [\"main\", \"release/*\"]\n").unwrap();
+        let branches = config.reliability.branches.expect("branches");
+        assert!(branches[1].matches("release/2.0") && !branches[1].matches("main"));
+        let empty = parse("[reliability]\nbranches = []\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            empty.contains("candor.toml:2:") && empty.contains("is empty"),
+            "{empty}"
+        );
+        let broken = parse("[reliability]\nbranches = [\"release/[\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(broken.contains("is not a valid glob"), "{broken}");
+    }
+
     /// The default file's commented `[[fingerprint]]` example, uncommented.
     fn example_fingerprint() -> String {
         let start = DEFAULT_CONFIG
@@ -1641,15 +1680,49 @@ mod tests {
             ),
             (
                 "[compare]\ntickets = \"../elsewhere\"\n",
-                "candor.toml:2:11: `compare.tickets` is ../elsewhere",
+                "candor.toml:2:11: `compare.tickets` is \"../elsewhere\": it must be a path inside",
             ),
             (
                 "[compare]\ntickets = \"/tmp/t\"\n",
-                "`compare.tickets` is /tmp/t: it must be a folder inside",
+                "`compare.tickets` is \"/tmp/t\": it must be a path inside",
             ),
         ] {
             let error = parse(text).unwrap_err().to_string();
             assert!(error.contains(expected), "{text:?}: {error}");
+        }
+    }
+
+    /// #14 item 8: every configured path is relative, without `..`; the error names the
+    /// key and the file's line.
+    #[test]
+    fn every_configured_path_stays_inside_the_repository() {
+        for (section, key) in [
+            ("reliability", "file"),
+            ("rerun", "ledger"),
+            ("compare", "tickets"),
+            ("lane", "fixtures"),
+            ("lane", "lockfile"),
+            ("lane", "cassettes"),
+            ("lane", "cassette_lock"),
+            ("lane", "oracle"),
+        ] {
+            for bad in [
+                "../outside.tsv",
+                "/tmp/outside.tsv",
+                "a/../../outside",
+                "",
+                "./",
+            ] {
+                let text = format!("# policy\n[{section}]\n{key} = {bad:?}\n");
+                let error = parse(&text).expect_err(&text).to_string();
+                assert!(
+                    error.starts_with("candor.toml:3:")
+                        && error.contains(&format!("`{section}.{key}`")),
+                    "{text:?}: {error}"
+                );
+            }
+            let fine = format!("[{section}]\n{key} = \"ci/inside.txt\"\n");
+            assert!(parse(&fine).is_ok(), "{fine}");
         }
     }
 

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod fingerprint;
+pub mod source;
 
 pub use config::{Ban, Freeze, LaneConfig, LinePattern, PathGlob, Preset};
 pub use config::{Config, ConfigError, ReliabilityConfig, RerunConfig, TriageConfig};
@@ -11,3 +12,4 @@ pub use fingerprint::{
     ConditionMismatch, Fingerprint, FingerprintConditions, FingerprintMatch, MessagePattern,
     Mismatch, RunConditions, find_match,
 };
+pub use source::{Policy, PolicyError, PolicySource};

@@ -4,9 +4,10 @@
 //! The verdict of a tier is made in `stats::tiers::next_state`; this module only feeds it
 //! and keeps the file's human fields.
 
+pub mod branches;
 pub mod file;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write as _;
 use std::path::Path;
 
@@ -18,6 +19,7 @@ use serde::Serialize;
 use crate::history::{HistoryError, HistoryStore};
 use crate::stats::tiers::{Change, Tier, TierPolicy, TierState, next_state};
 use crate::stats::window::{WindowEntry, WindowStats, summarize};
+pub use branches::{BranchPattern, BranchSelection, Counted};
 pub use file::{FileError, ReliabilityFile, TestEntry};
 
 /// One test's evaluation, for people and machines reading the command's output.
@@ -104,11 +106,26 @@ pub fn evaluate<'w, E>(
     Ok(evaluator.finish())
 }
 
-/// Evaluates every test in `store` against the previous file.
+/// Evaluates every test in `store` against the previous file, counting every run.
 pub fn evaluate_history(
     store: &dyn HistoryStore,
     previous: &ReliabilityFile,
     policy: &TierPolicy,
+) -> Result<Evaluation, HistoryError> {
+    evaluate_history_in(store, previous, policy, None)
+}
+
+/// [`evaluate_history`] counting only the runs whose ids are in `runs` (`None`: every
+/// run), as [`BranchSelection::split`] gives them.
+#[expect(
+    clippy::implicit_hasher,
+    reason = "the store's trait takes the std set, as `BranchSelection::split` makes it"
+)]
+pub fn evaluate_history_in(
+    store: &dyn HistoryStore,
+    previous: &ReliabilityFile,
+    policy: &TierPolicy,
+    runs: Option<&HashSet<i64>>,
 ) -> Result<Evaluation, HistoryError> {
     // Commits are per run and runs are few next to executions: read them once and let
     // every window borrow them.
@@ -119,7 +136,7 @@ pub fn evaluate_history(
         .collect();
     let mut evaluator = Evaluator::new(previous, policy);
     let mut window: Vec<WindowEntry<'_>> = Vec::with_capacity(policy.window_runs);
-    store.windows(policy.window_runs, &mut |test| {
+    store.windows_in(policy.window_runs, runs, &mut |test| {
         window.clear();
         // The store gives newest first; the machine reads oldest first.
         window.extend(test.entries.iter().rev().map(|entry| WindowEntry {

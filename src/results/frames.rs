@@ -1258,6 +1258,7 @@ mod tests {
     fn options(root: Option<&str>) -> ParseOptions {
         ParseOptions {
             repo_root: root.map(str::to_owned),
+            ..ParseOptions::default()
         }
     }
 

@@ -6,9 +6,12 @@
 //! - One JSON object per line. Lines that are not JSON (test output that escaped capture,
 //!   `git init` messages) and JSON lines that are not libtest events (tracing's JSON logs:
 //!   no string `type`) are skipped; several suites follow each other in one stream.
-//! - Test ids are `ids::cargo(None, name)`: nextest's `binary-id$test` becomes
-//!   `binary-id::test`. Plain `cargo test` does not name the test binary, so one test path
-//!   present in two binaries gets one id. nextest's retry suffix (`…$test#3`, the number
+//! - Test ids are `ids::cargo(binary, name)`: nextest's `binary-id$test` becomes
+//!   `binary-id::test`. Plain `cargo test` does not name the test binary: the caller's
+//!   `ParseOptions::test_binary` (`candor ingest --binary`/`--crate`) prefixes every name
+//!   that carries none except doc tests, and is refused (`ParseError::Ambiguous`) for a
+//!   second suite with such tests; without it, one test path present in two binaries
+//!   gets one id. nextest's retry suffix (`…$test#3`, the number
 //!   of attempts) and stress marker (`binary-id@stress-4$test`) are not part of the id:
 //!   the attempts are counted, and an `ok` after retries is a flaky pass (without a
 //!   failure: libtest-json carries no output for the failed attempts).
@@ -90,6 +93,9 @@ pub fn parse<R: BufRead>(
         broken: LineTally::default(),
         unfinished: 0,
         nextest: false,
+        line: 0,
+        suite: 0,
+        bound_suite: None,
     };
     let mut buffer = Vec::new();
     let mut line_number = 0u64;
@@ -99,6 +105,7 @@ pub fn parse<R: BufRead>(
             break;
         }
         line_number += 1;
+        stream.line = line_number;
         let line = String::from_utf8_lossy(&buffer);
         let line = line.trim();
         if !line.starts_with('{') {
@@ -140,6 +147,12 @@ struct Stream<'o> {
     broken: LineTally,
     unfinished: u64,
     nextest: bool,
+    /// The line being read.
+    line: u64,
+    /// How many suites (test binaries) have started.
+    suite: u64,
+    /// The suite whose tests took `options.test_binary`, once one did.
+    bound_suite: Option<u64>,
 }
 
 impl Stream<'_> {
@@ -157,7 +170,11 @@ impl Stream<'_> {
             self.nextest = true;
         }
         match (kind, action, name) {
-            ("suite", "started", _) => self.close_unfinished(Unfinished::BinaryStopped, sink),
+            ("suite", "started", _) => {
+                self.close_unfinished(Unfinished::BinaryStopped, sink)?;
+                self.suite += 1;
+                Ok(())
+            }
             ("suite", "ok" | "failed", _) => self.close_unfinished(Unfinished::SuiteEnded, sink),
             ("test", "started", Some(name)) => {
                 self.started.insert(name.to_owned(), self.next_start);
@@ -165,7 +182,7 @@ impl Stream<'_> {
                 Ok(())
             }
             ("test", "ok", Some(name)) => {
-                let mut execution = self.execution(name, Outcome::Pass, event);
+                let mut execution = self.execution(name, Outcome::Pass, event)?;
                 execution.stdout = text_field(event, "stdout").map(cap_text);
                 self.emit(execution, sink)
             }
@@ -178,7 +195,7 @@ impl Stream<'_> {
                 } else {
                     Outcome::Fail
                 };
-                let mut execution = self.execution(name, outcome, event);
+                let mut execution = self.execution(name, outcome, event)?;
                 let text = [text_field(event, "stdout"), text_field(event, "stderr")]
                     .into_iter()
                     .flatten()
@@ -200,19 +217,19 @@ impl Stream<'_> {
                 self.emit(execution, sink)
             }
             ("test", "ignored", Some(name)) => {
-                let mut execution = self.execution(name, Outcome::Skip, event);
+                let mut execution = self.execution(name, Outcome::Skip, event)?;
                 execution.skip_message =
                     text_field(event, "message").or_else(|| text_field(event, "reason"));
                 self.emit(execution, sink)
             }
             ("test", "allowed_fail", Some(name)) => {
-                let mut execution = self.execution(name, Outcome::Skip, event);
+                let mut execution = self.execution(name, Outcome::Skip, event)?;
                 execution.skip_message =
                     Some("failed, but #[allow_fail] let the failure pass".to_owned());
                 self.emit(execution, sink)
             }
             ("bench", _, Some(name)) => {
-                let mut execution = Execution::new(test_id(name), Outcome::Pass);
+                let mut execution = Execution::new(self.test_id(name)?, Outcome::Pass);
                 execution.duration = event
                     .get("median")
                     .and_then(Value::as_f64)
@@ -225,7 +242,12 @@ impl Stream<'_> {
         }
     }
 
-    fn execution(&mut self, name: &str, outcome: Outcome, event: &Value) -> Execution {
+    fn execution(
+        &mut self,
+        name: &str,
+        outcome: Outcome,
+        event: &Value,
+    ) -> Result<Execution, ParseError> {
         let (name, attempts) = split_retries(name);
         self.started.remove(name);
         let outcome = match outcome {
@@ -234,13 +256,43 @@ impl Stream<'_> {
             Outcome::Pass if attempts > 1 => Outcome::FlakyPass,
             other => other,
         };
-        let mut execution = Execution::new(test_id(name), outcome);
+        let mut execution = Execution::new(self.test_id(name)?, outcome);
         execution.attempts = attempts;
         execution.duration = event
             .get("exec_time")
             .or_else(|| event.get("duration"))
             .and_then(seconds);
-        execution
+        Ok(execution)
+    }
+
+    /// The id of the test `name`, in the binary the options name when the name does not
+    /// carry one. Doc tests (`src/lib.rs - f (line 4)`) run in no test binary nextest
+    /// knows and keep their names. One binary cannot be right for two suites: the second
+    /// suite with tests that would take it is refused.
+    fn test_id(&mut self, name: &str) -> Result<String, ParseError> {
+        let binary = self
+            .options
+            .test_binary
+            .as_deref()
+            .filter(|_| !name.contains('$') && !is_doctest(name) && !name.trim().is_empty());
+        if binary.is_some() {
+            match self.bound_suite {
+                None => self.bound_suite = Some(self.suite),
+                Some(suite) if suite != self.suite => {
+                    return Err(ParseError::Ambiguous {
+                        position: crate::results::Position::LineColumn {
+                            line: self.line,
+                            column: 1,
+                        },
+                        message: format!(
+                            "a second test binary's tests start here, and libtest JSON does not say which binary either is, so one --binary cannot name both (test `{name}`)"
+                        ),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(test_id(name, binary))
     }
 
     fn emit(&mut self, execution: Execution, sink: &mut Sink<'_>) -> Result<(), ParseError> {
@@ -255,7 +307,7 @@ impl Stream<'_> {
         let mut names: Vec<(String, u64)> = self.started.drain().collect();
         names.sort_by_key(|(_, order)| *order);
         for (name, _) in names {
-            let mut execution = Execution::new(test_id(&name), Outcome::Error);
+            let mut execution = Execution::new(self.test_id(&name)?, Outcome::Error);
             execution.failure = Some(build_failure(
                 None,
                 Some(why.message().to_owned()),
@@ -314,11 +366,16 @@ static STRESS_MARKER: LazyLock<Regex> =
 /// `tests/data/fuzz-regressions/libtest-started-with-empty-name.jsonl`).
 const UNNAMED: &str = "(unnamed)";
 
-fn test_id(name: &str) -> String {
+fn test_id(name: &str, binary: Option<&str>) -> String {
     if name.trim().is_empty() {
         return UNNAMED.to_owned();
     }
-    ids::cargo(None, &STRESS_MARKER.replace(name, "$"))
+    ids::cargo(binary, &STRESS_MARKER.replace(name, "$"))
+}
+
+/// A doc test's name: `src/lib.rs - module::f (line 4)`.
+fn is_doctest(name: &str) -> bool {
+    name.ends_with(')') && name.contains(" - ") && name.contains(" (line ")
 }
 
 fn text_field(event: &Value, key: &str) -> Option<String> {
@@ -397,6 +454,75 @@ fn repair_name(line: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ids_in(stream: &str, binary: Option<&str>) -> Result<Vec<String>, ParseError> {
+        let options = ParseOptions {
+            test_binary: binary.map(str::to_owned),
+            ..ParseOptions::default()
+        };
+        let (executions, _) = crate::results::parse_all(stream.as_bytes(), &options)?;
+        Ok(executions.into_iter().map(|e| e.test_id).collect())
+    }
+
+    /// Issue #12 item 1: `cargo test`'s JSON names no binary; given one, its tests get
+    /// the ids nextest gives them.
+    #[test]
+    fn a_named_binary_prefixes_its_tests_but_not_doc_tests_or_named_ones() {
+        let stream = [
+            r#"{ "type": "suite", "event": "started", "test_count": 2 }"#,
+            r#"{ "type": "test", "event": "ok", "name": "tests::adds" }"#,
+            r#"{ "type": "test", "event": "ok", "name": "other$tests::x" }"#,
+            r#"{ "type": "suite", "event": "ok", "passed": 2 }"#,
+            r#"{ "type": "suite", "event": "started", "test_count": 0 }"#,
+            r#"{ "type": "suite", "event": "ok", "passed": 0 }"#,
+            r#"{ "type": "suite", "event": "started", "test_count": 1 }"#,
+            r#"{ "type": "test", "event": "ok", "name": "src/lib.rs - add (line 3)" }"#,
+            r#"{ "type": "suite", "event": "ok", "passed": 1 }"#,
+        ]
+        .join("\n");
+        assert_eq!(
+            ids_in(&stream, Some("my-crate")).unwrap(),
+            [
+                "my-crate::tests::adds",
+                "other::tests::x",
+                "src/lib.rs - add (line 3)"
+            ]
+        );
+        assert_eq!(
+            ids_in(&stream, None).unwrap(),
+            [
+                "tests::adds",
+                "other::tests::x",
+                "src/lib.rs - add (line 3)"
+            ]
+        );
+    }
+
+    #[test]
+    fn one_binary_is_refused_for_two_suites_of_tests() {
+        let stream = [
+            r#"{ "type": "suite", "event": "started", "test_count": 1 }"#,
+            r#"{ "type": "test", "event": "ok", "name": "tests::adds" }"#,
+            r#"{ "type": "suite", "event": "ok", "passed": 1 }"#,
+            r#"{ "type": "suite", "event": "started", "test_count": 1 }"#,
+            r#"{ "type": "test", "event": "started", "name": "integration_works" }"#,
+            r#"{ "type": "test", "event": "ok", "name": "integration_works" }"#,
+        ]
+        .join("\n");
+        let error = ids_in(&stream, Some("my-crate")).unwrap_err();
+        assert!(matches!(error, ParseError::Ambiguous { .. }), "{error:?}");
+        assert_eq!(
+            error.position(),
+            Some(crate::results::Position::LineColumn { line: 6, column: 1 })
+        );
+        assert!(ids_in(&stream, None).is_ok());
+        // JUnit names its own classes: a binary for it is refused, not ignored.
+        let junit = "<testsuite><testcase classname=\"a\" name=\"b\"/></testsuite>";
+        assert!(matches!(
+            ids_in(junit, Some("my-crate")),
+            Err(ParseError::Ambiguous { .. })
+        ));
+    }
     use crate::results::Frame;
     use proptest::strategy::Strategy;
 

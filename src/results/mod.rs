@@ -57,6 +57,11 @@ pub struct ParseOptions {
     /// Absolute path of the repository root, used to make frame paths relative and to
     /// find the failing frame. `None`: only already-relative paths count as the repo's.
     pub repo_root: Option<String>,
+    /// The test binary (nextest's binary id: `pkg`, `pkg::integration`, `pkg::bin/name`)
+    /// that a libtest JSON stream's test names belong to, which libtest itself never
+    /// says: its tests get `binary::module::test`, the id nextest and `candor test` give
+    /// them. Names that carry their binary (`binary$test`, nextest's spelling) keep it.
+    pub test_binary: Option<String>,
 }
 
 /// Where in the input a problem is.
@@ -103,6 +108,15 @@ pub enum ParseError {
         /// What it is instead, when that can be told.
         message: String,
     },
+    /// Well formed, but the options cannot name its tests right: a `test_binary` given
+    /// for a stream of several test binaries.
+    #[error("{position}: {message}")]
+    Ambiguous {
+        /// Where the second binary starts.
+        position: Position,
+        /// What is ambiguous.
+        message: String,
+    },
     /// Reading the input failed.
     #[error("could not read the input")]
     Io(#[from] std::io::Error),
@@ -121,6 +135,9 @@ impl ParseError {
             ParseError::NotResults { .. } => {
                 "candor reads JUnit XML, libtest JSON and `go test -json`; ask the runner for one of those"
             }
+            ParseError::Ambiguous { .. } => {
+                "give --binary or --crate only for libtest JSON, one test binary's results per file (docs/formats.md#test-ids); nothing from this file was stored"
+            }
             ParseError::Io(_) => "check that the file exists and is readable",
             ParseError::Sink(_) => "see the cause below; nothing from this file was stored",
         }
@@ -129,9 +146,9 @@ impl ParseError {
     /// The position, if the error has one.
     pub fn position(&self) -> Option<Position> {
         match self {
-            ParseError::Syntax { position, .. } | ParseError::NotResults { position, .. } => {
-                Some(*position)
-            }
+            ParseError::Syntax { position, .. }
+            | ParseError::NotResults { position, .. }
+            | ParseError::Ambiguous { position, .. } => Some(*position),
             _ => None,
         }
     }
@@ -139,8 +156,9 @@ impl ParseError {
     /// Replaces a byte-offset position by a line and column.
     #[must_use]
     pub fn with_position(mut self, resolved: Position) -> ParseError {
-        if let ParseError::Syntax { position, .. } | ParseError::NotResults { position, .. } =
-            &mut self
+        if let ParseError::Syntax { position, .. }
+        | ParseError::NotResults { position, .. }
+        | ParseError::Ambiguous { position, .. } = &mut self
         {
             *position = resolved;
         }
@@ -175,6 +193,14 @@ pub fn parse<R: Read>(
 ) -> Result<ParseSummary, ParseError> {
     let mut reader = BufReader::with_capacity(SNIFF_BYTES, reader);
     let format = sniff(&mut reader)?;
+    if options.test_binary.is_some() && format != Format::LibtestJson {
+        return Err(ParseError::Ambiguous {
+            position: Position::LineColumn { line: 1, column: 1 },
+            message: format!(
+                "this is {format}, and a test binary is named only for libtest JSON, which does not name its own (nextest's JUnit and libtest-json do)"
+            ),
+        });
+    }
     let mut summary = match format {
         Format::Junit => junit::parse(reader, options, sink)?,
         Format::LibtestJson => libtest::parse(reader, options, sink)?,
@@ -344,6 +370,12 @@ fn json_event_format(value: &serde_json::Value) -> Option<Format> {
 /// libtest JSON carries no time. A time without a zone is read as UTC, which is what
 /// JUnit writers that omit the zone mean in CI (and the hour matters only for ordering).
 pub fn started_at_hint(head: &[u8]) -> Option<jiff::Timestamp> {
+    started_at_stamp(head).map(|(at, _)| at)
+}
+
+/// [`started_at_hint`], and whether the file's timestamp stated its time zone (pytest,
+/// Surefire and most JUnit writers write local time without one, read as UTC).
+pub fn started_at_stamp(head: &[u8]) -> Option<(jiff::Timestamp, bool)> {
     static JUNIT: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
         regex::bytes::Regex::new(r#"<testsuites?\b[^>]*?\btimestamp\s*=\s*["']([^"']{10,40})["']"#)
             .expect("the timestamp pattern is valid")
@@ -354,7 +386,9 @@ pub fn started_at_hint(head: &[u8]) -> Option<jiff::Timestamp> {
     });
     let text = JUNIT.captures(head).or_else(|| GO.captures(head))?;
     let text = std::str::from_utf8(text.get(1)?.as_bytes()).ok()?.trim();
-    parse_time(text)
+    let at = parse_time(text)?;
+    let zoned = text.parse::<jiff::Timestamp>().is_ok() || text.ends_with(" UTC");
+    Some((at, zoned))
 }
 
 fn parse_time(text: &str) -> Option<jiff::Timestamp> {

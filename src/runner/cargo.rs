@@ -114,6 +114,7 @@ fn parse_metadata(output: &str, repo_root: &Path) -> Result<Vec<TestTarget>, Run
     struct Package {
         id: String,
         name: String,
+        version: String,
         targets: Vec<Target>,
     }
     #[derive(Deserialize)]
@@ -160,7 +161,11 @@ fn parse_metadata(output: &str, repo_root: &Path) -> Result<Vec<TestTarget>, Run
             } else {
                 continue;
             };
-            let mut selector = vec!["-p".to_owned(), package.name.clone(), flag.to_owned()];
+            // `name@version` names one package even when a dependency brings another
+            // version of it (a dev-dependency on a published copy of the crate itself),
+            // where a bare `-p name` is ambiguous and cargo refuses to run.
+            let spec = format!("{}@{}", package.name, package.version);
+            let mut selector = vec!["-p".to_owned(), spec, flag.to_owned()];
             if flag != "--lib" {
                 selector.push(target.name.clone());
             }
@@ -277,11 +282,15 @@ impl CargoTest {
                 argv.extend(strings(&["--exact", "--", name]));
             }
             let stdout = context.scratch_path("cargo-test.stdout");
-            let invocation = context
+            let mut invocation = context
                 .invocation("cargo-test", argv)
                 .env(&runner_variable, "env RUSTC_BOOTSTRAP=1")
                 .stdout_to(&stdout);
+            if let Some(target) = context.cargo_target() {
+                invocation = invocation.env("CARGO_TARGET_DIR", &target);
+            }
             let record = context.run(invocation)?;
+            context.check_ran(RunnerKind::Cargo, &record, &stdout)?;
             append_with_binary_id(&stdout, &mut report_file, &target.binary_id)?;
             let timed_out = record.outcome.timed_out;
             invocations.push(record);
@@ -291,7 +300,7 @@ impl CargoTest {
             }
         }
         report_file.flush()?;
-        Ok(RunReport {
+        let run = RunReport {
             runner: RunnerKind::Cargo,
             report,
             format: Some(Format::LibtestJson),
@@ -302,7 +311,9 @@ impl CargoTest {
             }),
             workers: self.workers(),
             invocations,
-        })
+        };
+        context.check_frames(&run)?;
+        Ok(run)
     }
 
     /// libtest's `--test-threads` from the prefix, else `RUST_TEST_THREADS`, else the
@@ -471,7 +482,7 @@ mod tests {
     #[test]
     fn metadata_gives_nextest_binary_ids() {
         let metadata = r#"{
-          "packages": [{"id": "p1", "name": "my-crate", "targets": [
+          "packages": [{"id": "p1", "name": "my-crate", "version": "0.2.0", "targets": [
             {"name": "my_crate", "kind": ["lib"], "src_path": "/r/src/lib.rs", "test": true},
             {"name": "my-crate", "kind": ["bin"], "src_path": "/r/src/main.rs", "test": true},
             {"name": "api", "kind": ["test"], "src_path": "/r/tests/api.rs", "test": true},
@@ -489,7 +500,7 @@ mod tests {
         );
         assert_eq!(
             targets[2].selector,
-            strings(&["-p", "my-crate", "--test", "api"])
+            strings(&["-p", "my-crate@0.2.0", "--test", "api"])
         );
         assert_eq!(targets[2].file.as_deref(), Some("tests/api.rs"));
 

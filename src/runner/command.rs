@@ -76,7 +76,8 @@ impl UserCommand {
             invocation.stdout_to(&report)
         };
         let record = context.run(invocation)?;
-        Ok(RunReport {
+        context.check_ran(RunnerKind::Command, &record, &report)?;
+        let run = RunReport {
             runner: RunnerKind::Command,
             report,
             format: None,
@@ -87,7 +88,9 @@ impl UserCommand {
             }),
             workers: None,
             invocations: vec![record],
-        })
+        };
+        context.check_frames(&run)?;
+        Ok(run)
     }
 }
 

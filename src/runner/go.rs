@@ -51,7 +51,8 @@ impl GoTest {
         let argv = self.argv(plan, true);
         let invocation = context.invocation("go-test", argv).stdout_to(&report);
         let record = context.run(invocation)?;
-        Ok(RunReport {
+        context.check_ran(RunnerKind::Go, &record, &report)?;
+        let run = RunReport {
             runner: RunnerKind::Go,
             report,
             format: Some(Format::GoTestJson),
@@ -62,7 +63,9 @@ impl GoTest {
             }),
             workers: self.workers(),
             invocations: vec![record],
-        })
+        };
+        context.check_frames(&run)?;
+        Ok(run)
     }
 
     fn argv(&self, plan: &Plan, json: bool) -> Vec<String> {

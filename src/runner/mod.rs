@@ -4,7 +4,9 @@
 //! lists the tests under the same canonical ids the result parsers give
 //! (`results::ids`). Children run through the [`process`] layer behind the
 //! [`Executor`](process::Executor) trait. Reading the reports is `results`' job, deciding
-//! anything about them is not this module's.
+//! anything about them is not this module's, except whether the runner ran at all
+//! ([`ran`]: a runner that could not run is an error, never a report of red tests) and,
+//! for one side of a comparison, whether it ran that side's own code ([`isolation`]).
 //!
 //! | runner | suite | one test | retries, caches off | seed | workers | listing |
 //! | --- | --- | --- | --- | --- | --- | --- |
@@ -27,9 +29,11 @@ mod cargo;
 mod command;
 pub mod fake;
 mod go;
+pub mod isolation;
 mod nextest;
 pub mod process;
 mod pytest;
+pub mod ran;
 
 use std::collections::hash_map::RandomState;
 use std::fmt;
@@ -46,8 +50,10 @@ use process::{DEFAULT_GRACE, Executor, Invocation, ProcessError, ProcessOutcome}
 pub use cargo::CargoTest;
 pub use command::UserCommand;
 pub use go::GoTest;
+pub use isolation::{Crossing, Isolation};
 pub use nextest::Nextest;
 pub use pytest::Pytest;
+pub use ran::NotRun;
 
 /// The runners candor drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -160,6 +166,9 @@ pub struct Context<'a> {
     pub grace: Duration,
     /// Whether children get the merge lane's pinned environment ([`PINNED_ENVIRONMENT`]).
     pub pinned_environment: bool,
+    /// Set when the run is one side of a comparison: the side's own tree and the trees
+    /// it must not run code from.
+    pub isolation: Option<Isolation>,
     sequence: AtomicU32,
 }
 
@@ -205,8 +214,33 @@ impl<'a> Context<'a> {
             timeout: None,
             grace: DEFAULT_GRACE,
             pinned_environment: false,
+            isolation: None,
             sequence: AtomicU32::new(0),
         }
+    }
+
+    /// The same context for one side of a comparison: runs use the side's own code, and a
+    /// run that used code of a `foreign` tree is refused ([`RunnerError::OtherSide`]).
+    #[must_use]
+    pub fn with_isolation(mut self, foreign: &[PathBuf]) -> Self {
+        self.isolation = Some(Isolation::new(&self.repo_root, foreign));
+        self
+    }
+
+    /// The same context, building cargo's artifacts into `target` (an isolated side whose
+    /// tree is not the configured target folder's: see [`Isolation::cargo_target`]).
+    #[must_use]
+    pub fn with_cargo_target(mut self, target: PathBuf) -> Self {
+        if let Some(isolation) = &mut self.isolation {
+            isolation.cargo_target = Some(target);
+        }
+        self
+    }
+
+    /// `CARGO_TARGET_DIR` for an isolated side that builds apart.
+    fn cargo_target(&self) -> Option<String> {
+        let target = self.isolation.as_ref()?.cargo_target.as_ref()?;
+        Some(target.to_string_lossy().into_owned())
     }
 
     /// The same context with a time limit per child process.
@@ -273,15 +307,88 @@ impl<'a> Context<'a> {
         let record = self.run(self.invocation(name, argv).stdout_to(&stdout))?;
         let code = record.outcome.exit_code();
         if code != 0 && !accepted.contains(&code) || record.outcome.timed_out {
+            let log = read_log(&record.log);
+            let stdout = read_log(&stdout);
             return Err(RunnerError::Probe {
                 argv: record.argv.join(" "),
                 code,
+                quoted: ran::probe_lines(&format!("{log}\n{stdout}")),
                 log: record.log,
             });
         }
         read_text(&stdout)
     }
+
+    /// Whether a finished child ran, by `kind`'s rule (module [`ran`]); `report` is where
+    /// its machine-readable output went.
+    #[expect(
+        clippy::unused_self,
+        reason = "a method of the context, like `check_frames`, so adapters call both alike"
+    )]
+    fn check_ran(
+        &self,
+        kind: RunnerKind,
+        record: &InvocationRecord,
+        report: &Path,
+    ) -> Result<(), RunnerError> {
+        let log = read_log(&record.log);
+        let bytes = fs_err::read(report).unwrap_or_default();
+        let finished = ran::Finished {
+            exit_code: record.outcome.exit_code(),
+            timed_out: record.outcome.timed_out,
+            log: &log,
+            report: (!bytes.is_empty()).then_some(bytes.as_slice()),
+        };
+        let verdict = match kind {
+            RunnerKind::Pytest => ran::pytest(&finished),
+            RunnerKind::Cargo => ran::cargo(&finished),
+            RunnerKind::Nextest => ran::nextest(&finished),
+            RunnerKind::Go => ran::go(&finished),
+            RunnerKind::Command => ran::command(&finished),
+        };
+        match ran::not_run(kind, record.log.clone(), verdict) {
+            Some(not_run) => Err(RunnerError::CouldNotRun(Box::new(not_run))),
+            None => Ok(()),
+        }
+    }
+
+    /// For one side of a comparison: no failure's frame lies in another side's tree.
+    fn check_frames(&self, report: &RunReport) -> Result<(), RunnerError> {
+        let Some(isolation) = &self.isolation else {
+            return Ok(());
+        };
+        let Ok(file) = fs_err::File::open(&report.report) else {
+            return Ok(());
+        };
+        // Paths as printed: the check resolves them against the side's tree itself.
+        let Ok((executions, _)) =
+            crate::results::parse_all(file, &crate::results::ParseOptions::default())
+        else {
+            return Ok(());
+        };
+        isolation
+            .check_frames(&executions)
+            .map_err(|crossing| RunnerError::OtherSide(Box::new(crossing)))
+    }
 }
+
+/// A log's text: all of it up to [`LOG_READ_BYTES`], else its head and tail, where runners
+/// print their errors and summaries.
+fn read_log(path: &Path) -> String {
+    let Ok(bytes) = fs_err::read(path) else {
+        return String::new();
+    };
+    if bytes.len() <= LOG_READ_BYTES {
+        return String::from_utf8_lossy(&bytes).into_owned();
+    }
+    let half = LOG_READ_BYTES / 2;
+    let head = String::from_utf8_lossy(&bytes[..half]);
+    let tail = String::from_utf8_lossy(&bytes[bytes.len() - half..]);
+    format!("{head}\n{tail}")
+}
+
+/// How much of a log is read for the runner's error lines.
+const LOG_READ_BYTES: usize = 8 << 20;
 
 fn read_text(path: &Path) -> Result<String, RunnerError> {
     let bytes = fs_err::read(path)?;
@@ -410,15 +517,29 @@ pub enum RunnerError {
         problem: String,
     },
     /// A helper command (listing, metadata, a version check) failed.
-    #[error("`{argv}` failed with exit code {code}; see {}", log.display())]
+    #[error("`{argv}` failed with exit code {code} (log: {}){}", log.display(), ran::quoted_suffix(quoted))]
     Probe {
         /// The command, joined with spaces for reading only.
         argv: String,
         /// Its exit code (128+N for a signal).
         code: i32,
+        /// Its error lines, as it printed them.
+        quoted: Vec<String>,
         /// Its log.
         log: PathBuf,
     },
+    /// The runner could not run (a build or collection error, no report, an unknown
+    /// test): nothing was run that could be judged.
+    #[error("{0}")]
+    CouldNotRun(Box<NotRun>),
+    /// One side of a comparison ran code of another side's tree.
+    #[error(
+        "the run in {} used code from outside its own tree: {} is {}",
+        .0.own.display(),
+        .0.seen_as,
+        .0.file.display()
+    )]
+    OtherSide(Box<Crossing>),
     /// A helper command answered something candor cannot read.
     #[error("could not read the output of `{what}`: {message}")]
     Output {

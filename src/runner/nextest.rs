@@ -69,16 +69,22 @@ impl Nextest {
         if let Some((_, name)) = selection {
             argv.extend(strings(&["--exact", name]));
         }
-        let invocation = context.invocation("nextest-run", argv).report_at(&report);
+        let mut invocation = context.invocation("nextest-run", argv).report_at(&report);
+        if let Some(target) = context.cargo_target() {
+            invocation = invocation.env("CARGO_TARGET_DIR", &target);
+        }
         let record = context.run(invocation)?;
-        Ok(RunReport {
+        context.check_ran(RunnerKind::Nextest, &record, &report)?;
+        let run = RunReport {
             runner: RunnerKind::Nextest,
             report,
             format: Some(Format::Junit),
             seed: None,
             workers: self.workers(),
             invocations: vec![record],
-        })
+        };
+        context.check_frames(&run)?;
+        Ok(run)
     }
 
     /// `-j`/`--test-threads` from the prefix, else `NEXTEST_TEST_THREADS`, else the

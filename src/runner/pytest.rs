@@ -1,5 +1,5 @@
-//! The pytest adapter: JUnit XML (`xunit1`, which carries the `file` attribute the ids
-//! need), node ids after `--` so that no id is read as an option, rerunfailures and the
+//! The pytest adapter: JUnit XML (`xunit1`, whose `file` attribute spells module paths
+//! exactly; the ids come from the collected module, `results::ids::pytest`), node ids after `--` so that no id is read as an option, rerunfailures and the
 //! cache off, pytest-randomly's seed when it is installed.
 //!
 //! For `candor order`: pytest runs node ids given on the command line in the order given
@@ -12,6 +12,7 @@
 
 use std::path::Path;
 
+use super::isolation;
 use super::{
     Adapter, Arrangement, Context, GivenOrder, ListedTest, OrderSupport, RunOptions, RunReport,
     RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value, strings,
@@ -98,13 +99,43 @@ impl Pytest {
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
         let report = context.scratch_path("pytest-junit.xml");
-        let (argv, seed) = self.argv(selection, options, Some(&report))?;
-        let invocation = context
+        let (mut argv, seed) = self.argv(selection, options, Some(&report))?;
+        let mut invocation_env = Vec::new();
+        let probe = match &context.isolation {
+            Some(isolation) => {
+                let probe = context.scratch_path("isolation-probe");
+                fs_err::create_dir_all(&probe)?;
+                fs_err::write(
+                    probe.join(format!("{}.py", isolation::PROBE_MODULE)),
+                    isolation::PROBE_SOURCE,
+                )?;
+                let at = self.prefix.len();
+                argv.splice(
+                    at..at,
+                    ["-p".to_owned(), isolation::PROBE_MODULE.to_owned()],
+                );
+                invocation_env.push((
+                    crate::env_vars::EnvVars::PYTHONPATH.to_owned(),
+                    python_path(&isolation.own, &probe),
+                ));
+                invocation_env.push((
+                    isolation::PROBE_DIR_VARIABLE.to_owned(),
+                    probe.to_string_lossy().into_owned(),
+                ));
+                Some(probe)
+            }
+            None => None,
+        };
+        let mut invocation = context
             .invocation("pytest", argv)
             .env_remove("PYTEST_ADDOPTS")
             .report_at(&report);
+        for (name, value) in &invocation_env {
+            invocation = invocation.env(name, value);
+        }
         let record = context.run(invocation)?;
-        Ok(RunReport {
+        context.check_ran(RunnerKind::Pytest, &record, &report)?;
+        let run = RunReport {
             runner: RunnerKind::Pytest,
             report,
             format: Some(Format::Junit),
@@ -115,7 +146,12 @@ impl Pytest {
                 self.workers()
             },
             invocations: vec![record],
-        })
+        };
+        context.check_frames(&run)?;
+        if let (Some(isolation), Some(probe)) = (&context.isolation, probe) {
+            check_imports(isolation, &probe, &run)?;
+        }
+        Ok(run)
     }
 
     /// The command line of a run, and the seed it passes; the report options only when
@@ -316,6 +352,62 @@ impl Adapter for Pytest {
             .argv(&Selection::Repeated(test_id, count), options, None)?
             .0)
     }
+}
+
+/// `PYTHONPATH` for one side's run: the side's source roots first, then the isolation
+/// probe, then whatever candor's own environment had.
+fn python_path(own: &Path, probe: &Path) -> String {
+    let read = |name: &str| fs_err::read_to_string(own.join(name)).ok();
+    let mut parts: Vec<String> = isolation::python_source_roots(own, &read)
+        .iter()
+        .chain(std::iter::once(&probe.to_path_buf()))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if let Ok(inherited) = std::env::var(crate::env_vars::EnvVars::PYTHONPATH)
+        && !inherited.is_empty()
+    {
+        parts.push(inherited);
+    }
+    parts.join(":")
+}
+
+/// The isolation probe's lists of imported modules: none may come from another side's
+/// tree, and the side's own packages must come from its own tree.
+fn check_imports(
+    isolation: &isolation::Isolation,
+    probe: &Path,
+    run: &RunReport,
+) -> Result<(), RunnerError> {
+    let mut listing = String::new();
+    for entry in fs_err::read_dir(probe)?.flatten() {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with("imports-") {
+            listing.push_str(&fs_err::read_to_string(entry.path())?);
+        }
+    }
+    if listing.is_empty() {
+        // A run that wrote its report ended its session, and the probe writes there.
+        return Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
+            runner: RunnerKind::Pytest,
+            why: format!(
+                "its session ended without candor's isolation probe listing the imported modules ({})",
+                probe.display()
+            ),
+            quoted: Vec::new(),
+            log: run
+                .invocations
+                .first()
+                .map(|i| i.log.clone())
+                .unwrap_or_default(),
+            unknown_test: false,
+        })));
+    }
+    let read = |name: &str| fs_err::read_to_string(isolation.own.join(name)).ok();
+    let roots = isolation::python_source_roots(&isolation.own, &read);
+    let packages = isolation::python_packages(&isolation.own, &roots);
+    isolation
+        .check_imports(&listing, &packages)
+        .map_err(|crossing| RunnerError::OtherSide(Box::new(crossing)))
 }
 
 /// Refuses what pytest would not read as one node id.

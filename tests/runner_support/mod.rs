@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use candor::results::{Outcome, ParseOptions, parse_all};
-use candor::runner::RunReport;
+use candor::runner::{RunReport, RunnerError};
 
 /// Test ids that a shell would turn into commands. Each must reach the runner as one
 /// literal argument; none may create a `pwned` file. (No `rm -rf`: if the code under test
@@ -115,4 +115,29 @@ pub fn argv_holds(report: &RunReport, element: &str) -> bool {
         .invocations
         .iter()
         .any(|i| i.argv.iter().any(|a| a == element))
+}
+
+/// Every argv a run's children received: from the report, or, for a runner that could not
+/// run, from the `# argv:` header of the log its error names.
+pub fn ran_argvs(result: &Result<RunReport, RunnerError>) -> Vec<Vec<String>> {
+    match result {
+        Ok(report) => report.invocations.iter().map(|i| i.argv.clone()).collect(),
+        Err(RunnerError::CouldNotRun(not_run)) => {
+            let log = std::fs::read_to_string(&not_run.log)
+                .unwrap_or_else(|e| panic!("the log {}: {e}", not_run.log.display()));
+            log.lines()
+                .filter_map(|line| line.strip_prefix("# argv: "))
+                .map(|json| serde_json::from_str(json).expect("argv is JSON"))
+                .collect()
+        }
+        Err(other) => panic!("neither a run nor a runner that could not run: {other}"),
+    }
+}
+
+/// The error of a runner that could not run, or a panic naming what came instead.
+pub fn not_run(result: &Result<RunReport, RunnerError>) -> &candor::runner::NotRun {
+    match result {
+        Err(RunnerError::CouldNotRun(not_run)) => not_run,
+        other => panic!("expected a runner that could not run: {other:?}"),
+    }
 }

@@ -29,8 +29,49 @@ use crate::runner::process::SystemExecutor;
 use crate::runner::{self, Adapter, RunOptions, RunReport, SeedSupport};
 use crate::stats::sequential::{Design, Tally, detectable_increase};
 
-/// Where candor keeps the merge base's worktree, relative to the repository root.
-pub(super) const BASE_WORKTREE: &str = ".candor/worktrees/base";
+/// Where candor keeps the merge base's worktrees, relative to the repository root: one
+/// folder per run (`base-XXXXXX`), removed when the run ends, so that two runs at once
+/// never check out over each other.
+pub(super) const WORKTREES_DIR: &str = ".candor/worktrees";
+
+/// The merge base's worktree of one run: removed (folder and git's registration) when
+/// dropped, whether the run finished or failed.
+struct BaseWorktree {
+    repo_root: PathBuf,
+    path: PathBuf,
+}
+
+impl BaseWorktree {
+    /// A fresh worktree of `commit` in a folder no other run uses.
+    fn check_out(repo_root: &Path, commit: &str) -> Result<BaseWorktree, CliError> {
+        let parent = crate::confine::check_write(repo_root, Path::new(WORKTREES_DIR))?;
+        let write_error = |source| CliError::Write {
+            path: parent.clone(),
+            source,
+        };
+        fs_err::create_dir_all(&parent).map_err(write_error)?;
+        // The random name is reserved by creating it; git fills the empty folder.
+        let path = tempfile::Builder::new()
+            .prefix("base-")
+            .tempdir_in(&parent)
+            .map_err(write_error)?
+            .keep();
+        let worktree = BaseWorktree {
+            repo_root: repo_root.to_owned(),
+            path,
+        };
+        Git::new(repo_root).checkout_worktree(&worktree.path, commit)?;
+        Ok(worktree)
+    }
+}
+
+impl Drop for BaseWorktree {
+    fn drop(&mut self) {
+        // Best effort: a worktree left behind is listed by `git worktree list`.
+        let _ = Git::new(&self.repo_root).remove_worktree(&self.path);
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
 
 /// The merge base of HEAD with `against` (default: the default branch).
 fn resolve_base(
@@ -74,6 +115,8 @@ struct Bench<'a> {
     store: Box<dyn HistoryStore>,
     workspace: &'a Workspace,
     first_failures: Vec<(Side, FirstFailure)>,
+    /// Keeps the base's worktree for as long as the bench runs.
+    _worktree: BaseWorktree,
 }
 
 impl Bench<'_> {
@@ -88,18 +131,35 @@ impl Bench<'_> {
     /// One run of the test on `side`: runner process, record file, history run.
     fn run(&mut self, side: Side, sequence: u32, seed: Option<u64>) -> Result<RunRecord, CliError> {
         let root = self.side(side);
-        // Each run gets its own scratch folder so reports never overwrite each other.
+        let other = if side == Side::Base {
+            &self.branch
+        } else {
+            &self.base
+        };
+        // Each run gets its own scratch folder so reports never overwrite each other. Each
+        // side runs its own code: a run that used the other side's is refused, not judged.
         let context = runner::Context::new(
             &root.root,
             root.scratch.join(format!("{sequence:03}")),
             &self.executor,
         )
-        .with_timeout(Some(self.timeout), self.grace);
+        .with_timeout(Some(self.timeout), self.grace)
+        .with_isolation(std::slice::from_ref(&other.root));
+        // The merge base builds into its own worktree: a target folder shared with the
+        // branch (`build.target-dir`, `CARGO_TARGET_DIR`) would hand it the branch's test
+        // binaries, which cargo names without their checkout's path.
+        let context = if side == Side::Base {
+            context.with_cargo_target(root.root.join("target"))
+        } else {
+            context
+        };
         let report = self
             .adapter
-            .run_one(&context, self.test, RunOptions { seed })?;
+            .run_one(&context, self.test, RunOptions { seed })
+            .map_err(|error| self.side_error(side, error))?;
         let parse = ParseOptions {
             repo_root: Some(root.root.to_string_lossy().into_owned()),
+            ..ParseOptions::default()
         };
         let (record, execution) = run_record(
             &RunPlace {
@@ -123,6 +183,7 @@ impl Bench<'_> {
                 side: side.as_str(),
                 commit: self.side(side).commit.clone(),
                 log: record.log.clone(),
+                said: Vec::new(),
             });
         }
         if record.outcome == Outcome::Skip {
@@ -151,6 +212,28 @@ impl Bench<'_> {
         })?;
         self.store_run(side, &report, &parse)?;
         Ok(record)
+    }
+
+    /// A runner error on one side, named with the side: an unknown test is the missing
+    /// test it is, anything else says that the side could not be measured.
+    fn side_error(&self, side: Side, error: runner::RunnerError) -> CliError {
+        let commit = self.side(side).commit.clone();
+        match error {
+            runner::RunnerError::CouldNotRun(not_run) if not_run.unknown_test => {
+                CliError::TestMissing {
+                    test: self.test.to_owned(),
+                    side: side.as_str(),
+                    commit,
+                    log: not_run.log.clone(),
+                    said: not_run.quoted.clone(),
+                }
+            }
+            source => CliError::SideNotMeasured {
+                side: side.as_str(),
+                commit,
+                source,
+            },
+        }
     }
 
     /// Stores the run in the history as source=compare, under its side's commit. A report
@@ -189,15 +272,10 @@ fn prepare<'a>(
     let (base_commit, head) = resolve_base(repo_root, workspace, against)?;
     let base_commit = base_commit.as_str();
     let head = head.as_str();
-    let worktree = repo_root.join(BASE_WORKTREE);
-    let git = Git::new(repo_root);
-    if let Some(parent) = worktree.parent() {
-        fs_err::create_dir_all(parent).map_err(|source| CliError::Write {
-            path: parent.to_owned(),
-            source,
-        })?;
-    }
-    git.checkout_worktree(&worktree, base_commit)?;
+    // A same-rate verdict writes its ticket at the end; a folder that leads out of the
+    // repository is refused before any run, not after them.
+    crate::confine::check_write(repo_root, &config.compare.tickets)?;
+    let worktree = BaseWorktree::check_out(repo_root, base_commit)?;
     let dir = scratch(repo_root, what)?;
     let executor = SystemExecutor;
     let adapter = {
@@ -212,7 +290,7 @@ fn prepare<'a>(
         timeout: config.runner.timeout,
         grace: config.runner.grace,
         base: SideRoot {
-            root: worktree,
+            root: worktree.path.clone(),
             commit: base_commit.to_owned(),
             scratch: dir.join("base"),
         },
@@ -226,19 +304,9 @@ fn prepare<'a>(
         store,
         workspace,
         first_failures: Vec::new(),
+        _worktree: worktree,
     };
     Ok((bench, config))
-}
-
-/// Runs `body`, removing the base worktree when it fails: a worktree left half-used by an
-/// error is not reused.
-fn or_remove_worktree<T>(
-    repo_root: &Path,
-    body: impl FnOnce() -> Result<T, CliError>,
-) -> Result<T, CliError> {
-    body().inspect_err(|_| {
-        let _ = Git::new(repo_root).remove_worktree(&repo_root.join(BASE_WORKTREE));
-    })
 }
 
 #[derive(Serialize)]
@@ -266,8 +334,7 @@ struct CompareLine<'a> {
     order: Option<&'a crate::order::Finding>,
 }
 
-/// `candor compare`. Any error removes the merge base's worktree, so a checkout left
-/// half-used is never reused.
+/// `candor compare`. The merge base's worktree is this run's own and goes with it.
 pub(super) fn run(
     settings: &CompareSettings,
     db: &Location,
@@ -275,9 +342,7 @@ pub(super) fn run(
     today: Date,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
-    or_remove_worktree(repo_root, || {
-        compare(settings, db, repo_root, today, printer)
-    })
+    compare(settings, db, repo_root, today, printer)
 }
 
 fn compare(
@@ -650,7 +715,7 @@ fn write_ticket(
         tier,
         fingerprint_id: &fingerprint_id,
     });
-    let dir = repo_root.join(&config.compare.tickets);
+    let dir = crate::confine::check_write(repo_root, &config.compare.tickets)?;
     let write_error = |source| CliError::Write {
         path: dir.clone(),
         source,
@@ -710,14 +775,14 @@ struct ReproLine<'a> {
     records: PathBuf,
 }
 
-/// `candor repro`; errors remove the worktree as `compare`'s do.
+/// `candor repro`, in its own worktree of the merge base as `compare`.
 pub(super) fn repro(
     settings: &ReproSettings,
     db: &Location,
     repo_root: &Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
-    or_remove_worktree(repo_root, || check_repro(settings, db, repo_root, printer))
+    check_repro(settings, db, repo_root, printer)
 }
 
 fn check_repro(

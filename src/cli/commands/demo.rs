@@ -216,7 +216,7 @@ fn steps() -> Vec<Step> {
     };
     vec![
         step(
-            "Run the suite on the change: every red test gets its verdict.",
+            "Run the suite on the change: every red test gets its verdict; every red but a known-flake or not-evidence fails the command, an unverified one included.",
             &["test", "--seed", SEED],
             exit_codes::NEGATIVE,
         ),
@@ -231,7 +231,7 @@ fn steps() -> Vec<Step> {
             exit_codes::NEGATIVE,
         ),
         step(
-            "Triage the run again: the checkout test has used its budget now.",
+            "Triage the run again: the checkout test has used its budget now, and the unverified plugin test still fails the command.",
             &["triage"],
             exit_codes::NEGATIVE,
         ),

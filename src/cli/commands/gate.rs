@@ -38,6 +38,8 @@ pub(super) fn run(
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
     let started = Instant::now();
+    // Refused before any replay: the report must not follow a symlink out (#14 item 8).
+    crate::confine::check_write_if_under(repo_root, &settings.report)?;
     let head = settings.change.head.clone().map_err(CliError::NoChange)?;
     let base = settings.change.base.clone().map_err(CliError::NoChange)?;
     let git = Git::new(repo_root);
@@ -252,6 +254,7 @@ fn replay(
     };
     let parse = ParseOptions {
         repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
     };
     let records_dir = plan.dir.join("records");
     let mut made = 0;
@@ -324,6 +327,7 @@ fn store_replays(
     let mut store = open_store(db, Open::CreateIfMissing)?;
     let parse = ParseOptions {
         repo_root: Some(repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
     };
     for record in records {
         if !fs_err::metadata(&record.report).is_ok_and(|m| m.len() > 0) {

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::{Open, open_store};
 use crate::cli::error::{CliError, history_hint};
 use crate::cli::output::Printer;
-use crate::cli::settings::IngestSettings;
+use crate::cli::settings::{CommitFrom, IngestSettings};
 use crate::exit_codes;
 use crate::ingest::{self, FileIngest, IngestError};
 use crate::results::{Format, Position};
@@ -24,6 +24,10 @@ struct IngestLine<'a> {
     red: Option<u64>,
     format: Option<&'a str>,
     producer: Option<&'a str>,
+    /// The commit the run was stored for.
+    commit: Option<&'a str>,
+    /// Where that commit came from: `option` (`--commit`), `ci`, or `head` (assumed).
+    commit_from: Option<CommitFrom>,
     warnings: &'a [String],
     error: Option<ErrorBody>,
 }
@@ -72,11 +76,11 @@ pub(super) fn run(
         let outcome = ingest::ingest_file(&mut *store, file, &run, &settings.parse);
         summary.files += 1;
         match outcome {
-            Ok(done) => report_success(printer, file, &done, &mut summary)?,
+            Ok(done) => report_success(printer, settings, file, &done, &mut summary)?,
             Err(error) => {
                 summary.failed += 1;
                 summary.failed_files.push(file.display().to_string());
-                report_failure(printer, file, &error)?;
+                report_failure(printer, settings, file, &error)?;
             }
         }
     }
@@ -94,11 +98,14 @@ pub(super) fn run(
 
 fn report_success(
     printer: &mut Printer,
+    settings: &IngestSettings,
     file: &Path,
     done: &FileIngest,
     summary: &mut SummaryLine,
 ) -> Result<(), CliError> {
     let report = &done.report;
+    let mut warnings = done.summary.warnings.clone();
+    warnings.extend(assumptions(settings, file, done));
     let status = if report.added {
         summary.stored += 1;
         summary.tests += report.tests;
@@ -119,15 +126,24 @@ fn report_success(
                 red: Some(report.red),
                 format: done.summary.format.map(Format::as_str),
                 producer: done.summary.producer.as_deref(),
-                warnings: &done.summary.warnings,
+                commit: settings.run.commit.as_deref(),
+                commit_from: settings.commit_from,
+                warnings: &warnings,
                 error: None,
             },
         )?;
         return Ok(());
     }
-    for warning in &done.summary.warnings {
+    for warning in &warnings {
         printer.warning(&format!("{}: {warning}", file.display()))?;
     }
+    // Only an assumed commit is said: a given one is the reader's own.
+    let stamped = match (settings.commit_from, settings.run.commit.as_deref()) {
+        (Some(CommitFrom::Head), Some(commit)) => {
+            format!(" for HEAD {} (no --commit given)", short(commit))
+        }
+        _ => String::new(),
+    };
     let text = if report.added {
         let format = done.summary.format.map(Format::as_str);
         // A generic JUnit file names no tool but `junit`; say it once.
@@ -142,7 +158,7 @@ fn report_success(
             (None, None) => String::new(),
         };
         format!(
-            "stored {} ({} red) from {}{kind} as run #{}",
+            "stored {} ({} red) from {}{kind} as run #{}{stamped}",
             plural(report.tests, "test", "tests"),
             report.red,
             file.display(),
@@ -150,7 +166,7 @@ fn report_success(
         )
     } else {
         format!(
-            "already stored: {} (run #{})",
+            "already stored: {} (run #{}){stamped}",
             file.display(),
             report.run_id
         )
@@ -159,7 +175,12 @@ fn report_success(
     Ok(())
 }
 
-fn report_failure(printer: &mut Printer, file: &Path, error: &IngestError) -> Result<(), CliError> {
+fn report_failure(
+    printer: &mut Printer,
+    settings: &IngestSettings,
+    file: &Path,
+    error: &IngestError,
+) -> Result<(), CliError> {
     let body = error_body(error);
     if printer.is_json() {
         printer.json(
@@ -172,6 +193,8 @@ fn report_failure(printer: &mut Printer, file: &Path, error: &IngestError) -> Re
                 red: None,
                 format: None,
                 producer: None,
+                commit: settings.run.commit.as_deref(),
+                commit_from: settings.commit_from,
                 warnings: &[],
                 error: Some(body),
             },
@@ -205,6 +228,48 @@ fn error_body(error: &IngestError) -> ErrorBody {
         causes,
         hint,
     }
+}
+
+/// How much earlier than HEAD's commit a file must have been written to be warned about:
+/// commit times are whole seconds and file times come from a coarse clock, so a file
+/// written just after the commit can look a moment older.
+const WRITTEN_BEFORE_SLACK: jiff::SignedDuration = jiff::SignedDuration::from_secs(2);
+
+/// What the reader should know that candor assumed for this file: a commit taken from
+/// HEAD for a file written before HEAD was committed, and libtest ids without their test
+/// binary.
+fn assumptions(settings: &IngestSettings, file: &Path, done: &FileIngest) -> Vec<String> {
+    let mut said = Vec::new();
+    if let (Some(CommitFrom::Head), Some(commit), Some(committed), Some(written)) = (
+        settings.commit_from,
+        settings.run.commit.as_deref(),
+        settings.head_committed_at,
+        done.written_at,
+    ) && written < committed - WRITTEN_BEFORE_SLACK
+    {
+        said.push(format!(
+            "written at {} (per {}), before HEAD {} was committed at {}: these are likely an earlier commit's results, stored as HEAD's; pass --commit SHA to store them for the commit they ran on",
+            written.round(jiff::Unit::Second).unwrap_or(written),
+            if done.written_at_from_content { "its own timestamp" } else { "its modification time" },
+            short(commit),
+            committed,
+        ));
+    }
+    let unbound = done.summary.format == Some(Format::LibtestJson)
+        && done.summary.producer.as_deref() == Some("libtest")
+        && settings.parse.test_binary.is_none();
+    if unbound {
+        said.push(format!(
+            "libtest JSON does not name its test binary, so {} ids are `module::test`, while `candor test` and nextest name the same tests `BINARY::module::test`: pass --crate NAME (a package's library unit tests) or --binary ID (docs/formats.md#test-ids)",
+            file.display()
+        ));
+    }
+    said
+}
+
+/// The first twelve characters of a sha.
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
 }
 
 fn human_summary(summary: &SummaryLine) -> String {

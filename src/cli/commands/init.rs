@@ -18,7 +18,7 @@ pub(super) fn run(
         printer.line(DEFAULT_CONFIG.trim_end_matches('\n'))?;
         return Ok(exit_codes::OK);
     }
-    let path = repo_root.join(CONFIG_FILE);
+    let path = crate::confine::check_write(repo_root, Path::new(CONFIG_FILE))?;
     if path.exists() && !settings.force {
         return Err(CliError::ConfigExists { path });
     }

@@ -135,6 +135,7 @@ pub(super) fn run(
     }
     let unchanged = existing.as_deref() == Some(text.as_bytes());
     if !unchanged {
+        crate::confine::check_write(repo_root, Path::new(&lock_name))?;
         crate::reliability::write_atomic(&lock_file, &text).map_err(|source| CliError::Write {
             path: lock_file.clone(),
             source,

@@ -3,6 +3,7 @@
 
 mod classify;
 mod compare;
+mod counted;
 mod demo;
 mod freeze;
 mod gate;
@@ -15,6 +16,7 @@ mod lint_diff;
 mod lock;
 mod order;
 mod reliability;
+mod report;
 mod rerun;
 mod running;
 mod show;
@@ -37,6 +39,12 @@ pub fn run(
     context: &Context<'_>,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
+    // The default history lives under `.candor`; a symlink there must not carry it (or
+    // the runs beside it) out of the repository. A `--db` outside it is the user's choice,
+    // and a PostgreSQL history is no file at all.
+    if let Location::Sqlite(path) = &settings.db {
+        crate::confine::check_write_if_under(&settings.repo_root, path)?;
+    }
     match &settings.command {
         Command::Ingest(ingest) => ingest::run(ingest, &settings.db, printer),
         Command::Tests(tests) => tests::run(tests, &settings.db, &settings.repo_root, printer),
@@ -44,7 +52,7 @@ pub fn run(
             reliability::run(reliability, &settings.db, &settings.repo_root, printer)
         }
         Command::Init(init) => init::run(init, &settings.repo_root, printer),
-        Command::Show(show) => show::run(show, &settings.db, printer),
+        Command::Show(show) => show::run(show, &settings.db, &settings.repo_root, printer),
         Command::Triage(triage) => triage::run(
             triage,
             &settings.db,
@@ -93,6 +101,13 @@ pub fn run(
         Command::Lock(lock) => lock::run(*lock, &settings.repo_root, printer),
         Command::FreezeCheck => freeze::run(&settings.repo_root, settings.today, printer),
         Command::Order(order) => order::run(order, &settings.repo_root, printer),
+        Command::Report(report) => report::run(
+            report,
+            &settings.db,
+            &settings.repo_root,
+            settings.today,
+            printer,
+        ),
     }
 }
 

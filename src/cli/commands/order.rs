@@ -93,13 +93,26 @@ pub(super) fn run(
                 probe.seed
             ));
         };
-        order::investigate(&setup, &request, &plan, &clock, &mut on_probe)?
+        order::investigate(&setup, &request, &plan, &clock, &mut on_probe).map_err(|error| {
+            match error {
+                // pytest's `not found`, nextest's `no tests to run`: the id names no test.
+                runner::RunnerError::CouldNotRun(not_run) if not_run.unknown_test => {
+                    CliError::TestDidNotRun {
+                        id: test.to_owned(),
+                        log: Some(not_run.log.clone()),
+                        said: not_run.quoted.clone(),
+                    }
+                }
+                other => CliError::Runner(other),
+            }
+        })?
     };
     let investigation = &finding.investigation;
     if investigation.verdict == Verdict::NotRun {
         return Err(CliError::TestDidNotRun {
             id: test.to_owned(),
             log: investigation.probes.iter().find_map(|p| p.log.clone()),
+            said: Vec::new(),
         });
     }
     let pasted = finding.reproduction.as_deref().map(shell_words);

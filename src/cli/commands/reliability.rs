@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 use jiff::civil::Date;
 use serde::Serialize;
 
+use super::counted::{CountedLine, CountedRuns};
 use super::{Open, open_store};
 use crate::cli::error::CliError;
 use crate::cli::output::{Align, Cell, Column, Printer, Style, human_rate, render_table};
 use crate::cli::settings::ReliabilitySettings;
 use crate::exit_codes;
 use crate::policy::Config;
-use crate::reliability::{ReliabilityFile, Row, evaluate_history, utc_date, write_atomic};
+use crate::reliability::{ReliabilityFile, Row, evaluate_history_in, utc_date, write_atomic};
 use crate::stats::tiers::{Change, Tier};
 use crate::stats::wilson::Interval;
 
@@ -78,6 +79,7 @@ struct SummaryLine<'a> {
     changed: usize,
     stale: usize,
     written: Option<&'a Path>,
+    counted: CountedLine,
 }
 
 pub(super) fn run(
@@ -92,9 +94,15 @@ pub(super) fn run(
         Some(Some(path)) => path.clone(),
         _ => repo_root.join(&config.reliability.file),
     };
+    if settings.write.is_some() {
+        // A path given on the command line outside the repository is the user's choice;
+        // anything under it, the configured file included, must stay inside.
+        crate::confine::check_write_if_under(repo_root, &target)?;
+    }
     let previous = ReliabilityFile::load(&target)?;
     let store = open_store(db, Open::Existing)?;
-    let evaluation = evaluate_history(store.as_ref(), &previous, policy)?;
+    let counted = CountedRuns::read(store.as_ref(), &config, settings.default_branch.as_ref())?;
+    let evaluation = evaluate_history_in(store.as_ref(), &previous, policy, counted.filter())?;
     let written = if settings.write.is_some() {
         write_atomic(&target, &evaluation.file.render(policy)).map_err(|source| {
             CliError::Write {
@@ -120,6 +128,7 @@ pub(super) fn run(
             .count(),
         stale: evaluation.rows.iter().filter(|r| r.stale).count(),
         written,
+        counted: counted.line(),
     };
     if printer.is_json() {
         for row in &evaluation.rows {
@@ -138,6 +147,7 @@ pub(super) fn run(
             return Ok(exit_codes::OK);
         }
     }
+    printer.info(&counted.human())?;
     printer.info(&format!(
         "{} tests: {} trusted, {} probation, {} quarantined ({} changed, {} stale)",
         summary.tests,

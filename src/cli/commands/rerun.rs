@@ -82,9 +82,12 @@ pub(super) fn run(
         .as_ref()
         .map_err(|why| CliError::BadChange(why.clone()))?;
     let head = workspace.commit.clone().ok_or(CliError::NoCommit)?;
-    let judge = Judge::load(repo_root, &change.commits, today)?;
+    let judge = Judge::load(repo_root, workspace, settings.policy, true, today)?;
+    // The claim is written to the ledger the source names; it must stay in the repository.
+    let ledger_path = crate::confine::check_write(repo_root, &judge.config.rerun.ledger)?;
     let mut store = open_store(db, Open::Existing)?;
     let (red, failing_run) = latest_red(&*store, &settings.test_id)?;
+    judge.print_source(printer)?;
 
     let judged = judge.judge(red.clone());
     if !judged.verdict.rerun_allowed() {
@@ -119,9 +122,8 @@ pub(super) fn run(
         attempts: 1,
         outcome: LedgerOutcome::Pending,
     };
-    let ledger_path = repo_root.join(&judge.config.rerun.ledger);
     let claimed = ledger::append_after(&ledger_path, |ledger| {
-        let fresh = judge.judge_against(ledger, red.clone());
+        let fresh = judge.judge_fresh(ledger, red.clone());
         if !fresh.verdict.rerun_allowed() {
             return Err(Claim::Refused(Box::new(fresh)));
         }

@@ -18,7 +18,7 @@ pub(super) const RUNS_DIR: &str = ".candor/runs";
 /// A fresh directory `.candor/runs/<what>-XXXXXX` that outlives the command: its logs are
 /// what a reader opens when a run went wrong.
 pub(super) fn scratch(repo_root: &Path, what: &str) -> Result<PathBuf, CliError> {
-    let runs = repo_root.join(RUNS_DIR);
+    let runs = crate::confine::check_write(repo_root, Path::new(RUNS_DIR))?;
     let write_error = |source| CliError::Write {
         path: runs.clone(),
         source,

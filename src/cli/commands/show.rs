@@ -1,6 +1,8 @@
-//! `candor show TEST`: one test's executions, newest first.
+//! `candor show TEST`: one test's executions, newest first, runs on branches reliability
+//! does not count marked.
 
 use crate::history::Location;
+use std::path::Path;
 
 use jiff::Timestamp;
 use serde::Serialize;
@@ -10,21 +12,28 @@ use crate::cli::error::CliError;
 use crate::cli::output::{
     Align, Cell, Column, Printer, Style, human_duration, human_time, render_table, short,
 };
+use crate::cli::settings::DefaultBranch;
 use crate::cli::settings::ShowSettings;
 use crate::exit_codes;
 use crate::history::{HistoryStore, Source, StoredExecution};
+use crate::policy::Config;
+use crate::reliability::BranchSelection;
 use crate::results::Outcome;
 
 /// How many known ids an unknown-test error suggests.
 const SUGGESTIONS: usize = 3;
 
-const COLUMNS: [Column; 8] = [
+const COLUMNS: [Column; 9] = [
     Column {
         header: "WHEN",
         align: Align::Left,
     },
     Column {
         header: "COMMIT",
+        align: Align::Left,
+    },
+    Column {
+        header: "BRANCH",
         align: Align::Left,
     },
     Column {
@@ -61,6 +70,9 @@ struct ExecutionLine<'a> {
     started_at: Timestamp,
     commit: Option<&'a str>,
     branch: Option<&'a str>,
+    /// Whether reliability counts the run (its branch is one `[reliability] branches` or
+    /// the default branch names).
+    counted: bool,
     source: Source,
     outcome: Outcome,
     duration: Option<f64>,
@@ -74,8 +86,11 @@ struct ExecutionLine<'a> {
 pub(super) fn run(
     settings: &ShowSettings,
     db: &Location,
+    repo_root: &Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
+    let config = Config::load(repo_root)?;
+    let selection = DefaultBranch::selection(settings.default_branch.as_ref(), &config);
     let store = open_store(db, Open::Existing)?;
     let executions = store.executions(&settings.test_id, settings.limit)?;
     if executions.is_empty() {
@@ -86,24 +101,37 @@ pub(super) fn run(
     }
     if printer.is_json() {
         for stored in &executions {
-            printer.json("execution", &line(stored))?;
+            printer.json("execution", &line(stored, &selection))?;
             if printer.stdout_closed() {
                 break;
             }
         }
         return Ok(exit_codes::OK);
     }
-    let rows: Vec<Vec<Cell>> = executions.iter().map(row).collect();
+    let rows: Vec<Vec<Cell>> = executions
+        .iter()
+        .map(|stored| row(stored, &selection))
+        .collect();
     for text in render_table(&COLUMNS, &rows, printer.color_stdout()) {
         printer.line(&text)?;
         if printer.stdout_closed() {
-            break;
+            return Ok(exit_codes::OK);
         }
+    }
+    let others = executions
+        .iter()
+        .filter(|stored| !selection.counts(stored.branch.as_deref()))
+        .count();
+    if others > 0 {
+        printer.info(&format!(
+            "{others} of these {} from other branches (marked *): reliability does not count them; it counts {selection}",
+            if others == 1 { "is" } else { "are" }
+        ))?;
     }
     Ok(exit_codes::OK)
 }
 
-fn line(stored: &StoredExecution) -> ExecutionLine<'_> {
+fn line<'a>(stored: &'a StoredExecution, selection: &BranchSelection) -> ExecutionLine<'a> {
     let execution = &stored.execution;
     let failure = execution.failure.as_ref();
     ExecutionLine {
@@ -112,6 +140,7 @@ fn line(stored: &StoredExecution) -> ExecutionLine<'_> {
         started_at: stored.started_at,
         commit: stored.commit.as_deref(),
         branch: stored.branch.as_deref(),
+        counted: selection.counts(stored.branch.as_deref()),
         source: stored.source,
         outcome: execution.outcome,
         duration: execution.duration,
@@ -123,7 +152,7 @@ fn line(stored: &StoredExecution) -> ExecutionLine<'_> {
     }
 }
 
-fn row(stored: &StoredExecution) -> Vec<Cell> {
+fn row(stored: &StoredExecution, selection: &BranchSelection) -> Vec<Cell> {
     let execution = &stored.execution;
     let outcome_style = match execution.outcome {
         Outcome::Pass => Style::Green,
@@ -144,6 +173,7 @@ fn row(stored: &StoredExecution) -> Vec<Cell> {
     vec![
         Cell::plain(human_time(stored.started_at)),
         Cell::plain(stored.commit.as_deref().map_or("-", |c| short(c, 7))),
+        branch_cell(stored.branch.as_deref(), selection),
         Cell::plain(stored.source.as_str()),
         Cell::styled(execution.outcome.as_str(), outcome_style),
         Cell::plain(
@@ -155,6 +185,17 @@ fn row(stored: &StoredExecution) -> Vec<Cell> {
         Cell::plain(stored.signature.as_deref().map_or("-", |s| short(s, 12))),
         Cell::plain(message),
     ]
+}
+
+/// The run's branch, `-` when unknown, marked `*` and dimmed when reliability does not
+/// count it.
+fn branch_cell(branch: Option<&str>, selection: &BranchSelection) -> Cell {
+    let name = branch.unwrap_or("-");
+    if selection.counts(branch) {
+        Cell::plain(name)
+    } else {
+        Cell::styled(format!("{name}*"), Style::Dim)
+    }
 }
 
 fn first_line(text: &str) -> &str {

@@ -48,7 +48,7 @@ pub(super) fn run(
 ) -> Result<u8, CliError> {
     let workspace = &settings.workspace;
     // A broken policy stops the command before the suite runs, not after.
-    let judge = Judge::load(repo_root, workspace.change_commits(), today)?;
+    let judge = Judge::load(repo_root, workspace, settings.policy, false, today)?;
     let executor = SystemExecutor;
     let runner_config = &judge.config.runner;
     let context = runner::Context::new(repo_root, scratch(repo_root, "test")?, &executor)
@@ -129,20 +129,25 @@ pub(super) fn run(
         .run(run_id)?
         .ok_or_else(|| CliError::NoRuns { path: db.shown() })?;
     let conditions = run_conditions(&run.run);
+    let history = judge.history(&*store, workspace);
     let judged: Vec<Judged> = store
         .run_failures(run_id)?
         .into_iter()
         .filter(|stored| stored.execution.outcome.is_red())
         .map(|stored| {
-            judge.judge(Red {
-                test_id: stored.execution.test_id,
-                outcome: stored.execution.outcome,
-                failure: stored.execution.failure,
-                conditions: conditions.clone(),
-                origin: Origin::Run(run_id),
-            })
+            judge.judge_with(
+                Red {
+                    test_id: stored.execution.test_id,
+                    outcome: stored.execution.outcome,
+                    failure: stored.execution.failure,
+                    conditions: conditions.clone(),
+                    origin: Origin::Run(run_id),
+                },
+                &history,
+            )
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
+    judge.print_source(printer)?;
     for one in &judged {
         print_verdict(printer, one)?;
     }

@@ -1,4 +1,6 @@
-//! `candor tests`: one line per test in the history with its record.
+//! `candor tests`: one line per test in the history with its record, over the runs
+//! reliability counts (the default branch's, or `[reliability] branches`), and a line
+//! saying which.
 
 use crate::history::Location;
 use std::collections::HashMap;
@@ -7,6 +9,7 @@ use std::path::Path;
 use jiff::Timestamp;
 use serde::Serialize;
 
+use super::counted::CountedRuns;
 use super::{Open, open_store};
 use crate::cli::error::CliError;
 use crate::cli::output::{
@@ -76,7 +79,8 @@ pub(super) fn run(
     let file = ReliabilityFile::load(&repo_root.join(&config.reliability.file))?;
     let tiers: HashMap<&str, Tier> = file.tests.iter().map(|t| (t.id.as_str(), t.tier)).collect();
     let store = open_store(db, Open::Existing)?;
-    let mut tests = store.tests(settings.failing_only)?;
+    let counted = CountedRuns::read(store.as_ref(), &config, settings.default_branch.as_ref())?;
+    let mut tests = store.tests_in(settings.failing_only, counted.filter())?;
     let tier_of = |test: &TestSummary| tiers.get(test.test_id.as_str()).copied();
     if let Some(filter) = settings.tier {
         tests.retain(|test| match filter {
@@ -85,6 +89,7 @@ pub(super) fn run(
         });
     }
     if printer.is_json() {
+        printer.json("counted", &counted.line())?;
         for test in &tests {
             printer.json("test", &line(test, tier_of(test)))?;
             if printer.stdout_closed() {
@@ -100,6 +105,7 @@ pub(super) fn run(
             "no tests in the history yet"
         };
         printer.info(what)?;
+        printer.info(&counted.human())?;
         return Ok(exit_codes::OK);
     }
     let rows: Vec<Vec<Cell>> = tests.iter().map(|test| row(test, tier_of(test))).collect();
@@ -109,6 +115,7 @@ pub(super) fn run(
             break;
         }
     }
+    printer.info(&counted.human())?;
     Ok(exit_codes::OK)
 }
 

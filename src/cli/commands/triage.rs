@@ -1,6 +1,7 @@
 //! `candor triage [RESULT_FILE...]`: one verdict per red test, read from result files
 //! (which are not stored: `candor ingest` and `candor test` store) or from the latest run
-//! in the history that is not a rerun.
+//! in the history that is not a rerun. Each verdict also says what the history holds about
+//! the test at the merge base, on the default branch and on the change.
 
 use crate::history::Location;
 use std::path::Path;
@@ -13,7 +14,7 @@ use super::{Open, open_store};
 use crate::cli::error::CliError;
 use crate::cli::output::Printer;
 use crate::cli::settings::TriageSettings;
-use crate::history::Source;
+use crate::history::{HistoryStore, Source};
 use crate::ingest::{IngestError, parse_failure};
 use crate::policy::RunConditions;
 use crate::results::parse_all;
@@ -25,13 +26,33 @@ pub(super) fn run(
     today: jiff::civil::Date,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
-    let judge = Judge::load(repo_root, settings.workspace.change_commits(), today)?;
-    let reds = if settings.files.is_empty() {
-        reds_in_history(db)?
+    let judge = Judge::load(
+        repo_root,
+        &settings.workspace,
+        settings.policy,
+        false,
+        today,
+    )?;
+    // Result files can be triaged without a history; with one, it is read for evidence.
+    let store = if settings.files.is_empty() || db.exists() {
+        Some(open_store(db, Open::Existing)?)
     } else {
-        reds_in_files(settings)?
+        None
     };
-    let judged: Vec<Judged> = reds.into_iter().map(|red| judge.judge(red)).collect();
+    let reds = match (&store, settings.files.is_empty()) {
+        (Some(store), true) => reds_in_history(&**store, db)?,
+        _ => reds_in_files(settings)?,
+    };
+    let judged: Vec<Judged> = match &store {
+        Some(store) => {
+            let history = judge.history(&**store, &settings.workspace);
+            reds.into_iter()
+                .map(|red| judge.judge_with(red, &history))
+                .collect::<Result<_, _>>()?
+        }
+        None => reds.into_iter().map(|red| judge.judge(red)).collect(),
+    };
+    judge.print_source(printer)?;
     for one in &judged {
         print_verdict(printer, one)?;
     }
@@ -44,7 +65,7 @@ pub(super) fn run(
 /// not, OS) and `--workers`; the runner is `--runner`, else the tool that wrote the file.
 /// (The file cannot always say: candor's cargo adapter writes libtest JSON under the test
 /// names nextest's libtest JSON uses, and it reads as nextest's.)
-fn reds_in_files(settings: &TriageSettings) -> Result<Vec<Red>, CliError> {
+pub(super) fn reds_in_files(settings: &TriageSettings) -> Result<Vec<Red>, CliError> {
     let workspace = &settings.workspace;
     let mut reds = Vec::new();
     for path in &settings.files {
@@ -83,8 +104,10 @@ fn reds_in_files(settings: &TriageSettings) -> Result<Vec<Red>, CliError> {
 
 /// The red tests of the newest run that is not a rerun (a rerun's result is reported by
 /// `candor rerun` itself).
-fn reds_in_history(db: &Location) -> Result<Vec<Red>, CliError> {
-    let store = open_store(db, Open::Existing)?;
+pub(super) fn reds_in_history(
+    store: &dyn HistoryStore,
+    db: &Location,
+) -> Result<Vec<Red>, CliError> {
     let run = store
         .runs(usize::MAX)?
         .into_iter()

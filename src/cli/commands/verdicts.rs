@@ -11,47 +11,246 @@ use serde::Serialize;
 
 use crate::cli::error::CliError;
 use crate::cli::output::{Printer, Style, short, terminal_safe};
+use crate::cli::settings::{DefaultBranch, PolicyChoice, Workspace};
 use crate::exit_codes;
-use crate::history::NewRun;
+use crate::git::Git;
+use crate::history::{HistoryStore, NewRun};
 use crate::ledger::Ledger;
+use crate::policy::PolicySource;
+use crate::policy::source::{differences, with_appended};
 use crate::policy::{Config, RunConditions};
-use crate::reliability::ReliabilityFile;
+use crate::reliability::{BranchSelection, ReliabilityFile};
 use crate::results::{Failure, Outcome};
 use crate::stats::tiers::Tier;
-use crate::triage::{TriageInput, Verdict, VerdictKind, tier_of, verdict};
+use crate::triage::{HistoryEvidence, TriageInput, Verdict, VerdictKind, tier_of, verdict};
 
 /// Everything a verdict depends on besides the red test itself.
 pub(super) struct Judge {
-    /// `candor.toml`.
+    /// `candor.toml`, from the policy source.
     pub config: Config,
     reliability: ReliabilityFile,
+    /// The source's ledger: its lines always count, whatever the work tree's file says.
+    base_ledger: Ledger,
+    /// `base_ledger` with the work tree's appended lines: what budgets count.
     ledger: Ledger,
     change: Vec<String>,
     today: Date,
+    /// Where the policy was read, and why there.
+    pub source: ResolvedSource,
+}
+
+/// Where the policy was read, and why there (docs/configuration.md, "Where policy is
+/// read").
+#[derive(Debug, Clone)]
+pub(super) struct ResolvedSource {
+    /// The source.
+    pub source: PolicySource,
+    /// `base`, `head` or `worktree`.
+    pub kind: &'static str,
+    /// Why this source, for people.
+    pub reason: String,
+    /// Where the work tree's policy departs from the source's (empty when the source is
+    /// the work tree).
+    pub differences: Vec<String>,
+}
+
+/// `{"type":"policy"}`: see docs/json-output.md.
+#[derive(Serialize)]
+struct PolicyLine<'a> {
+    source: &'static str,
+    commit: Option<&'a str>,
+    reason: &'a str,
+    differences: &'a [String],
+}
+
+/// Which source `choice` means in this repository. `rerun` refuses the work tree, and a
+/// repository whose HEAD has no merge base (nothing tells the change's commits from the
+/// base's).
+fn resolve_source(
+    repo_root: &Path,
+    workspace: &Workspace,
+    choice: PolicyChoice,
+    rerun: bool,
+) -> Result<ResolvedSource, CliError> {
+    let resolved = |source, kind, reason: String| ResolvedSource {
+        source,
+        kind,
+        reason,
+        differences: Vec::new(),
+    };
+    let root = repo_root.to_owned();
+    if choice == PolicyChoice::WorkTree {
+        if rerun {
+            return Err(CliError::RerunWorktreePolicy);
+        }
+        return Ok(resolved(
+            PolicySource::WorkTree { root },
+            "worktree",
+            "the work tree (--policy worktree), which the change may have edited".to_owned(),
+        ));
+    }
+    // The merge base with the default branch, never a commit the caller names while there
+    // is one: `rerun --change HEAD` would otherwise read the change's own policy.
+    if let Some(base) = &workspace.merge_base {
+        let reason = format!(
+            "the merge base {} (candor.toml, fingerprints, tiers, freezes, the ledger's past lines)",
+            short(base, 12)
+        );
+        return Ok(resolved(
+            PolicySource::Commit {
+                root,
+                commit: base.clone(),
+            },
+            "base",
+            reason,
+        ));
+    }
+    // No default branch to take it with: `rerun --change ID` names the base itself.
+    if let Some(base) = workspace.change.as_ref().ok().and_then(|c| c.base.clone()) {
+        let reason = format!(
+            "commit {} named by --change: there is no merge base with a default branch",
+            short(&base, 12)
+        );
+        return Ok(resolved(
+            PolicySource::Commit { root, commit: base },
+            "base",
+            reason,
+        ));
+    }
+    match Git::new(repo_root).head_sha()? {
+        Some(_) if rerun => Err(CliError::NoPolicyBase(
+            "HEAD shares no history with the default branch, or there is no default branch (origin/HEAD, main, master)".to_owned(),
+        )),
+        Some(head) => {
+            let reason = format!(
+                "HEAD {}: there is no merge base with a default branch, so the change's own commits are part of this policy",
+                short(&head, 12)
+            );
+            Ok(resolved(
+                PolicySource::Commit { root, commit: head },
+                "head",
+                reason,
+            ))
+        }
+        None => Ok(resolved(
+            PolicySource::WorkTree { root },
+            "worktree",
+            "the work tree: this is not a git repository with a commit".to_owned(),
+        )),
+    }
 }
 
 impl Judge {
-    /// Reads candor.toml, the reliability file and the ledger at `repo_root`.
-    pub fn load(repo_root: &Path, change: &[String], today: Date) -> Result<Judge, CliError> {
-        let config = Config::load(repo_root)?;
-        let reliability = ReliabilityFile::load(&repo_root.join(&config.reliability.file))?;
-        let ledger = Ledger::load(&repo_root.join(&config.rerun.ledger))?;
+    /// Reads candor.toml, the reliability file and the ledger from where `choice` says
+    /// (the merge base by default), and notes where the work tree's policy differs.
+    pub fn load(
+        repo_root: &Path,
+        workspace: &Workspace,
+        choice: PolicyChoice,
+        rerun: bool,
+        today: Date,
+    ) -> Result<Judge, CliError> {
+        let mut source = resolve_source(repo_root, workspace, choice, rerun)?;
+        let policy = source.source.load()?;
+        let work_tree = PolicySource::WorkTree {
+            root: repo_root.to_owned(),
+        };
+        let (base_ledger, ledger) = if source.source == work_tree {
+            (Ledger::default(), policy.ledger.clone())
+        } else {
+            match work_tree.load() {
+                Ok(work) => source.differences = differences(&policy, &work),
+                Err(error) => source
+                    .differences
+                    .push(format!("the work tree's policy cannot be read: {error}")),
+            }
+            // Reruns append to the work tree's file at the source's `[rerun] ledger`.
+            let appended = Ledger::load(&repo_root.join(&policy.config.rerun.ledger))?;
+            let merged = with_appended(&policy.ledger, &appended);
+            (policy.ledger, merged)
+        };
         Ok(Judge {
-            config,
-            reliability,
+            config: policy.config,
+            reliability: policy.reliability,
+            base_ledger,
             ledger,
-            change: change.to_vec(),
+            change: workspace.change_commits().to_vec(),
             today,
+            source,
         })
+    }
+
+    /// Says where the policy was read (a JSON line, or one line for people) and warns
+    /// about each way the work tree's policy differs from it.
+    pub fn print_source(&self, printer: &mut Printer) -> io::Result<()> {
+        let source = &self.source;
+        if printer.is_json() {
+            let commit = match &source.source {
+                PolicySource::Commit { commit, .. } => Some(commit.as_str()),
+                PolicySource::WorkTree { .. } => None,
+            };
+            printer.json(
+                "policy",
+                &PolicyLine {
+                    source: source.kind,
+                    commit,
+                    reason: &source.reason,
+                    differences: &source.differences,
+                },
+            )?;
+        } else {
+            printer.note(&format!("policy from {}", source.reason))?;
+        }
+        for difference in &source.differences {
+            printer.warning(&format!(
+                "the work tree's policy differs from {}'s and is not used (--policy worktree uses it): {}",
+                source.source.describe(),
+                terminal_safe(difference)
+            ))?;
+        }
+        Ok(())
     }
 
     /// The verdict for `red` with the ledger as read.
     pub fn judge(&self, red: Red) -> Judged {
-        self.judge_against(&self.ledger, red)
+        self.judged(&self.ledger, red, None)
     }
 
-    /// The verdict for `red` against `ledger` (a fresher read, under the ledger's lock).
-    pub fn judge_against(&self, ledger: &Ledger, red: Red) -> Judged {
+    /// The verdict for `red` with the ledger as read and what `history` holds about it.
+    pub fn judge_with(&self, red: Red, history: &HistoryLookup<'_>) -> Result<Judged, CliError> {
+        let evidence = history.evidence(&red)?;
+        Ok(self.judged(&self.ledger, red, Some(evidence)))
+    }
+
+    /// How to read the history's evidence about a red test in `workspace`.
+    pub fn history<'s>(
+        &self,
+        store: &'s dyn HistoryStore,
+        workspace: &Workspace,
+    ) -> HistoryLookup<'s> {
+        let merge_base = workspace.merge_base.clone();
+        let change = self
+            .change
+            .iter()
+            .filter(|commit| merge_base.as_deref() != Some(commit.as_str()))
+            .cloned()
+            .collect();
+        HistoryLookup {
+            store,
+            merge_base,
+            change,
+            selection: DefaultBranch::selection(workspace.default_branch.as_ref(), &self.config),
+            limit: self.config.reliability.tiers.window_runs,
+        }
+    }
+
+    /// The verdict for `red` against the work tree's ledger as read under its lock, with
+    /// the source's lines added back.
+    pub fn judge_fresh(&self, work_ledger: &Ledger, red: Red) -> Judged {
+        self.judged(&with_appended(&self.base_ledger, work_ledger), red, None)
+    }
+
+    fn judged(&self, ledger: &Ledger, red: Red, history: Option<HistoryEvidence>) -> Judged {
         let tier = tier_of(&self.reliability, &red.test_id);
         let budget = ledger.budget(&red.test_id, self.today, &self.change, &self.config.rerun);
         let verdict = verdict(&TriageInput {
@@ -63,8 +262,74 @@ impl Judge {
             budget,
             rerun: &self.config.rerun,
             today: self.today,
+            history: history.as_ref(),
+            alpha: self.config.compare.alpha,
         });
-        Judged { red, tier, verdict }
+        Judged {
+            red,
+            tier,
+            verdict,
+            history,
+        }
+    }
+}
+
+/// Where a red test's history is read: its runs at the merge base, on the change's own
+/// commits and on the default branch, among its last `[reliability] window_runs`
+/// executions.
+pub(super) struct HistoryLookup<'s> {
+    store: &'s dyn HistoryStore,
+    merge_base: Option<String>,
+    /// The change's commits after the merge base.
+    change: Vec<String>,
+    selection: BranchSelection,
+    limit: usize,
+}
+
+impl HistoryLookup<'_> {
+    /// What the history holds about `red`. A red read from a result file counts as one
+    /// failing run on the change when the history holds none (the file may be stored
+    /// too: it is not counted twice).
+    pub fn evidence(&self, red: &Red) -> Result<HistoryEvidence, CliError> {
+        let default_branch =
+            (!self.selection.is_every_branch()).then(|| self.selection.patterns().join(", "));
+        let mut evidence = HistoryEvidence {
+            merge_base: self.merge_base.clone(),
+            default_branch,
+            head_is_merge_base: self.merge_base.is_some() && self.change.is_empty(),
+            ..HistoryEvidence::default()
+        };
+        let same = |stored: &str, full: &str| {
+            stored == full || (stored.len() >= 7 && full.starts_with(stored))
+        };
+        for stored in self.store.executions(&red.test_id, self.limit)? {
+            let outcome = stored.execution.outcome;
+            if outcome == Outcome::Skip {
+                continue;
+            }
+            let failed = outcome.failed_at_least_once();
+            let commit = stored.commit.as_deref();
+            if let (Some(commit), Some(base)) = (commit, self.merge_base.as_deref())
+                && same(commit, base)
+            {
+                evidence.at_merge_base.add(failed);
+            } else if let Some(commit) = commit
+                && self.change.iter().any(|full| same(commit, full))
+            {
+                evidence.on_change.add(failed);
+            } else if !self.selection.is_every_branch()
+                && self.selection.counts(stored.branch.as_deref())
+            {
+                evidence.on_default_branch.add(failed);
+            }
+        }
+        if matches!(red.origin, Origin::File(_))
+            && !evidence.head_is_merge_base
+            && evidence.on_change.failures == 0
+        {
+            evidence.on_change.add(true);
+        }
+        Ok(evidence)
     }
 }
 
@@ -101,6 +366,8 @@ pub(super) struct Judged {
     pub tier: Option<Tier>,
     /// The verdict.
     pub verdict: Verdict,
+    /// What the history held about the test, when it was read.
+    pub history: Option<HistoryEvidence>,
 }
 
 /// The conditions fingerprints see for a stored run. A run stored by `candor ingest`
@@ -124,13 +391,14 @@ pub(super) fn runner_name(producer: &str) -> String {
     .to_owned()
 }
 
-/// Exit 1 when any verdict is regression, expired or budget-exceeded, else 0.
+/// The largest of the verdicts' exit codes ([`exit_codes::of_red_verdict`]): 1 when any
+/// red is not a known-flake or not-evidence, else 0.
 pub(super) fn exit_code(judged: &[Judged]) -> u8 {
-    if judged.iter().any(|j| j.verdict.is_negative()) {
-        exit_codes::NEGATIVE
-    } else {
-        exit_codes::OK
-    }
+    judged
+        .iter()
+        .map(|j| j.verdict.exit_code())
+        .max()
+        .unwrap_or(exit_codes::OK)
 }
 
 /// `{"type":"verdict"}`: see docs/json-output.md.
@@ -148,6 +416,15 @@ struct VerdictLine<'a> {
     rerun_allowed: bool,
     label: Option<&'static str>,
     failure: Option<FailureBody<'a>>,
+    history: Option<HistoryLine<'a>>,
+}
+
+/// `history` in a verdict line.
+#[derive(Serialize)]
+struct HistoryLine<'a> {
+    #[serde(flatten)]
+    evidence: &'a HistoryEvidence,
+    p_value: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -223,7 +500,7 @@ fn style(kind: &VerdictKind) -> Style {
 }
 
 /// One verdict: a JSON line, or for people a heading line, the reason, and for a
-/// regression or an expired fingerprint the whole failure.
+/// regression, an unverified red or an expired fingerprint the whole failure.
 pub(super) fn print_verdict(printer: &mut Printer, judged: &Judged) -> io::Result<()> {
     let red = &judged.red;
     let verdict = &judged.verdict;
@@ -256,6 +533,10 @@ pub(super) fn print_verdict(printer: &mut Printer, judged: &Judged) -> io::Resul
                         .map(crate::results::Frame::location),
                     text: &f.text,
                 }),
+                history: judged.history.as_ref().map(|evidence| HistoryLine {
+                    evidence,
+                    p_value: evidence.p_value(),
+                }),
             },
         );
     }
@@ -274,9 +555,11 @@ pub(super) fn print_verdict(printer: &mut Printer, judged: &Judged) -> io::Resul
     if let Some(label) = verdict.label() {
         printer.line(&format!("  label: {label}"))?;
     }
+    // Whatever cannot be vouched for is shown in full: the reader must see what failed to
+    // measure it or fix it.
     let full = matches!(
         verdict.kind,
-        VerdictKind::Regression | VerdictKind::Expired { .. }
+        VerdictKind::Regression | VerdictKind::Expired { .. } | VerdictKind::Unverified
     );
     if let (true, Some(failure)) = (full, failure) {
         print_failure(printer, failure)?;
@@ -324,12 +607,15 @@ pub(super) fn print_next_steps(printer: &mut Printer, judged: &[Judged]) -> io::
         judged
             .iter()
             .find(|j| wanted(&j.verdict.kind))
-            .map(|j| terminal_safe(&j.red.test_id))
+            .map(|j| j.red.test_id.as_str())
     };
+    // Agents paste advice into a shell: every command is quoted (#14 item 9).
+    let command = |words: &[&str]| crate::quote::shell_command(words);
     let mut steps = Vec::new();
     if let Some(test) = first(|k| matches!(k, VerdictKind::Regression)) {
         steps.push(format!(
-            "regression: do not rerun; read the failure above and fix the code (`candor show {test}` lists its history)"
+            "regression: do not rerun; read the failure above and fix the code (`{}` lists its history)",
+            command(&["candor", "show", test])
         ));
     }
     if first(|k| matches!(k, VerdictKind::Expired { .. })).is_some() {
@@ -343,15 +629,16 @@ pub(super) fn print_next_steps(printer: &mut Printer, judged: &[Judged]) -> io::
             crate::triage::BUDGET_EXCEEDED_LABEL
         ));
     }
-    if first(|k| matches!(k, VerdictKind::Unverified)).is_some() {
-        steps.push(
-            "unverified: measure before you reason: compare its failure rate on the branch and on the merge base"
-                .to_owned(),
-        );
+    if let Some(test) = first(|k| matches!(k, VerdictKind::Unverified)) {
+        steps.push(format!(
+            "unverified: measure before you reason: `{}` compares its failure rate on the branch and on the merge base",
+            command(&["candor", "compare", test])
+        ));
     }
     if let Some(test) = first(|k| matches!(k, VerdictKind::KnownFlake { .. })) {
         steps.push(format!(
-            "known-flake: `candor rerun {test}` reruns it once, after writing its ledger line"
+            "known-flake: `{}` reruns it once, after writing its ledger line",
+            command(&["candor", "rerun", test])
         ));
     }
     if first(|k| matches!(k, VerdictKind::NotEvidence { .. })).is_some() {

@@ -836,24 +836,37 @@ impl HistoryStore for PgStore {
         }))
     }
 
-    fn tests(&self, failing_only: bool) -> Result<Vec<TestSummary>, HistoryError> {
+    fn tests_in(
+        &self,
+        failing_only: bool,
+        runs: Option<&HashSet<i64>>,
+    ) -> Result<Vec<TestSummary>, HistoryError> {
+        let (filter, ids) = run_filter(runs, 1);
+        let params: Vec<&(dyn ToSql + Sync)> = match &ids {
+            Some(ids) => vec![ids],
+            None => Vec::new(),
+        };
         let mut client = self.client.borrow_mut();
         let rows = client
             .query(
-                "SELECT t.name, s.runs, s.failures, s.skips, s.last_failure, s.last_seen, l.outcome \
-                 FROM (SELECT test_id, \
-                         count(*) FILTER (WHERE outcome <> 3) AS runs, \
-                         count(*) FILTER (WHERE outcome IN (1, 2, 4)) AS failures, \
-                         count(*) FILTER (WHERE outcome = 3) AS skips, \
-                         max(started_us) FILTER (WHERE outcome IN (1, 2, 4)) AS last_failure, \
-                         max(started_us) AS last_seen \
-                       FROM executions GROUP BY test_id) s \
-                 JOIN tests t ON t.id = s.test_id \
-                 LEFT JOIN LATERAL (SELECT e.outcome FROM executions e \
-                     WHERE e.test_id = s.test_id AND e.outcome <> 3 \
-                     ORDER BY e.started_us DESC, e.run_id DESC LIMIT 1) l ON true \
-                 ORDER BY t.name",
-                &[],
+                &format!(
+                    "SELECT t.name, s.runs, s.failures, s.skips, s.last_failure, s.last_seen, \
+                       l.outcome \
+                     FROM (SELECT e.test_id, \
+                             count(*) FILTER (WHERE e.outcome <> 3) AS runs, \
+                             count(*) FILTER (WHERE e.outcome IN (1, 2, 4)) AS failures, \
+                             count(*) FILTER (WHERE e.outcome = 3) AS skips, \
+                             max(e.started_us) FILTER (WHERE e.outcome IN (1, 2, 4)) \
+                               AS last_failure, \
+                             max(e.started_us) AS last_seen \
+                           FROM executions e WHERE true{filter} GROUP BY e.test_id) s \
+                     JOIN tests t ON t.id = s.test_id \
+                     LEFT JOIN LATERAL (SELECT e.outcome FROM executions e \
+                         WHERE e.test_id = s.test_id AND e.outcome <> 3{filter} \
+                         ORDER BY e.started_us DESC, e.run_id DESC LIMIT 1) l ON true \
+                     ORDER BY t.name"
+                ),
+                &params,
             )
             .map_err(|e| self.error(&e))?;
         let mut found = Vec::with_capacity(rows.len());
@@ -932,18 +945,43 @@ impl HistoryStore for PgStore {
         self.query_run(run_id, false)
     }
 
-    fn windows(&self, size: usize, visit: &mut dyn FnMut(TestWindow)) -> Result<(), HistoryError> {
+    fn red_seconds(&self, run_id: i64) -> Result<f64, HistoryError> {
+        // The sum is the server's: no failure details, names or frames cross the wire.
+        let row = self
+            .client
+            .borrow_mut()
+            .query_one(
+                "SELECT COALESCE(sum(duration), 0)::float8 FROM executions \
+                 WHERE run_id = $1 AND outcome IN (1, 2, 4)",
+                &[&run_id],
+            )
+            .map_err(|e| self.error(&e))?;
+        Ok(row.get(0))
+    }
+
+    fn windows_in(
+        &self,
+        size: usize,
+        runs: Option<&HashSet<i64>>,
+        visit: &mut dyn FnMut(TestWindow),
+    ) -> Result<(), HistoryError> {
         let mut client = self.client.borrow_mut();
         let size = limit(size);
-        let params: [&(dyn ToSql + Sync); 1] = [&size];
+        let (filter, ids) = run_filter(runs, 2);
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&size];
+        if let Some(ids) = &ids {
+            params.push(ids);
+        }
         let rows = client
             .query_raw(
-                "SELECT t.name, w.run_id, w.started_us, w.outcome \
-                 FROM tests t CROSS JOIN LATERAL ( \
-                     SELECT e.run_id, e.started_us, e.outcome FROM executions e \
-                     WHERE e.test_id = t.id AND e.outcome <> 3 \
-                     ORDER BY e.started_us DESC, e.run_id DESC LIMIT $1) w \
-                 ORDER BY t.name, w.started_us DESC, w.run_id DESC",
+                &format!(
+                    "SELECT t.name, w.run_id, w.started_us, w.outcome \
+                     FROM tests t CROSS JOIN LATERAL ( \
+                         SELECT e.run_id, e.started_us, e.outcome FROM executions e \
+                         WHERE e.test_id = t.id AND e.outcome <> 3{filter} \
+                         ORDER BY e.started_us DESC, e.run_id DESC LIMIT $1) w \
+                     ORDER BY t.name, w.started_us DESC, w.run_id DESC"
+                ),
                 params,
             )
             .map_err(|e| server_error(&self.target, &e, false))?;
@@ -975,6 +1013,18 @@ impl HistoryStore for PgStore {
             visit(self.window(held, entries)?);
         }
         Ok(())
+    }
+}
+
+/// The SQL that keeps executions of the runs in `runs` only (`None`: every run), with the
+/// ids as parameter `$index`: one array parameter, whatever the number of runs.
+fn run_filter(runs: Option<&HashSet<i64>>, index: usize) -> (String, Option<Vec<i64>>) {
+    match runs {
+        Some(runs) => (
+            format!(" AND e.run_id = ANY(${index})"),
+            Some(runs.iter().copied().collect()),
+        ),
+        None => (String::new(), None),
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::results::frames::Language;
 use crate::results::ids;
+use crate::results::ids::FileRoot;
 
 /// A JUnit writer candor tells apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,7 +206,9 @@ fn has_extension(file: &str, extensions: &[&str]) -> bool {
 }
 
 /// pytest's dotted classname starts with the module the `file` names
-/// (`test_order.TestOrder` in `…/tests/test_order.py`).
+/// (`test_order.TestOrder` in `…/tests/test_order.py`), or, for a test class collected
+/// in another module than the one defining it, with the file's directories
+/// (`tests.test_timed.TestC` defined in `tests/test_base.py`).
 fn looks_like_pytest(classname: &str, file: &str) -> bool {
     let Some(module) = file.strip_suffix(".py") else {
         return false;
@@ -215,7 +218,11 @@ fn looks_like_pytest(classname: &str, file: &str) -> bool {
         .filter(|s| !s.is_empty())
         .collect();
     let dotted: Vec<&str> = classname.split('.').collect();
+    let directories = &path[..path.len().saturating_sub(1)];
     (1..=path.len().min(dotted.len())).any(|k| path[path.len() - k..] == dotted[..k])
+        || (!directories.is_empty()
+            && dotted.len() > directories.len()
+            && dotted[..directories.len()] == *directories)
 }
 
 /// go-junit-report without its `go.version` property: the classname is the package
@@ -312,6 +319,10 @@ impl Ids {
     }
 
     fn pytest(&mut self, classname: &str, name: &str, file: &str) -> String {
+        if is_blank(classname) {
+            let (file, _) = relative_file(file, self.repo_root.as_deref());
+            return ids::pytest_module_node(name, file);
+        }
         if self.prefixes.is_empty() {
             self.prefixes
                 .resize_with(PREFIX_SLOTS, CachedPrefix::default);
@@ -326,10 +337,10 @@ impl Ids {
         if !self.prefixes.get(slot).is_some_and(holds) {
             slot = slot_of(classname, file);
             if !self.prefixes.get(slot).is_some_and(holds) {
-                let relative = relative_file(file, self.repo_root.as_deref());
+                let (relative, root) = relative_file(file, self.repo_root.as_deref());
                 if let Some(cached) = self.prefixes.get_mut(slot) {
                     cached.filled = true;
-                    cached.prefix = ids::pytest_prefix(classname, relative);
+                    cached.prefix = ids::pytest_prefix(classname, relative, root);
                     cached.classname.clear();
                     cached.classname.push_str(classname);
                     cached.file.clear();
@@ -432,22 +443,26 @@ fn go_package<'a>(classname: &'a str, suite: &'a str) -> &'a str {
     }
 }
 
-/// A test file path as a pytest node id needs it: relative to the repository root.
-/// An absolute path outside the known root gives `None`, and the id is built from the
-/// classname alone.
-fn relative_file<'a>(file: &'a str, repo_root: Option<&str>) -> Option<&'a str> {
+/// A test file path as a pytest node id needs it, and what it is relative to: pytest's
+/// own relative paths are relative to its rootdir; an absolute path is made relative to
+/// the repository root. An absolute path outside the known root gives `None`, and the id
+/// is built from the classname alone.
+fn relative_file<'a>(file: &'a str, repo_root: Option<&str>) -> (Option<&'a str>, FileRoot) {
     let file = file.trim();
     if file.is_empty() {
-        return None;
+        return (None, FileRoot::Rootdir);
     }
     let bytes = file.as_bytes();
     let absolute = file.starts_with(['/', '\\'])
         || (bytes.len() > 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':');
     if !absolute {
-        return Some(file);
+        return (Some(file), FileRoot::Rootdir);
     }
-    let root = repo_root?.trim_end_matches(['/', '\\']);
-    file.strip_prefix(root)?.strip_prefix(['/', '\\'])
+    let relative = repo_root.and_then(|root| {
+        file.strip_prefix(root.trim_end_matches(['/', '\\']))?
+            .strip_prefix(['/', '\\'])
+    });
+    (relative, FileRoot::Repository)
 }
 
 /// The message for a well-formed XML file whose root is not JUnit's, naming the format
@@ -506,6 +521,11 @@ mod tests {
         let mut pytest_like = case("test_order.TestOrder", "test_x", "Flaky");
         pytest_like.file = "/home/runner/work/tests/test_order.py";
         assert_eq!(decide(&hints, pytest_like), Producer::Pytest);
+        // The first case is a class collected in another module than its file's, in a
+        // suite renamed from `pytest` (issue #12 item 1).
+        let mut inherited = case("tests.test_timed.TestC", "test_x", "nightly");
+        inherited.file = "tests/test_base.py";
+        assert_eq!(decide(&hints, inherited), Producer::Pytest);
         let mut unittest_like = case("TestAcme", "test_x", "TestAcme-2025");
         unittest_like.file = "tests/test_lib.py";
         assert_eq!(decide(&hints, unittest_like), Producer::Junit);
@@ -555,8 +575,14 @@ mod tests {
                 );
             }
         }
-        assert_eq!(ids.id("", "test_bare", "", "pytest", "").0, "test_bare");
-        assert_eq!(ids.id("", "test_bare", "", "pytest", "").0, "test_bare");
+        // No classname: pytest's report of a module that failed to collect, named by
+        // its dotted path; its node id is the file.
+        assert_eq!(ids.id("", "test_bare", "", "pytest", "").0, "test_bare.py");
+        assert_eq!(
+            ids.id("", "tests.test_bare", "tests/test_bare.py", "pytest", "")
+                .0,
+            "tests/test_bare.py"
+        );
     }
 
     #[test]

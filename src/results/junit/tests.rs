@@ -522,6 +522,7 @@ fn absolute_pytest_files_are_made_relative_to_the_repository() {
     let input = "<testsuite name=\"pytest\"><testcase classname=\"tests.test_order.TestOrder\" name=\"test_a\" file=\"/home/ci/repo/tests/test_order.py\"/></testsuite>";
     let options = ParseOptions {
         repo_root: Some("/home/ci/repo".into()),
+        ..ParseOptions::default()
     };
     let (executions, _) = crate::results::parse_all(input.as_bytes(), &options).unwrap();
     assert_eq!(

@@ -1,0 +1,260 @@
+//! Which runs reliability counts: the branches whose runs are evidence about the code
+//! everyone shares. Pure: the default branch's name and `[reliability] branches` come in.
+//!
+//! A failing agent branch must not quarantine a test that never flaked on the default
+//! branch, so by default only the default branch's runs count. A run whose branch is
+//! unknown is not counted either: nothing says it tested shared code, and counting it
+//! would let any run stored without a branch (`candor ingest --commit` of an arbitrary
+//! commit) move a tier. When no default branch can be found at all (no git repository,
+//! no CI variable, no `[reliability] branches`), every run counts, and the commands say
+//! so.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use crate::history::RunRecord;
+
+/// A `[reliability] branches` entry: a branch name or a glob (`release/*`; `*` does not
+/// cross `/`, `**` does).
+#[derive(Debug, Clone)]
+pub struct BranchPattern {
+    text: String,
+    pattern: glob::Pattern,
+}
+
+impl BranchPattern {
+    /// Compiles `text`.
+    pub fn new(text: &str) -> Result<BranchPattern, glob::PatternError> {
+        Ok(BranchPattern {
+            text: text.to_owned(),
+            pattern: glob::Pattern::new(text)?,
+        })
+    }
+
+    /// As written.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether `branch` is one this pattern names.
+    pub fn matches(&self, branch: &str) -> bool {
+        self.pattern.matches_with(
+            branch,
+            glob::MatchOptions {
+                case_sensitive: true,
+                require_literal_separator: true,
+                require_literal_leading_dot: false,
+            },
+        )
+    }
+}
+
+impl PartialEq for BranchPattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+/// Where the counted branches came from.
+#[derive(Debug, Clone, PartialEq)]
+enum Origin {
+    /// `[reliability] branches`.
+    Configured(Vec<BranchPattern>),
+    /// The default branch, found by `how` (`origin/HEAD`, `CI_DEFAULT_BRANCH`, …).
+    Default { name: String, how: String },
+    /// Nothing says which branch is the default: every run counts.
+    Unknown,
+}
+
+/// The branches whose runs reliability counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BranchSelection {
+    origin: Origin,
+}
+
+impl BranchSelection {
+    /// `[reliability] branches` when given, else the default branch (found by `how`),
+    /// else every branch.
+    pub fn new(
+        configured: Option<&[BranchPattern]>,
+        default_branch: Option<(&str, &str)>,
+    ) -> BranchSelection {
+        let origin = match (configured, default_branch) {
+            (Some(patterns), _) => Origin::Configured(patterns.to_vec()),
+            (None, Some((name, how))) => Origin::Default {
+                name: name.to_owned(),
+                how: how.to_owned(),
+            },
+            (None, None) => Origin::Unknown,
+        };
+        BranchSelection { origin }
+    }
+
+    /// Every run counts (no default branch known).
+    pub fn every_branch() -> BranchSelection {
+        BranchSelection {
+            origin: Origin::Unknown,
+        }
+    }
+
+    /// Whether a run on `branch` (`None`: unknown) counts.
+    pub fn counts(&self, branch: Option<&str>) -> bool {
+        match (&self.origin, branch) {
+            (Origin::Unknown, _) => true,
+            (_, None) => false,
+            (Origin::Configured(patterns), Some(branch)) => {
+                patterns.iter().any(|pattern| pattern.matches(branch))
+            }
+            (Origin::Default { name, .. }, Some(branch)) => branch == name,
+        }
+    }
+
+    /// Whether every run counts because no default branch is known.
+    pub fn is_every_branch(&self) -> bool {
+        self.origin == Origin::Unknown
+    }
+
+    /// The counted branches as a list for JSON: names and globs; empty for every branch.
+    pub fn patterns(&self) -> Vec<String> {
+        match &self.origin {
+            Origin::Configured(patterns) => {
+                patterns.iter().map(|p| p.as_str().to_owned()).collect()
+            }
+            Origin::Default { name, .. } => vec![name.clone()],
+            Origin::Unknown => Vec::new(),
+        }
+    }
+
+    /// The ids of the runs that count, and how many did not.
+    pub fn split(&self, runs: &[RunRecord]) -> Counted {
+        let mut counted = Counted::default();
+        for run in runs {
+            let branch = run.run.branch.as_deref();
+            if self.counts(branch) {
+                counted.runs.insert(run.id);
+            } else if branch.is_none() {
+                counted.unknown_branch += 1;
+            } else {
+                counted.other_branches += 1;
+            }
+        }
+        counted
+    }
+}
+
+/// `main (the default branch, from origin/HEAD)`, `main, release/* ([reliability]
+/// branches)` or `every branch (no default branch found)`.
+impl fmt::Display for BranchSelection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.origin {
+            Origin::Configured(patterns) => {
+                let names: Vec<&str> = patterns.iter().map(BranchPattern::as_str).collect();
+                write!(f, "{} ([reliability] branches)", names.join(", "))
+            }
+            Origin::Default { name, how } => write!(f, "{name} (the default branch, from {how})"),
+            Origin::Unknown => f.write_str(
+                "every branch (no default branch found: no origin/HEAD, init.defaultBranch, main or master, no CI variable, no [reliability] branches)",
+            ),
+        }
+    }
+}
+
+/// The runs a selection counts, and the others by reason.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counted {
+    /// The ids of the runs that count.
+    pub runs: HashSet<i64>,
+    /// Runs on a branch the selection does not name.
+    pub other_branches: usize,
+    /// Runs whose branch is unknown.
+    pub unknown_branch: usize,
+}
+
+impl Counted {
+    /// For people: `12 runs on other branches and 3 runs with no branch are not counted`,
+    /// or `None` when every run counts.
+    pub fn left_out(&self) -> Option<String> {
+        let runs = |n: usize| {
+            if n == 1 {
+                "1 run".to_owned()
+            } else {
+                format!("{n} runs")
+            }
+        };
+        match (self.other_branches, self.unknown_branch) {
+            (0, 0) => None,
+            (other, 0) => Some(format!("{} on other branches not counted", runs(other))),
+            (0, unknown) => Some(format!(
+                "{} with no recorded branch not counted (`candor ingest --branch` records one)",
+                runs(unknown)
+            )),
+            (other, unknown) => Some(format!(
+                "{} on other branches and {} with no recorded branch not counted",
+                runs(other),
+                runs(unknown)
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patterns(texts: &[&str]) -> Vec<BranchPattern> {
+        texts
+            .iter()
+            .map(|t| BranchPattern::new(t).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn the_default_branch_counts_alone_and_unknown_branches_do_not() {
+        let selection = BranchSelection::new(None, Some(("main", "origin/HEAD")));
+        assert!(selection.counts(Some("main")));
+        assert!(!selection.counts(Some("agent/fix")));
+        assert!(!selection.counts(Some("mainline")));
+        assert!(!selection.counts(None));
+        assert_eq!(
+            selection.to_string(),
+            "main (the default branch, from origin/HEAD)"
+        );
+    }
+
+    #[test]
+    fn configured_globs_do_not_cross_slashes_unless_asked() {
+        let configured = patterns(&["main", "release/*", "hotfix/**"]);
+        let selection = BranchSelection::new(Some(&configured), Some(("trunk", "origin/HEAD")));
+        assert!(selection.counts(Some("release/1.2")));
+        assert!(!selection.counts(Some("release/1.2/agent")));
+        assert!(selection.counts(Some("hotfix/a/b")));
+        assert!(
+            !selection.counts(Some("trunk")),
+            "configured replaces detected"
+        );
+        assert!(!selection.counts(None));
+        assert_eq!(selection.patterns(), ["main", "release/*", "hotfix/**"]);
+    }
+
+    #[test]
+    fn no_default_branch_counts_every_run_and_says_so() {
+        let selection = BranchSelection::new(None, None);
+        assert!(selection.counts(None) && selection.counts(Some("anything")));
+        assert!(selection.is_every_branch());
+        assert!(selection.to_string().starts_with("every branch"));
+    }
+
+    #[test]
+    fn left_out_names_both_reasons() {
+        let counted = Counted {
+            runs: HashSet::new(),
+            other_branches: 4,
+            unknown_branch: 1,
+        };
+        assert_eq!(
+            counted.left_out().as_deref(),
+            Some("4 runs on other branches and 1 run with no recorded branch not counted")
+        );
+        assert_eq!(Counted::default().left_out(), None);
+    }
+}

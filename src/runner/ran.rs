@@ -1,0 +1,453 @@
+//! Whether a runner ran: per runner, the rule that tells "the runner ran and tests failed"
+//! from "the runner could not run" (no report, a build or collection error, an unknown
+//! test, a usage error), and the runner's own error lines, quoted so that the reader sees
+//! what it said without opening a log. Pure: exit codes, log text and report bytes in.
+//!
+//! | runner | ran | could not run |
+//! | --- | --- | --- |
+//! | pytest | exit 0 or 1 and a report | exit 2 (interrupted: a collection error), 3 (internal error), 4 (usage error, an unknown node id), 5 (no tests ran), any other exit or signal, or no report |
+//! | cargo | every test binary started its suite (libtest's `suite started` event) | a binary whose suite never started: cargo failed before it (a build error, an ambiguous package spec) |
+//! | nextest | exit 0 or 100 (tests failed) and a report | exit 101 (build failed), 4 (no tests to run: for one test, an unknown id), 96 (setup error), 102 (test list failed), any other exit or signal, or no report |
+//! | go | a JSON report with no `[build failed]` or `[setup failed]` package | an empty report, or a package that failed to build or set up |
+//! | command | a report | no report |
+//!
+//! A run stopped by the timeout ran: a test hung, which is the test's red, not the runner's
+//! failure.
+
+use std::path::PathBuf;
+
+use super::RunnerKind;
+
+/// At most this many of the runner's lines are quoted.
+const MAX_QUOTED: usize = 8;
+/// A quoted line longer than this (in characters) is cut.
+const MAX_LINE_CHARS: usize = 300;
+
+/// Why a runner could not run, in its own words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotRun {
+    /// The runner.
+    pub runner: RunnerKind,
+    /// What candor saw, in one clause ("pytest exited with code 4 (usage error)").
+    pub why: String,
+    /// The runner's own error lines, as it printed them.
+    pub quoted: Vec<String>,
+    /// The log that holds everything the runner printed.
+    pub log: PathBuf,
+    /// Whether the runner said the test id names no test (pytest's `not found`).
+    pub unknown_test: bool,
+}
+
+impl std::fmt::Display for NotRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} could not run: {}", self.runner, self.why)?;
+        if self.quoted.is_empty() {
+            write!(f, "; it printed no error line")?;
+        } else {
+            write!(f, "; it said:")?;
+            for line in &self.quoted {
+                write!(f, "\n  | {line}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What one finished child left behind, as the rules need it.
+#[derive(Debug, Clone, Copy)]
+pub struct Finished<'a> {
+    /// Its exit code (128+N for a signal).
+    pub exit_code: i32,
+    /// Whether the timeout stopped it.
+    pub timed_out: bool,
+    /// Its log's text (header, stdout and stderr).
+    pub log: &'a str,
+    /// The report's bytes; `None` when it was not written or is empty.
+    pub report: Option<&'a [u8]>,
+}
+
+/// The problem and its quoted lines, before the caller adds runner and log.
+type Verdict = Option<(String, Vec<String>, bool)>;
+
+/// pytest: exit 0 or 1 with a report is a run; every other ending is not.
+pub fn pytest(finished: &Finished<'_>) -> Verdict {
+    if finished.timed_out {
+        return None;
+    }
+    let meaning = match finished.exit_code {
+        0 | 1 => {
+            if finished.report.is_some() {
+                return None;
+            }
+            "and wrote no report"
+        }
+        2 => "(interrupted: a collection error or a keyboard interrupt)",
+        3 => "(internal error)",
+        4 => "(usage error: an unknown option or test id)",
+        5 => "(no tests ran)",
+        _ => "before writing its report",
+    };
+    let quoted = quote(finished.log, |line| {
+        let trimmed = line.trim_start();
+        line.starts_with("ERROR")
+            || line.starts_with("E   ")
+            || line.starts_with("INTERNALERROR>")
+            || line.starts_with("Interrupted:")
+            || line.starts_with("no tests ran")
+            || trimmed.starts_with("pytest: error:")
+            || trimmed.starts_with("error:")
+            || line.starts_with("Fatal Python error")
+            || line.starts_with("ImportError while")
+            || is_python_exception_line(line)
+    });
+    let unknown_test = finished.exit_code == 4
+        && finished.log.lines().any(|l| {
+            l.starts_with("ERROR: not found:") || l.contains("file or directory not found:")
+        });
+    Some((
+        format!("pytest exited with code {} {meaning}", finished.exit_code),
+        quoted,
+        unknown_test,
+    ))
+}
+
+/// `ModuleNotFoundError: No module named 'x'` and the like, unindented.
+fn is_python_exception_line(line: &str) -> bool {
+    line.split_once(": ").is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+            && (name.ends_with("Error") || name.ends_with("Exception"))
+    })
+}
+
+/// cargo test: one binary's run, from its libtest JSON.
+pub fn cargo(finished: &Finished<'_>) -> Verdict {
+    let started = finished.report.is_some_and(|report| {
+        report.split(|b| *b == b'\n').any(|line| {
+            serde_json::from_slice::<serde_json::Value>(line).is_ok_and(|event| {
+                event.get("type").and_then(serde_json::Value::as_str) == Some("suite")
+                    && event.get("event").and_then(serde_json::Value::as_str) == Some("started")
+            })
+        })
+    });
+    if started || finished.timed_out {
+        return None;
+    }
+    Some((
+        format!(
+            "cargo exited with code {} before the test binary started",
+            finished.exit_code
+        ),
+        quote(finished.log, is_cargo_error_line),
+        false,
+    ))
+}
+
+fn is_cargo_error_line(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    line.starts_with("error")
+        || trimmed.starts_with("--> ")
+        || line.starts_with("warning: unused manifest key")
+        || trimmed.starts_with("Caused by:")
+}
+
+/// cargo-nextest: exit 0 or 100 with a report is a run.
+pub fn nextest(finished: &Finished<'_>) -> Verdict {
+    if finished.timed_out {
+        return None;
+    }
+    let meaning = match finished.exit_code {
+        0 | 100 => {
+            if finished.report.is_some() {
+                return None;
+            }
+            "and wrote no report"
+        }
+        101 => "(build failed)",
+        4 => "(no tests to run)",
+        96 => "(setup error)",
+        102 => "(listing the tests failed)",
+        _ => "before writing its report",
+    };
+    Some((
+        format!(
+            "cargo nextest exited with code {} {meaning}",
+            finished.exit_code
+        ),
+        quote(finished.log, is_cargo_error_line),
+        // No test matched the filter: for one test, the id names no test.
+        finished.exit_code == 4,
+    ))
+}
+
+/// go test: a report that names no package that failed to build or set up.
+pub fn go(finished: &Finished<'_>) -> Verdict {
+    if finished.timed_out {
+        return None;
+    }
+    let Some(report) = finished.report else {
+        return Some((
+            format!(
+                "go test exited with code {} and printed no JSON",
+                finished.exit_code
+            ),
+            quote(finished.log, |line| {
+                !line.starts_with('#') || line.starts_with("# ")
+            }),
+            false,
+        ));
+    };
+    let text = String::from_utf8_lossy(report);
+    let mut broken = Vec::new();
+    for line in text.lines() {
+        // Inside a JSON event's output, or (go before 1.24) as a plain line on stdout.
+        let output = match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(event) => event
+                .get("Output")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            Err(_) => line.to_owned(),
+        };
+        if output.contains("[build failed]") || output.contains("[setup failed]") {
+            broken.push(cut(&output));
+        }
+    }
+    if broken.is_empty() {
+        return None;
+    }
+    // The compiler's lines go to stderr, which is the log; the report names the packages.
+    let mut quoted = quote(finished.log, |line| {
+        line.starts_with("# ") || is_go_compiler_line(line)
+    });
+    quoted.extend(broken);
+    quoted.truncate(MAX_QUOTED);
+    Some((
+        "go test could not build or set up a package".to_owned(),
+        quoted,
+        false,
+    ))
+}
+
+/// `./x.go:3:1: message`, `x.go:3:1: message` or `pkg/x.go:3: message`.
+fn is_go_compiler_line(line: &str) -> bool {
+    line.split_once(".go:")
+        .is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// A user's command: a report is a run.
+pub fn command(finished: &Finished<'_>) -> Verdict {
+    if finished.timed_out || finished.report.is_some() {
+        return None;
+    }
+    Some((
+        format!(
+            "the command exited with code {} and wrote no report",
+            finished.exit_code
+        ),
+        last_lines(finished.log),
+        false,
+    ))
+}
+
+/// The log's lines that `pick` chooses, in order, at most [`MAX_QUOTED`] (the first ones:
+/// a compiler's first error is the one to fix); the last lines when it chooses none.
+fn quote(log: &str, pick: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut quoted: Vec<String> = Vec::new();
+    for line in output_lines(log) {
+        if pick(line) && !line.trim().is_empty() {
+            let line = cut(line);
+            if !quoted.contains(&line) {
+                quoted.push(line);
+            }
+            if quoted.len() == MAX_QUOTED {
+                break;
+            }
+        }
+    }
+    if quoted.is_empty() {
+        last_lines(log)
+    } else {
+        quoted
+    }
+}
+
+/// The log's last few non-empty output lines.
+fn last_lines(log: &str) -> Vec<String> {
+    let lines: Vec<&str> = output_lines(log)
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    lines[lines.len().saturating_sub(4)..]
+        .iter()
+        .map(|line| cut(line))
+        .collect()
+}
+
+/// The runner's own lines: candor's `# ` header and footer lines are left out.
+fn output_lines(log: &str) -> impl Iterator<Item = &str> {
+    log.lines().filter(|line| {
+        !(line.starts_with("# candor runner log")
+            || line.starts_with("# argv: ")
+            || line.starts_with("# cwd: ")
+            || line.starts_with("# started: ")
+            || line.starts_with("# env ")
+            || line.starts_with("# stdout: ")
+            || line.starts_with("# report: ")
+            || line.starts_with("# timeout: ")
+            || line.starts_with("# ended: "))
+    })
+}
+
+fn cut(line: &str) -> String {
+    let line = line.trim_end();
+    match line.char_indices().nth(MAX_LINE_CHARS) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_owned(),
+    }
+}
+
+/// A failed helper command's error lines (cargo metadata, a listing): lines that say
+/// `error`, else the last lines.
+pub fn probe_lines(log: &str) -> Vec<String> {
+    quote(log, |line| {
+        let lower = line.trim_start().to_ascii_lowercase();
+        lower.starts_with("error") || lower.starts_with("e   ") || is_python_exception_line(line)
+    })
+}
+
+/// `; it said:` and the quoted lines, one per line; empty when there are none.
+pub fn quoted_suffix(quoted: &[String]) -> String {
+    if quoted.is_empty() {
+        return String::new();
+    }
+    let mut text = "; it said:".to_owned();
+    for line in quoted {
+        text.push_str("\n  | ");
+        text.push_str(line);
+    }
+    text
+}
+
+/// Builds the error from a rule's verdict.
+pub(super) fn not_run(runner: RunnerKind, log: PathBuf, verdict: Verdict) -> Option<NotRun> {
+    verdict.map(|(why, quoted, unknown_test)| NotRun {
+        runner,
+        why,
+        quoted,
+        log,
+        unknown_test,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finished<'a>(exit_code: i32, log: &'a str, report: Option<&'a [u8]>) -> Finished<'a> {
+        Finished {
+            exit_code,
+            timed_out: false,
+            log,
+            report,
+        }
+    }
+
+    #[test]
+    fn pytest_ran_only_with_exit_0_or_1_and_a_report() {
+        assert_eq!(pytest(&finished(1, "", Some(b"<x/>"))), None);
+        assert_eq!(pytest(&finished(0, "", Some(b"<x/>"))), None);
+        assert!(pytest(&finished(1, "", None)).is_some());
+        let log = "# candor runner log\nImportError while importing test module '/r/tests/test_a.py'.\nE   ModuleNotFoundError: No module named 'nope'\nERROR tests/test_a.py\nInterrupted: 1 error during collection\n";
+        let (why, quoted, unknown) = pytest(&finished(2, log, Some(b"<x/>"))).unwrap_or_default();
+        assert!(why.contains("code 2"), "{why}");
+        assert!(!unknown);
+        assert!(
+            quoted.contains(&"E   ModuleNotFoundError: No module named 'nope'".to_owned()),
+            "{quoted:?}"
+        );
+        let log = "ERROR: not found: /r/tests/test_a.py::nope\n(no match in any of [<Module test_a.py>])\n";
+        let (_, quoted, unknown) = pytest(&finished(4, log, None)).unwrap_or_default();
+        assert!(unknown);
+        assert_eq!(quoted, vec!["ERROR: not found: /r/tests/test_a.py::nope"]);
+    }
+
+    #[test]
+    fn a_timed_out_run_ran() {
+        let mut hung = finished(137, "", None);
+        hung.timed_out = true;
+        assert_eq!(pytest(&hung), None);
+        assert_eq!(cargo(&hung), None);
+        assert_eq!(nextest(&hung), None);
+        assert_eq!(go(&hung), None);
+        assert_eq!(command(&hung), None);
+    }
+
+    #[test]
+    fn cargo_ran_when_the_suite_started() {
+        let started = br#"{ "type": "suite", "event": "started", "test_count": 1 }
+{ "type": "test", "event": "failed", "name": "x" }"#;
+        assert_eq!(cargo(&finished(101, "", Some(started))), None);
+        let log = "   Compiling foo v0.2.0 (/r)\nerror[E0425]: cannot find value `y` in this scope\n --> src/lib.rs:2:5\n  |\nerror: could not compile `foo` (lib test) due to 1 previous error\n";
+        let (why, quoted, _) = cargo(&finished(101, log, None)).unwrap_or_default();
+        assert!(why.contains("before the test binary started"), "{why}");
+        assert_eq!(
+            quoted,
+            vec![
+                "error[E0425]: cannot find value `y` in this scope",
+                " --> src/lib.rs:2:5",
+                "error: could not compile `foo` (lib test) due to 1 previous error",
+            ]
+        );
+    }
+
+    #[test]
+    fn nextest_exit_codes() {
+        assert_eq!(nextest(&finished(100, "", Some(b"<x/>"))), None);
+        assert!(nextest(&finished(101, "error: x", Some(b"<x/>"))).is_some());
+        assert!(nextest(&finished(4, "", None)).is_some());
+    }
+
+    #[test]
+    fn go_build_failures_are_not_runs() {
+        let report = concat!(
+            r#"{"Action":"output","Package":"m/p","Output":"FAIL\tm/p [build failed]\n"}"#,
+            "\n",
+            r#"{"Action":"fail","Package":"m/p","Elapsed":0}"#,
+            "\n"
+        );
+        let log = "# m/p\n./p.go:3:9: undefined: y\n";
+        let (_, quoted, _) = go(&finished(2, log, Some(report.as_bytes()))).unwrap_or_default();
+        assert_eq!(
+            quoted,
+            vec![
+                "# m/p",
+                "./p.go:3:9: undefined: y",
+                "FAIL\tm/p [build failed]"
+            ]
+        );
+        // go 1.19 prints the package's line as plain text among the JSON.
+        let plain = "FAIL\tm/p [build failed]\n";
+        let (_, quoted, _) = go(&finished(2, log, Some(plain.as_bytes()))).unwrap_or_default();
+        assert_eq!(
+            quoted.last().map(String::as_str),
+            Some("FAIL\tm/p [build failed]")
+        );
+        let ran = r#"{"Action":"fail","Package":"m/p","Test":"TestA"}"#;
+        assert_eq!(go(&finished(1, "", Some(ran.as_bytes()))), None);
+        assert!(go(&finished(1, "go: cannot find main module", None)).is_some());
+    }
+
+    #[test]
+    fn quoted_lines_are_cut_and_bounded() {
+        let wide = format!("ERROR {}", "x".repeat(1000));
+        let log = std::iter::repeat_n(wide.as_str(), 3)
+            .chain((0..20).map(|_| "ERROR y"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let (_, quoted, _) = pytest(&finished(2, &log, None)).unwrap_or_default();
+        assert_eq!(quoted.len(), 2, "repeated lines once: {quoted:?}");
+        assert!(quoted[0].chars().count() <= MAX_LINE_CHARS + 1);
+    }
+}
