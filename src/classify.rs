@@ -23,7 +23,11 @@ pub enum Bucket {
     /// Outcomes flip between runs, or the failure cites wall time, a temp path, a port or a
     /// connection: the test depends on something outside its input.
     Noise,
-    /// It failed in a run that recorded no seed: nothing can be said until it is pinned.
+    /// A failing assertion compares a measured time against a bound: the machine's load
+    /// decides it, whatever the code does.
+    TimingSensitive,
+    /// It failed in a run that recorded no seed: nothing can be said until it is pinned
+    /// (or, where the runner takes no seed at all, by what the runs show).
     Unclassified,
     /// It passed every run, on a test the change did not add.
     StablePass,
@@ -47,6 +51,7 @@ impl Bucket {
             Bucket::InvariantMiss => "invariant-miss",
             Bucket::FixtureDrift => "fixture-drift",
             Bucket::Noise => "noise",
+            Bucket::TimingSensitive => "timing-sensitive",
             Bucket::Unclassified => "unclassified",
             Bucket::StablePass => "stable-pass",
             Bucket::UntrustedGreen => "untrusted-green",
@@ -63,7 +68,10 @@ impl Bucket {
             Bucket::InvariantMiss => "strengthen a property: the code breaks what the test checks",
             Bucket::FixtureDrift => "diff and lock the fixture, then rerun on the locked data",
             Bucket::Noise => "capture the input and fix the test's isolation",
-            Bucket::Unclassified => "pin the seed and rerun",
+            Bucket::TimingSensitive => {
+                "not evidence about the code: the bound is on wall time, which the machine's load decides; measure with an injected or fake clock, or assert on the work done rather than how long it took"
+            }
+            Bucket::Unclassified => PIN_THE_SEED,
             Bucket::StablePass => "nothing",
             Bucket::UntrustedGreen => "do not count it: the change wrote the test that passes",
             Bucket::OrderDependentVictim => {
@@ -88,6 +96,7 @@ impl Bucket {
             Bucket::InvariantMiss
                 | Bucket::FixtureDrift
                 | Bucket::Noise
+                | Bucket::TimingSensitive
                 | Bucket::Unclassified
                 | Bucket::OrderDependentVictim
                 | Bucket::OrderDependentBrittle
@@ -96,6 +105,12 @@ impl Bucket {
         )
     }
 }
+
+/// What an unclassified test needs when some run could have been pinned.
+const PIN_THE_SEED: &str = "pin the seed and rerun";
+
+/// What an unclassified test needs when the runner takes no seed at all.
+const NO_SEED_TO_PIN: &str = "no seed to pin (the runner takes none): reproduce it by hand under the conditions of these runs and read the failing assertion";
 
 /// One test's bucket and the facts behind it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -132,6 +147,28 @@ static NOISY_MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("the noise pattern is a valid regex")
 });
 
+/// A name that holds a measured time, in a failing assertion's source line.
+static TIMED_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b\w*(elapsed|duration|latency|runtime|took|wall_?time|perf_counter|monotonic|",
+        r"time\.time|timedelta|timing|seconds|secs|millis|nanos)\w*\b|\b\w+_(ms|us|ns|s)\b"
+    ))
+    .expect("the timed-name pattern is a valid regex")
+});
+
+/// A comparison against a bound: an ordering operator (not `->`, `>>` or `<<`), or
+/// unittest's ordering assertions.
+static BOUND: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(^|[^-<>=])(<=?|>=?)([^<>=]|$)|assert(Less|Greater)(Equal)?\b")
+        .expect("the bound pattern is a valid regex")
+});
+
+/// Whether a failing assertion's source line compares a measured time against a bound
+/// (`assert 0.09 < elapsed < 0.11`, `self.assertLess(duration, 2)`).
+pub fn timing_assertion(line: &str) -> bool {
+    TIMED_NAME.is_match(line) && BOUND.is_match(line)
+}
+
 /// Whether a failure message cites wall time, a temp path, a port or a connection.
 pub fn noisy_message(text: &str) -> bool {
     NOISY_MESSAGE.is_match(text)
@@ -164,11 +201,16 @@ fn classify_test(test: &str, side: Option<Side>, runs: &[&RunRecord]) -> Classif
     let count = u32::try_from(runs.len()).unwrap_or(u32::MAX);
     let failures = u32::try_from(runs.iter().filter(|r| r.failed()).count()).unwrap_or(u32::MAX);
     let (bucket, reason) = bucket_of(runs, count, failures);
+    let seedless = runs.iter().all(|r| r.seed.is_none());
     Classified {
         test: test.to_owned(),
         side,
         bucket,
-        spend: bucket.spend(),
+        spend: if bucket == Bucket::Unclassified && seedless {
+            NO_SEED_TO_PIN
+        } else {
+            bucket.spend()
+        },
         reason,
         runs: count,
         failures,
@@ -201,6 +243,20 @@ fn bucket_of(runs: &[&RunRecord], count: u32, failures: u32) -> (Bucket, String)
             ),
         );
     }
+    if let Some(line) = runs
+        .iter()
+        .filter(|r| r.failed())
+        .filter_map(|r| r.failing_line.as_deref())
+        .find(|line| timing_assertion(line))
+    {
+        return (
+            Bucket::TimingSensitive,
+            format!(
+                "failed {failures} of {count} runs on an assertion that compares a measured time against a bound: `{}`",
+                first_line(line)
+            ),
+        );
+    }
     if failures < count {
         return (
             Bucket::Noise,
@@ -217,6 +273,22 @@ fn bucket_of(runs: &[&RunRecord], count: u32, failures: u32) -> (Bucket, String)
             format!(
                 "the failure cites time, a path, a port or a connection: {}",
                 first_line(message)
+            ),
+        );
+    }
+    if runs.iter().all(|r| r.seed.is_none()) {
+        // Nothing to pin: say what the runs do show.
+        let assertion = runs
+            .iter()
+            .find_map(|r| r.failing_line.as_deref().or(r.message.as_deref()))
+            .map_or_else(
+                || "the runner reported no failure text".to_owned(),
+                |text| format!("the failing assertion: `{}`", first_line(text)),
+            );
+        return (
+            Bucket::Unclassified,
+            format!(
+                "failed {failures} of {count} runs; the runner took no seed in any of them, so pinning one is impossible; known: {assertion}"
             ),
         );
     }
@@ -248,7 +320,12 @@ fn first_line(text: &str) -> &str {
 /// pinned seed before anyone reasons about it), 1 when any other red bucket is present,
 /// 0 when every test is green.
 pub fn exit_code(classified: &[Classified]) -> u8 {
-    if classified.iter().any(|c| c.bucket == Bucket::Unclassified) {
+    // Unclassified for want of a seed the runner does not take is a red to act on, not a
+    // missing input: rerunning with a seed is impossible.
+    if classified
+        .iter()
+        .any(|c| c.bucket == Bucket::Unclassified && c.spend == PIN_THE_SEED)
+    {
         crate::exit_codes::USAGE_OR_INPUT
     } else if classified.iter().any(|c| c.bucket.is_red()) {
         crate::exit_codes::NEGATIVE
@@ -279,6 +356,7 @@ mod tests {
             signature: None,
             exception: None,
             message: (outcome != Outcome::Pass).then(|| "assert 1 == 2".to_owned()),
+            failing_line: None,
             duration_seconds: None,
             wall_seconds: 0.1,
             argv: Vec::new(),
@@ -324,6 +402,60 @@ mod tests {
             ..pass.clone()
         };
         assert_eq!(bucket(&[new.clone(), new]), Bucket::UntrustedGreen);
+    }
+
+    /// Issue 16 item 5: `assert 0.09 < elapsed < 0.11` failing on a loaded machine, on a
+    /// runner that takes no seed.
+    #[test]
+    fn a_timing_assertion_is_timing_sensitive_and_a_seedless_runner_is_not_told_to_pin() {
+        let timing = RunRecord {
+            seed: None,
+            message: Some("assert 0.2034 < 0.11".to_owned()),
+            failing_line: Some("assert 0.09 < elapsed < 0.11".to_owned()),
+            ..run(Outcome::Fail)
+        };
+        let classified = classify(&[timing.clone(), timing]);
+        assert_eq!(classified[0].bucket, Bucket::TimingSensitive);
+        assert!(
+            classified[0]
+                .reason
+                .contains("`assert 0.09 < elapsed < 0.11`")
+        );
+        assert_eq!(exit_code(&classified), crate::exit_codes::NEGATIVE);
+        let opaque = RunRecord {
+            seed: None,
+            message: Some("assert 3 == 4".to_owned()),
+            failing_line: Some("assert total(cart) == 4".to_owned()),
+            ..run(Outcome::Fail)
+        };
+        let classified = classify(&[opaque.clone(), opaque]);
+        assert_eq!(classified[0].bucket, Bucket::Unclassified);
+        assert!(
+            !classified[0].spend.contains("pin the seed"),
+            "{classified:?}"
+        );
+        assert!(
+            classified[0].reason.contains("pinning one is impossible")
+                && classified[0].reason.contains("`assert total(cart) == 4`"),
+            "{classified:?}"
+        );
+        assert_eq!(exit_code(&classified), crate::exit_codes::NEGATIVE);
+        for timed in [
+            "assert elapsed < 0.5",
+            "self.assertLess(duration, 2.0)",
+            "assert time.monotonic() - start >= 0.1",
+            "assert took_ms <= 100",
+        ] {
+            assert!(timing_assertion(timed), "{timed}");
+        }
+        for plain in [
+            "assert result == expected",
+            "assert len(items) < 3",
+            "def elapsed() -> float:",
+            "assert elapsed == 3",
+        ] {
+            assert!(!timing_assertion(plain), "{plain}");
+        }
     }
 
     #[test]

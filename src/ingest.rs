@@ -412,6 +412,13 @@ pub enum InputError {
         /// As given.
         pattern: String,
     },
+    /// A folder holding no result file (none at all, or only hidden entries), named as a
+    /// glob matching nothing is: there is nothing to ingest.
+    #[error("{} holds no result files (hidden entries are skipped); name the folder the runner wrote its reports to", path.display())]
+    EmptyFolder {
+        /// The folder, as given.
+        path: PathBuf,
+    },
     /// A glob pattern that cannot be read.
     #[error("{pattern} is not a valid glob pattern")]
     BadPattern {
@@ -455,7 +462,13 @@ pub fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, InputError> {
     for input in inputs {
         let path = Path::new(input);
         if path.exists() {
+            let before = files.len();
             take(path, &mut files)?;
+            if files.len() == before && path.is_dir() {
+                return Err(InputError::EmptyFolder {
+                    path: path.to_path_buf(),
+                });
+            }
         } else if input.contains(['*', '?', '[']) {
             let matches =
                 glob::glob_with(input, SHELL_LIKE).map_err(|source| InputError::BadPattern {
@@ -529,6 +542,24 @@ fn walk(folder: &Path, files: &mut Vec<PathBuf>) -> Result<(), InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 16 item 9: an empty folder is an input error, as a glob matching nothing is.
+    #[test]
+    fn a_folder_without_result_files_is_an_input_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("reports");
+        fs_err::create_dir_all(empty.join("nested")).unwrap();
+        fs_err::write(empty.join(".DS_Store"), "x").unwrap();
+        let given = empty.display().to_string();
+        let error = expand_inputs(std::slice::from_ref(&given)).unwrap_err();
+        assert!(matches!(error, InputError::EmptyFolder { .. }), "{error:?}");
+        assert!(
+            error.to_string().ends_with("reports holds no result files (hidden entries are skipped); name the folder the runner wrote its reports to"),
+            "{error}"
+        );
+        fs_err::write(empty.join("nested/r.xml"), "<testsuite/>").unwrap();
+        assert_eq!(expand_inputs(&[given]).unwrap().len(), 1);
+    }
 
     #[test]
     fn offsets_resolve_to_line_and_column_in_the_file() {

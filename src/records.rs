@@ -69,6 +69,11 @@ pub struct RunRecord {
     pub exception: Option<String>,
     /// The failure's one-line message.
     pub message: Option<String>,
+    /// The source line the runner showed failing (pytest's `>` line), when its report
+    /// holds one: the assertion the message's values came from (`assert 0.09 < elapsed
+    /// < 0.11` behind `assert 0.2 < 0.11`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing_line: Option<String>,
     /// The test's own duration as the runner reported it, in seconds.
     pub duration_seconds: Option<f64>,
     /// The runner process's wall time, in seconds.
@@ -112,8 +117,19 @@ impl RunRecord {
             self.signature = Some(failure.signature());
             self.exception.clone_from(&failure.exception);
             self.message = Some(failure.message.clone());
+            self.failing_line = failing_line(&failure.text);
         }
     }
+}
+
+/// pytest marks the failing source line with `>` in its long traceback; the last one is
+/// the assertion that failed (earlier ones are calls into it).
+fn failing_line(text: &str) -> Option<String> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix('>'))
+        .map(str::trim)
+        .rfind(|line| !line.is_empty())
+        .map(str::to_owned)
 }
 
 /// Why records could not be read.
@@ -283,6 +299,7 @@ mod tests {
             signature: None,
             exception: None,
             message: None,
+            failing_line: None,
             duration_seconds: Some(0.01),
             wall_seconds: 0.3,
             argv: vec!["pytest".to_owned()],

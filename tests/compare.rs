@@ -286,3 +286,223 @@ fn a_red_that_isolation_cannot_reproduce_is_rerun_in_its_suite_s_order() {
     );
     assert_eq!(order["verdict"]["polluters"][0], POLLUTER, "{order:#}");
 }
+
+/// Issue 16 item 2: a brittle test fails alone on both sides but passes in its suite at
+/// the very same commit, because its state-setter runs before it. The history holds that
+/// green suite run; compare checks the suite order before advising and leads with the
+/// brittle finding, and never tells the reader to report it against the base.
+#[test]
+fn a_test_failing_alone_on_both_sides_but_green_in_its_suite_is_checked_in_its_order() {
+    const BRITTLE: &str = "tests/test_cache.py::test_cache_dir_is_configured";
+    const STATE_SETTER: &str = "tests/test_bootstrap.py::test_bootstrap_sets_cache_dir";
+    let suite = empty();
+    triage_support::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/order_pytest"),
+        &suite.repo,
+    );
+    suite.write(".gitignore", ".candor/\n__pycache__/\nsuite.xml\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    commit_all(&suite.repo, "the suite");
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    git(
+        &suite.repo,
+        &["commit", "--quiet", "--allow-empty", "-m", "a change"],
+    );
+    // The suite in collection order: the state-setter runs first, the brittle test passes.
+    let pytest = std::process::Command::new("python3")
+        .args([
+            "-m",
+            "pytest",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+        ])
+        .arg("--junitxml=suite.xml")
+        .arg(format!(
+            "--deselect={}",
+            "tests/test_reports.py::test_report_uses_default_mode"
+        ))
+        .current_dir(&suite.repo)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .expect("pytest runs");
+    let ingested = suite.candor(&["ingest", "suite.xml"], &[]);
+    assert_eq!(ingested.exit, 0, "{ingested:?} {pytest:?}");
+    let shown = suite.candor(&["show", BRITTLE, "--format", "json"], &[]);
+    assert!(
+        shown.stdout.contains("\"pass\""),
+        "green in its suite: {shown:?}"
+    );
+
+    let ran = suite.candor(
+        &["compare", BRITTLE, "--seed", "3", "--format", "json"],
+        &[],
+    );
+    let line = &ran.lines_of("compare")[0];
+    assert_eq!(line["verdict"], "fails-both", "{line:#}");
+    assert_eq!(line["suite_history"]["green"], 1, "{line:#}");
+    assert_eq!(
+        line["order"]["verdict"]["kind"], "order-dependent-brittle",
+        "{line:#}"
+    );
+    assert_eq!(line["order"]["verdict"]["state_setters"][0], STATE_SETTER);
+    let advice = line["advice"].as_str().unwrap();
+    assert!(!advice.contains("report it against the base"), "{advice}");
+    assert!(
+        advice.starts_with(
+            "fails alone on both sides, but its suite's order explains it: order-dependent-brittle"
+        ),
+        "{advice}"
+    );
+    // No rise above 100% exists: the protection line has no meaning (item 4).
+    assert!(line["protection"].is_null(), "{line:#}");
+
+    // Human output: the order finding comes right under the verdict, before the advice.
+    let human = suite.candor(&["compare", BRITTLE, "--seed", "3"], &[]);
+    let lines: Vec<&str> = human.stdout.lines().collect();
+    assert!(lines[0].starts_with("fails-both: "), "{human:?}");
+    assert!(
+        lines[1].starts_with("  in its suite's order: order-dependent-brittle"),
+        "{human:?}"
+    );
+    assert!(
+        !human.stdout.contains("report it against the base"),
+        "{human:?}"
+    );
+    assert!(
+        !human.stdout.contains("catches a rise from 100%"),
+        "{human:?}"
+    );
+}
+
+/// A pytest project whose test fails when pytest-randomly's seed is a multiple of 8, as
+/// an unseeded 1-in-8 flake does, and a branch that removes the flake.
+fn fixed_flake_project() -> Suite {
+    let suite = empty();
+    suite.write("pytest.ini", "[pytest]\ntestpaths = tests\n");
+    suite.write(
+        "tests/test_upload.py",
+        "def test_upload(request):\n    seed = request.config.getoption(\"randomly_seed\")\n    assert seed % 8 != 0, f\"upload raced the cleanup (seed {seed})\"\n",
+    );
+    suite.write(".gitignore", ".candor/\n__pycache__/\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    commit_all(&suite.repo, "uploads");
+    git(&suite.repo, &["checkout", "--quiet", "-b", "fix"]);
+    suite.write(
+        "tests/test_upload.py",
+        "def test_upload(request):\n    assert True\n",
+    );
+    commit_all(&suite.repo, "remove the race");
+    suite
+}
+
+/// Issue 16 item 3: a fix branch is told it fails less, with the runs that would show
+/// the drop, and no quarantine ticket is written.
+#[test]
+fn a_fix_branch_is_fewer_failures_with_no_ticket() {
+    let suite = fixed_flake_project();
+    let test = "tests/test_upload.py::test_upload";
+    // Seed 6: the base's first run seed is a multiple of 8, so the base fails at once.
+    let ran = suite.candor(&["compare", test, "--seed", "6", "--format", "json"], &[]);
+    let line = &ran.lines_of("compare")[0];
+    assert_eq!(line["verdict"], "fewer-failures", "{line:#}");
+    assert_eq!(ran.exit, 0, "{line:#}");
+    assert!(line["base"]["failures"].as_u64().unwrap() > 0, "{line:#}");
+    assert_eq!(line["branch"]["failures"], 0, "{line:#}");
+    assert!(line["ticket"].is_null(), "{line:#}");
+    assert!(!suite.repo.join(".candor/tickets").exists());
+    let per_side = line["drop"]["runs_per_side"]
+        .as_u64()
+        .expect("runs per side");
+    let more = line["drop"]["more_runs"].as_u64().expect("more runs");
+    let made = line["base"]["runs"].as_u64().unwrap();
+    assert_eq!(more, 2 * (per_side - made), "{line:#}");
+    let advice = line["advice"].as_str().unwrap();
+    assert!(
+        advice.starts_with(&format!(
+            "fewer failures on the branch: consistent with a fix; {more} more runs ({per_side} per side in all) would show a drop from "
+        )),
+        "{advice}"
+    );
+    assert!(
+        advice.contains("with 80% power (one-sided Fisher exact test"),
+        "{advice}"
+    );
+    assert!(line["protection"].is_null(), "{line:#}");
+}
+
+/// Issue 16 items 4, 5 and 6: a timing assertion made to fail every run by a tiny
+/// bound, on a pytest without a seed (pytest-randomly turned off in the runner's
+/// command): compare does not send it to the base, classify calls it timing-sensitive,
+/// says nothing of pinning a seed, and labels each side.
+#[test]
+fn a_timing_assertion_failing_on_both_sides_is_timing_sensitive_not_the_base_s() {
+    let suite = empty();
+    suite.write("pytest.ini", "[pytest]\ntestpaths = tests\n");
+    suite.write(
+        "candor.toml",
+        "[runner]\nkind = \"pytest\"\ncommand = [\"python3\", \"-m\", \"pytest\", \"-p\", \"no:randomly\"]\n",
+    );
+    suite.write(
+        "tests/test_timing.py",
+        "import time\n\n\ndef test_sleep_is_quick():\n    start = time.monotonic()\n    time.sleep(0.01)\n    elapsed = time.monotonic() - start\n    assert 0.0 < elapsed < 1e-9\n",
+    );
+    suite.write(".gitignore", ".candor/\n__pycache__/\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    commit_all(&suite.repo, "timing");
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    git(
+        &suite.repo,
+        &["commit", "--quiet", "--allow-empty", "-m", "a change"],
+    );
+    let test = "tests/test_timing.py::test_sleep_is_quick";
+    let ran = suite.candor(&["compare", test, "--seed", "1", "--format", "json"], &[]);
+    let line = &ran.lines_of("compare")[0];
+    assert_eq!(line["verdict"], "fails-both", "{line:#}");
+    assert!(
+        line["base"]["seeds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(serde_json::Value::is_null)
+    );
+    let advice = line["advice"].as_str().unwrap();
+    assert!(
+        advice.starts_with("timing-sensitive on both sides"),
+        "{advice}"
+    );
+    assert!(advice.contains("pinning is impossible"), "{advice}");
+    assert!(!advice.contains("report it against the base;"), "{advice}");
+    assert!(line["protection"].is_null(), "{line:#}");
+    let human = suite.candor(&["compare", test, "--seed", "1"], &[]);
+    assert!(!human.stdout.contains("catches a rise"), "{human:?}");
+
+    let records = line["records"].as_str().unwrap();
+    let classified = suite.candor(&["classify", records, "--format", "json"], &[]);
+    let buckets = classified.lines_of("classify");
+    assert_eq!(buckets.len(), 2, "{classified:?}");
+    for bucket in &buckets {
+        assert_eq!(bucket["bucket"], "timing-sensitive", "{bucket:#}");
+        assert!(
+            bucket["reason"]
+                .as_str()
+                .unwrap()
+                .contains("`assert 0.0 < elapsed < 1e-9`"),
+            "{bucket:#}"
+        );
+    }
+    assert_eq!(classified.exit, 1, "{classified:?}");
+    let human = suite.candor(&["classify", records], &[]);
+    assert!(!human.stdout.contains("pin the seed"), "{human:?}");
+    assert!(
+        human
+            .stdout
+            .contains(&format!("timing-sensitive: {test} (merge base: "))
+            && human
+                .stdout
+                .contains(&format!("timing-sensitive: {test} (branch: ")),
+        "{human:?}"
+    );
+}

@@ -227,7 +227,11 @@ fn compare_finds_an_inherited_test_by_its_collected_id() {
 #[test]
 fn libtest_json_with_its_crate_is_the_same_tests_as_nextest() {
     let suite = triage_support::suite("cargo");
-    suite.write("candor.toml", "[runner]\nkind = \"nextest\"\n");
+    // Every branch's runs count: the runs are on the change's branch.
+    suite.write(
+        "candor.toml",
+        "[reliability]\nbranches = [\"**\"]\n\n[runner]\nkind = \"nextest\"\n",
+    );
     suite.git_with_change();
     let ran = suite.candor(&["test", "--format", "json"], &[]);
     assert_eq!(ran.exit, 0, "{ran:?}");

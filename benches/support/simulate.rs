@@ -41,6 +41,7 @@ fn record(side: Side, sequence: u32, failed: bool) -> RunRecord {
         signature: None,
         exception: None,
         message: None,
+        failing_line: None,
         duration_seconds: None,
         wall_seconds: 0.0,
         argv: Vec::new(),

@@ -38,6 +38,10 @@ pub struct GlobalArgs {
     /// Print only errors and warnings (and the data `tests` and `show` are asked for).
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// List everything: on a terminal, long listings are cut to their first lines and a
+    /// count (JSON output is always complete).
+    #[arg(long, global = true)]
+    pub full: bool,
 }
 
 /// `--format`.
@@ -104,6 +108,9 @@ pub enum RawCommand {
     Lint(RawLint),
     /// Write a commented starter candor.toml at the repository root.
     Init(RawInit),
+    /// Remove the run folders (reports and logs) under .candor/runs that the [runs]
+    /// retention rule lets go; never anything outside .candor/runs.
+    Clean(RawClean),
     /// Show the whole loop on a small example repository, in a temporary directory.
     Demo(RawDemo),
     /// Reports for people: a self-contained HTML history report, a Markdown comment for a
@@ -377,6 +384,17 @@ pub struct RawInit {
     /// Replace an existing candor.toml.
     #[arg(long, conflicts_with = "print")]
     pub force: bool,
+}
+
+/// `candor clean`.
+#[derive(Debug, Args)]
+pub struct RawClean {
+    /// Say what would be removed, remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove every run folder, not only those older than the retention rule keeps.
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// `--tier`.

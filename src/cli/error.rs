@@ -216,6 +216,14 @@ pub enum CliError {
     /// `rerun` in a repository where HEAD has no merge base to take the policy from.
     #[error("no merge base to read the rerun policy from: {0}")]
     NoPolicyBase(String),
+    /// A path candor will not write or remove through.
+    #[error("{} {why}", path.display())]
+    Unsafe {
+        /// The path.
+        path: PathBuf,
+        /// Why not.
+        why: &'static str,
+    },
     /// `order` found that the test does not run alone.
     #[error(
         "`{id}` did not run: the runner's reports do not hold it{}",
@@ -262,6 +270,10 @@ impl CliError {
             CliError::Write { .. } => {
                 Some("check that the folder exists and can be written; nothing was changed".into())
             }
+            CliError::Unsafe { .. } => Some(
+                "make it a real folder of the repository (or remove it), then run the command again"
+                    .into(),
+            ),
             CliError::ConfigExists { .. } => Some(
                 "edit it by hand, compare with `candor init --print`, or replace it with `candor init --force`"
                     .into(),

@@ -49,6 +49,7 @@ fn run_to_code() -> u8 {
                 color_stderr: false,
                 quiet: false,
                 progress: false,
+                summarize: false,
             });
             let _ = printer.error(&error, error.hint().as_deref());
             return exit_codes::USAGE_OR_INPUT;

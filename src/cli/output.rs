@@ -61,6 +61,8 @@ pub struct Printer {
     err: Box<dyn Write>,
     settings: OutputSettings,
     stdout_closed: bool,
+    /// Long texts already printed whole, so a summarized terminal prints them once.
+    shown: std::collections::HashSet<String>,
 }
 
 impl Printer {
@@ -80,6 +82,7 @@ impl Printer {
             err,
             settings,
             stdout_closed: false,
+            shown: std::collections::HashSet::new(),
         }
     }
 
@@ -220,6 +223,33 @@ impl Printer {
         bar
     }
 
+    /// A listing of `lines` on stdout; on a terminal (see [`OutputSettings::summarize`]) only
+    /// the first [`SUMMARY_LINES`] and a count of the rest with `--full` to see them all.
+    /// `what` names the items (`"touched tests"`).
+    pub fn listing(&mut self, lines: &[String], what: &str) -> io::Result<()> {
+        self.listing_of(lines, what, SUMMARY_LINES)
+    }
+
+    /// [`Printer::listing`] keeping `keep` lines on a terminal.
+    pub fn listing_of(&mut self, lines: &[String], what: &str, keep: usize) -> io::Result<()> {
+        // Cutting one line would take as much room as the line.
+        let cut = self.settings.summarize && lines.len() > keep + 1;
+        let shown = if cut { keep } else { lines.len() };
+        for line in &lines[..shown] {
+            self.line(line)?;
+        }
+        if cut {
+            self.line(&summary_line(lines.len() - shown, lines.len(), what))?;
+        }
+        Ok(())
+    }
+
+    /// Whether a long text known by `key` is to be printed whole: always, except on a
+    /// summarizing terminal where it was printed before (the demo's repeated tracebacks).
+    pub fn first_showing(&mut self, key: &str) -> bool {
+        !self.settings.summarize || self.shown.insert(key.to_owned())
+    }
+
     /// Writes buffered stdout; a closed pipe is not an error.
     pub fn flush(&mut self) -> io::Result<()> {
         self.write_out(|out| out.flush())
@@ -249,6 +279,14 @@ impl Printer {
             other => other,
         }
     }
+}
+
+/// Lines a long listing keeps on a terminal.
+pub const SUMMARY_LINES: usize = 10;
+
+/// The line that ends a listing cut short on a terminal.
+pub fn summary_line(hidden: usize, total: usize, what: &str) -> String {
+    format!("  … {hidden} more of {total} {what} (--full lists them all)")
 }
 
 /// How a column lines up.
@@ -378,7 +416,80 @@ pub fn short(id: &str, len: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::{Arc, Mutex};
+
     use super::*;
+
+    /// A writer the test reads back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().expect("not poisoned").extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn printer(summarize: bool) -> (Printer, Shared) {
+        let out = Shared::default();
+        let printer = Printer::new(
+            Box::new(out.clone()),
+            Box::new(io::sink()),
+            OutputSettings {
+                format: OutputFormat::Human,
+                color_stdout: false,
+                color_stderr: false,
+                quiet: false,
+                progress: false,
+                summarize,
+            },
+        );
+        (printer, out)
+    }
+
+    fn text(out: &Shared) -> String {
+        String::from_utf8(out.0.lock().expect("not poisoned").clone()).expect("utf-8")
+    }
+
+    /// Issue #12 item 8: long listings are cut on a terminal, whole elsewhere.
+    #[test]
+    fn a_long_listing_is_cut_on_a_terminal_with_a_count_and_whole_otherwise() {
+        let lines: Vec<String> = (1..=25).map(|n| format!("  t{n}")).collect();
+        let (mut terminal, out) = printer(true);
+        terminal.listing(&lines, "touched tests").unwrap();
+        terminal.flush().unwrap();
+        let printed = text(&out);
+        assert_eq!(printed.lines().count(), SUMMARY_LINES + 1, "{printed}");
+        assert!(printed.starts_with("  t1\n"), "{printed}");
+        assert!(
+            printed.ends_with("  … 15 more of 25 touched tests (--full lists them all)\n"),
+            "{printed}"
+        );
+        let (mut pipe, out) = printer(false);
+        pipe.listing(&lines, "touched tests").unwrap();
+        pipe.flush().unwrap();
+        assert_eq!(text(&out).lines().count(), 25);
+        // One line over is printed, not replaced by a line saying so.
+        let (mut terminal, out) = printer(true);
+        terminal.listing(&lines[..=SUMMARY_LINES], "tests").unwrap();
+        terminal.flush().unwrap();
+        assert_eq!(text(&out).lines().count(), SUMMARY_LINES + 1);
+        assert!(!text(&out).contains("more of"));
+    }
+
+    #[test]
+    fn a_long_text_is_shown_once_on_a_terminal_and_every_time_otherwise() {
+        let (mut terminal, _) = printer(true);
+        assert!(terminal.first_showing("sig"));
+        assert!(!terminal.first_showing("sig"));
+        assert!(terminal.first_showing("other"));
+        let (mut pipe, _) = printer(false);
+        assert!(pipe.first_showing("sig") && pipe.first_showing("sig"));
+    }
 
     #[test]
     fn table_aligns_by_characters_and_leaves_no_trailing_space() {

@@ -55,6 +55,9 @@ pub struct OutputSettings {
     pub quiet: bool,
     /// Whether progress lines go to stderr: only on a terminal, and not under `--quiet`.
     pub progress: bool,
+    /// Whether long listings are cut to their first lines and a count: text on a
+    /// terminal, without `--full`.
+    pub summarize: bool,
 }
 
 /// `--format`, decided.
@@ -79,6 +82,8 @@ pub enum Command {
     Reliability(ReliabilitySettings),
     /// `candor init`.
     Init(InitSettings),
+    /// `candor clean`.
+    Clean(CleanSettings),
     /// `candor test`.
     Test(Box<TestSettings>),
     /// `candor triage`.
@@ -389,6 +394,15 @@ pub struct InitSettings {
     pub force: bool,
 }
 
+/// `candor clean`, decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CleanSettings {
+    /// Only say what would go.
+    pub dry_run: bool,
+    /// Every run folder, not only those the retention rule lets go.
+    pub all: bool,
+}
+
 /// A `--tier` filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TierFilter {
@@ -500,6 +514,9 @@ impl Settings {
             color_stderr: wants_color(context.stderr_is_terminal),
             quiet: args.global.quiet,
             progress: context.stderr_is_terminal && !args.global.quiet,
+            summarize: format == OutputFormat::Human
+                && context.stdout_is_terminal
+                && !args.global.full,
         };
 
         let mut warnings = Vec::new();
@@ -539,6 +556,10 @@ impl Settings {
             RawCommand::Init(raw) => Command::Init(InitSettings {
                 print: raw.print,
                 force: raw.force,
+            }),
+            RawCommand::Clean(raw) => Command::Clean(CleanSettings {
+                dry_run: raw.dry_run,
+                all: raw.all,
             }),
             RawCommand::Show(raw) => Command::Show(ShowSettings {
                 test_id: raw.test,
@@ -992,6 +1013,20 @@ mod tests {
         };
         let args = RawArgs::try_parse_from(command_line).expect("arguments parse");
         Settings::resolve(args, &context)
+    }
+
+    /// Issue #12 item 8: long listings are cut only for a person at a terminal.
+    #[test]
+    fn listings_are_summarized_on_a_terminal_unless_full_or_json() {
+        let summarize = |line: &[&str], terminal| resolve(line, &[], terminal).output.summarize;
+        assert!(summarize(&["candor", "reliability"], true));
+        assert!(!summarize(&["candor", "reliability"], false));
+        assert!(!summarize(&["candor", "reliability", "--full"], true));
+        assert!(!summarize(&["candor", "--full", "gate"], true));
+        assert!(!summarize(
+            &["candor", "reliability", "--format", "json"],
+            true
+        ));
     }
 
     #[test]

@@ -22,6 +22,9 @@ pub enum CompareVerdict {
     BranchWorse,
     /// No evidence the change raised the rate: not the change's doing.
     SameRate,
+    /// The branch failed less often than the base, short of a branch-worse call:
+    /// consistent with a fix. No ticket: there is nothing to quarantine on the branch.
+    FewerFailures,
     /// Broken on the base too: both sides failed every run.
     FailsBoth,
     /// No failure reproduced on either side.
@@ -35,6 +38,7 @@ impl CompareVerdict {
             CompareVerdict::DeterministicRegression => "deterministic-regression",
             CompareVerdict::BranchWorse => "branch-worse",
             CompareVerdict::SameRate => "same-rate",
+            CompareVerdict::FewerFailures => "fewer-failures",
             CompareVerdict::FailsBoth => "fails-both",
             CompareVerdict::PassesBoth => "passes-both",
         }
@@ -59,6 +63,9 @@ impl CompareVerdict {
             }
             CompareVerdict::SameRate => {
                 "no evidence this change raised the failure rate: file the ticket, do not write a fix here"
+            }
+            CompareVerdict::FewerFailures => {
+                "fewer failures on the branch: consistent with a fix; no ticket to file"
             }
             CompareVerdict::FailsBoth => {
                 "broken on the merge base too: not this change; report it against the base"
@@ -96,8 +103,82 @@ pub fn verdict(base: Tally, branch: Tally, stop: Stop) -> CompareVerdict {
         CompareVerdict::PassesBoth
     } else if base.all_failed() && branch.all_failed() {
         CompareVerdict::FailsBoth
+    } else if fails_less(branch, base) {
+        CompareVerdict::FewerFailures
     } else {
         CompareVerdict::SameRate
+    }
+}
+
+/// Whether `a`'s failure rate is below `b`'s (cross-multiplied: no rounding).
+fn fails_less(a: Tally, b: Tally) -> bool {
+    u64::from(a.failures) * u64::from(b.runs) < u64::from(b.failures) * u64::from(a.runs)
+}
+
+/// What a fewer-failures comparison shows about the drop, and what more runs would.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Drop {
+    /// The base's observed failure rate.
+    pub from: f64,
+    /// The branch's.
+    pub to: f64,
+    /// Fisher's one-sided p-value for "the branch fails less" on the runs made.
+    pub p_value: f64,
+    /// Runs per side a one-sided Fisher test at alpha needs to show this drop with 80%
+    /// power (`stats::sequential::runs_to_show_drop`); `None` beyond [`DROP_SEARCH_RUNS`].
+    pub runs_per_side: Option<u32>,
+    /// Of those, the runs not yet made, both sides together.
+    pub more_runs: Option<u32>,
+}
+
+/// The most runs per side the drop's power search considers.
+pub const DROP_SEARCH_RUNS: u32 = 400;
+
+impl Drop {
+    /// The drop from `base` to `branch`, at `alpha`; `None` unless the branch fails less.
+    pub fn of(base: Tally, branch: Tally, alpha: f64) -> Option<Drop> {
+        if !fails_less(branch, base) {
+            return None;
+        }
+        let from = base.rate()?;
+        let to = branch.rate()?;
+        let runs_per_side =
+            crate::stats::sequential::runs_to_show_drop(from, to, alpha, 0.8, DROP_SEARCH_RUNS);
+        let made = base.runs.min(branch.runs);
+        Some(Drop {
+            from,
+            to,
+            p_value: crate::stats::sequential::fisher_one_sided(branch, base),
+            runs_per_side,
+            more_runs: runs_per_side.map(|n| 2 * n.saturating_sub(made)),
+        })
+    }
+
+    /// The sentence: the drop shown, or how many more runs would show it.
+    pub fn sentence(&self, alpha: f64) -> String {
+        let drop = format!(
+            "a drop from {:.0}% to {:.0}% failures",
+            self.from * 100.0,
+            self.to * 100.0
+        );
+        let method = format!(
+            "one-sided Fisher exact test at alpha {alpha}, power computed exactly over both binomials"
+        );
+        if self.p_value <= alpha {
+            return format!(
+                "fewer failures on the branch: consistent with a fix; these runs show {drop} (one-sided p = {:.4}, Fisher exact)",
+                self.p_value
+            );
+        }
+        match (self.more_runs, self.runs_per_side) {
+            (Some(more), Some(per_side)) => format!(
+                "fewer failures on the branch: consistent with a fix; {} more runs ({per_side} per side in all) would show {drop} with 80% power ({method})",
+                more.max(2)
+            ),
+            _ => format!(
+                "fewer failures on the branch: consistent with a fix; {drop} is too small to show with 80% power in {DROP_SEARCH_RUNS} runs per side ({method})"
+            ),
+        }
     }
 }
 
@@ -308,12 +389,49 @@ mod tests {
             verdict(tally(15, 2), tally(15, 3), Stop::Futility),
             SameRate
         );
-        // A branch that fixes a test the base breaks is not the change's fault.
+        // A branch that fixes a test the base breaks is not the change's fault: it fails
+        // less (issue 16 item 3).
         assert_eq!(
             verdict(tally(30, 30), tally(30, 0), Stop::Exhausted),
+            FewerFailures
+        );
+        assert_eq!(
+            verdict(tally(14, 4), tally(14, 0), Stop::Futility),
+            FewerFailures
+        );
+        assert_eq!(
+            verdict(tally(14, 2), tally(14, 2), Stop::Futility),
             SameRate
         );
         assert!(BranchWorse.is_negative() && !SameRate.is_negative());
+    }
+
+    /// Issue 16 item 3: the base 1/4, 2/4, 1/6 red, the branch never.
+    #[test]
+    fn a_drop_says_how_many_more_runs_would_show_it() {
+        for (base, rate) in [(tally(4, 1), 25), (tally(4, 2), 50), (tally(6, 1), 17)] {
+            let branch = tally(base.runs, 0);
+            let drop = Drop::of(base, branch, 0.05).expect("a drop");
+            let per_side = drop.runs_per_side.expect("a run count");
+            assert!(per_side > base.runs, "{drop:?}");
+            assert_eq!(drop.more_runs, Some(2 * (per_side - base.runs)));
+            let sentence = drop.sentence(0.05);
+            assert!(
+                sentence.starts_with(&format!(
+                    "fewer failures on the branch: consistent with a fix; {} more runs ({per_side} per side in all) would show a drop from {rate}% to 0% failures with 80% power",
+                    2 * (per_side - base.runs)
+                )),
+                "{sentence}"
+            );
+        }
+        // Shown already: 30 of 30 against none.
+        let shown = Drop::of(tally(30, 30), tally(30, 0), 0.05).expect("a drop");
+        assert!(
+            shown
+                .sentence(0.05)
+                .contains("these runs show a drop from 100% to 0%")
+        );
+        assert_eq!(Drop::of(tally(14, 0), tally(14, 4), 0.05), None);
     }
 
     #[test]

@@ -164,14 +164,10 @@ pub fn render(ticket: &Ticket<'_>) -> String {
             let _ = writeln!(out, "No run failed on the {name}.");
             continue;
         };
-        let _ = writeln!(
-            out,
-            "Seed {}, log `{}`.",
-            first
-                .seed
-                .map_or_else(|| "none".to_owned(), |s| s.to_string()),
-            first.log
-        );
+        let _ = match first.seed {
+            Some(seed) => writeln!(out, "Seed {seed}, log `{}`.", first.log),
+            None => writeln!(out, "No seed (the runner took none), log `{}`.", first.log),
+        };
         let _ = writeln!(out);
         let text = if first.failure.text.is_empty() {
             &first.failure.message
@@ -289,11 +285,17 @@ fn seeds_text(seeds: &[Option<u64>]) -> String {
     if seeds.is_empty() {
         return "no runs".to_owned();
     }
-    seeds
-        .iter()
-        .map(|s| s.map_or_else(|| "none".to_owned(), |s| s.to_string()))
-        .collect::<Vec<_>>()
-        .join(", ")
+    // A run without a seed has nothing to print: "none" once per run reads as data.
+    let used: Vec<String> = seeds.iter().flatten().map(ToString::to_string).collect();
+    let unseeded = seeds.len() - used.len();
+    match (used.is_empty(), unseeded) {
+        (true, _) => format!(
+            "no seed: the runner took none in these {} runs, so they cannot be pinned",
+            seeds.len()
+        ),
+        (false, 0) => used.join(", "),
+        (false, _) => format!("{} ({unseeded} runs without a seed)", used.join(", ")),
+    }
 }
 
 /// A code fence longer than any run of backticks in the text.
@@ -317,6 +319,18 @@ mod tests {
         )));
         assert!(!regex.is_match(&signature::normalize("Timed out after 3s")));
         assert!(pattern.starts_with('^') && pattern.ends_with('$'));
+    }
+
+    /// Issue 16 item 3: a seed that was not used is not printed as "none" per run.
+    #[test]
+    fn seeds_a_runner_did_not_take_are_said_once() {
+        assert_eq!(
+            seeds_text(&[None, None, None, None]),
+            "no seed: the runner took none in these 4 runs, so they cannot be pinned"
+        );
+        assert_eq!(seeds_text(&[Some(3), Some(9)]), "3, 9");
+        assert_eq!(seeds_text(&[Some(3), None]), "3 (1 runs without a seed)");
+        assert!(!seeds_text(&[None, None]).contains("none, none"));
     }
 
     #[test]

@@ -9,10 +9,14 @@ use serde::Serialize;
 
 use super::CassetteCheck;
 use super::human_owned::OwnedChange;
+use super::infrastructure::InfraChange;
 use super::locks::Drift;
+use super::receipts::Receipt;
 use super::rules::Finding;
+use super::tamper::{BaseJudgement, Unaccounted};
 use super::touched::TouchedTest;
 use crate::classify::{Bucket, Classified};
+use crate::policy::ReplayMode;
 
 /// The report's schema name; bumped on any change a reader could trip on.
 pub const SCHEMA: &str = "candor.score-report.v1";
@@ -68,6 +72,56 @@ pub enum Reason {
         /// The test.
         test: String,
     },
+    /// The whole suite's run (`[lane] replay = "all"`) had red tests the change is not
+    /// excused for.
+    SuiteFailed {
+        /// The red tests, in id order.
+        tests: Vec<String>,
+    },
+    /// The whole suite's run ran no test: a lane that ran nothing accepts nothing.
+    SuiteRanNothing,
+    /// Test infrastructure (conftest, runner settings, plugin lists) changed, without an
+    /// approval.
+    TestInfrastructureChanged {
+        /// The files.
+        paths: Vec<String>,
+    },
+    /// Data files under test folders added or edited without the fixture lock pinning
+    /// them.
+    UnlockedDataFiles {
+        /// The files.
+        paths: Vec<String>,
+    },
+    /// A replay's report does not account for every collected test.
+    ReportUnaccounted {
+        /// The test replayed.
+        test: String,
+        /// What the report got wrong.
+        problem: String,
+    },
+    /// Tests green in the head's version fail in the base's version, without an approval.
+    #[serde(rename = "weakened-test")]
+    WeakenedTests {
+        /// The tests (or modules whose base version could not run).
+        tests: Vec<String>,
+    },
+    /// Tests the base collected in a touched module that the head does not, without an
+    /// approval.
+    TestsRemoved {
+        /// The tests.
+        tests: Vec<String>,
+    },
+    /// Touched test modules that collect nothing.
+    CollectsNothing {
+        /// The modules.
+        files: Vec<String>,
+    },
+    /// Ledger lines the change appended that no stored rerun backs, without an approval.
+    #[serde(rename = "unverified-receipt")]
+    UnverifiedReceipts {
+        /// 1-based lines of the head's ledger.
+        lines: Vec<usize>,
+    },
     /// The lane ran out of wall-clock time before every replay was made.
     OutOfTime {
         /// The lane's limit, in seconds.
@@ -122,6 +176,57 @@ impl Reason {
             Reason::ReplaySkipped { test } => {
                 format!("{test} was skipped in every replay: a touched test must run")
             }
+            Reason::SuiteFailed { tests } => {
+                const SHOWN: usize = 5;
+                let mut named = tests
+                    .iter()
+                    .take(SHOWN)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if tests.len() > SHOWN {
+                    let _ = write!(named, " and {} more", tests.len() - SHOWN);
+                }
+                format!(
+                    "the whole suite's run failed {} test(s): {named}",
+                    tests.len()
+                )
+            }
+            Reason::SuiteRanNothing => {
+                "the whole suite's run ran no test: a lane that ran nothing accepts nothing"
+                    .to_owned()
+            }
+            Reason::TestInfrastructureChanged { paths } => format!(
+                "test-infrastructure changed: {} (conftest, runner settings and plugin lists are human-owned; --approved-by is needed)",
+                paths.join(", ")
+            ),
+            Reason::UnlockedDataFiles { paths } => format!(
+                "unlocked-data: {} added or edited under a test folder while the fixture lock does not pin it",
+                paths.join(", ")
+            ),
+            Reason::ReportUnaccounted { test, problem } => format!(
+                "report-unaccounted: the runner's report does not account for every collected test ({test}: {problem})"
+            ),
+            Reason::WeakenedTests { tests } => format!(
+                "weakened-test: {} pass(es) in the head's version and fail(s) in the base's version against the head's code (--approved-by is needed)",
+                tests.join(", ")
+            ),
+            Reason::TestsRemoved { tests } => format!(
+                "tests-removed: {} collected at the base, gone at the head (--approved-by is needed)",
+                tests.join(", ")
+            ),
+            Reason::CollectsNothing { files } => format!(
+                "collects-nothing: the touched test module(s) {} collect no test",
+                files.join(", ")
+            ),
+            Reason::UnverifiedReceipts { lines } => format!(
+                "unverified-receipt: ledger line(s) {} appended by the change match no stored `candor rerun` (--approved-by is needed)",
+                lines
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Reason::OutOfTime {
                 max_wall_seconds,
                 replays_left,
@@ -158,8 +263,20 @@ pub struct LaneFindings<'a> {
     pub replays: &'a [Classified],
     /// Touched tests skipped in every replay.
     pub skipped: &'a [String],
+    /// The whole suite's run, when `[lane] replay = "all"` made it.
+    pub suite: Option<&'a SuiteRun>,
     /// Replays not made because time ran out (0: all made).
     pub replays_left: u32,
+    /// Test-infrastructure changes.
+    pub infrastructure: &'a [InfraChange],
+    /// Unlocked data files under test folders.
+    pub unlocked_data: &'a [String],
+    /// Replays whose report does not account for the run.
+    pub unaccounted: &'a [Unaccounted],
+    /// The change judged with the base's tests.
+    pub base_judgement: Option<&'a BaseJudgement>,
+    /// Ledger lines the change appended, checked against the history.
+    pub receipts: &'a [Receipt],
     /// The lane's time limit.
     pub max_wall_seconds: u32,
 }
@@ -186,6 +303,22 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
             approved.extend(owned);
         } else {
             reasons.push(Reason::HumanOwnedFilesChanged { paths: owned });
+        }
+    }
+    let infrastructure: Vec<String> = found
+        .infrastructure
+        .iter()
+        .map(|c| c.path.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !infrastructure.is_empty() {
+        if found.approved_by.is_some() {
+            approved.extend(infrastructure);
+        } else {
+            reasons.push(Reason::TestInfrastructureChanged {
+                paths: infrastructure,
+            });
         }
     }
     if !found.findings.is_empty() {
@@ -235,6 +368,74 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
     for test in found.skipped {
         reasons.push(Reason::ReplaySkipped { test: test.clone() });
     }
+    if let Some(suite) = found.suite {
+        // A touched test red in its replays is already a reason; one red only in the
+        // suite's run (it fails beside the others) is this one.
+        let failed: Vec<String> = suite
+            .failed
+            .iter()
+            .filter(|test| {
+                !found
+                    .replays
+                    .iter()
+                    .any(|c| &c.test == *test && c.bucket.is_red())
+            })
+            .cloned()
+            .collect();
+        if !failed.is_empty() {
+            reasons.push(Reason::SuiteFailed { tests: failed });
+        } else if suite.tests == 0 {
+            reasons.push(Reason::SuiteRanNothing);
+        }
+    }
+    if !found.unlocked_data.is_empty() {
+        reasons.push(Reason::UnlockedDataFiles {
+            paths: found.unlocked_data.to_vec(),
+        });
+    }
+    if let Some(first) = found.unaccounted.first() {
+        reasons.push(Reason::ReportUnaccounted {
+            test: first.test.clone(),
+            problem: first.problem.clone(),
+        });
+    }
+    if let Some(judgement) = found.base_judgement {
+        let mut approvable = |items: Vec<String>, reason: fn(Vec<String>) -> Reason| {
+            if items.is_empty() {
+                return;
+            }
+            if found.approved_by.is_some() {
+                approved.extend(items);
+            } else {
+                reasons.push(reason(items));
+            }
+        };
+        approvable(
+            judgement.weakened.iter().map(|w| w.test.clone()).collect(),
+            |tests| Reason::WeakenedTests { tests },
+        );
+        approvable(judgement.removed.clone(), |tests| Reason::TestsRemoved {
+            tests,
+        });
+        if !judgement.collect_nothing.is_empty() {
+            reasons.push(Reason::CollectsNothing {
+                files: judgement.collect_nothing.clone(),
+            });
+        }
+    }
+    let unverified: Vec<usize> = found
+        .receipts
+        .iter()
+        .filter(|r| !r.verified)
+        .map(|r| r.line)
+        .collect();
+    if !unverified.is_empty() {
+        if found.approved_by.is_some() {
+            approved.extend(unverified.iter().map(|line| format!("ledger line {line}")));
+        } else {
+            reasons.push(Reason::UnverifiedReceipts { lines: unverified });
+        }
+    }
     if found.replays_left > 0 {
         reasons.push(Reason::OutOfTime {
             max_wall_seconds: found.max_wall_seconds,
@@ -252,6 +453,93 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
         pass: reasons.is_empty(),
         reasons,
         approvals,
+    }
+}
+
+/// The whole suite's one run in the lane (`[lane] replay = "all"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SuiteRun {
+    /// Tests the run reported (skipped ones included).
+    pub tests: u32,
+    /// Red tests the change is not excused for, in id order.
+    pub failed: Vec<String>,
+    /// Red tests a freeze in force (read at the base) excuses, in id order.
+    pub excused: Vec<String>,
+    /// The runner's exit code.
+    pub exit_code: i32,
+    /// The runner's log.
+    pub log: String,
+}
+
+/// How many tests the lane ran and how: the report's `replayed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Replayed {
+    /// `[lane] replay`, as read at the base.
+    pub mode: ReplayMode,
+    /// Tests the whole suite's run reported; `None` when the suite was not run.
+    pub suite_tests: Option<u32>,
+    /// Touched tests replayed (at least once).
+    pub touched_tests: u32,
+    /// Replays of touched tests made.
+    pub replays: u32,
+    /// The same in one sentence, as the human output prints it.
+    pub summary: String,
+}
+
+/// What the change gave the lane to replay, for [`replayed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplayScope {
+    /// `[lane] replay`.
+    pub mode: ReplayMode,
+    /// Test files the change added or modified.
+    pub changed_test_files: usize,
+    /// Tests the runner lists in them.
+    pub touched_tests: usize,
+    /// Replays asked of each touched test.
+    pub min_replays: u32,
+}
+
+/// Says how many tests the lane ran and how, zero included: never a silent accept.
+pub fn replayed(scope: ReplayScope, suite: Option<&SuiteRun>, runs: &[ReplayRun]) -> Replayed {
+    let mut replayed_tests: Vec<&str> = runs.iter().map(|r| r.test.as_str()).collect();
+    replayed_tests.sort_unstable();
+    replayed_tests.dedup();
+    let touched_tests = u32::try_from(replayed_tests.len()).unwrap_or(u32::MAX);
+    let replays = u32::try_from(runs.len()).unwrap_or(u32::MAX);
+    let touched_part = if touched_tests > 0 {
+        format!(
+            "{touched_tests} touched test(s) replayed {} time(s) each ({replays} replays)",
+            scope.min_replays
+        )
+    } else if scope.changed_test_files == 0 {
+        "0 tests replayed: the change touched no test file".to_owned()
+    } else if scope.touched_tests == 0 {
+        format!(
+            "0 tests replayed: the {} changed test file(s) hold no test the runner lists",
+            scope.changed_test_files
+        )
+    } else {
+        "0 tests replayed: time ran out first".to_owned()
+    };
+    let summary = match (scope.mode, suite) {
+        (ReplayMode::All, Some(suite)) => format!(
+            "the whole suite ran once ({} test(s), {} red); {touched_part}",
+            suite.tests,
+            suite.failed.len() + suite.excused.len()
+        ),
+        (ReplayMode::All, None) => {
+            format!("the whole suite did not run: time ran out first; {touched_part}")
+        }
+        (ReplayMode::Touched, _) => {
+            format!("{touched_part} (replay = \"touched\": the rest of the suite was not run)")
+        }
+    };
+    Replayed {
+        mode: scope.mode,
+        suite_tests: suite.map(|s| s.tests),
+        touched_tests,
+        replays,
+        summary,
     }
 }
 
@@ -303,6 +591,10 @@ pub struct ScoreReport<'a> {
     pub deterministic: bool,
     /// Why not, in order.
     pub reasons: &'a [Reason],
+    /// How many tests the lane ran and how (`[lane] replay`), zero said plainly.
+    pub replayed: &'a Replayed,
+    /// The whole suite's one run; `None` when `replay = "touched"` or time ran out first.
+    pub suite: Option<&'a SuiteRun>,
     /// The replays per test.
     pub min_replays: u32,
     /// The seed every replay was pinned to.
@@ -326,6 +618,18 @@ pub struct ScoreReport<'a> {
     pub human_owned: &'a [OwnedChange],
     /// Approvals given.
     pub approvals: &'a [Approval],
+    /// Test-infrastructure changes (approved or not).
+    pub test_infrastructure: &'a [InfraChange],
+    /// Data files under test folders the fixture lock does not pin.
+    pub unlocked_data: &'a [String],
+    /// Replays whose report did not account for the run.
+    pub unaccounted: &'a [Unaccounted],
+    /// The change judged with the base's tests; `None` when no pytest module was touched.
+    pub base_judgement: Option<&'a BaseJudgement>,
+    /// Seconds the base-version replay took (its worktree and runner processes).
+    pub base_version_seconds: Option<f64>,
+    /// Ledger lines the change appended, each checked against the history.
+    pub receipts: &'a [Receipt],
     /// Freezes in force for tests the change did not touch.
     pub freezes_in_force: Vec<String>,
 }
@@ -349,6 +653,8 @@ pub fn markdown(report: &ScoreReport<'_>) -> String {
         short(report.base),
         short(report.head)
     );
+    let _ = writeln!(out);
+    let _ = writeln!(out, "Ran: {}.", escape(&report.replayed.summary));
     let _ = writeln!(out);
     if !report.reasons.is_empty() {
         let _ = writeln!(out, "**Why rejected**");
@@ -518,5 +824,93 @@ mod tests {
         });
         assert!(!verdict.pass);
         assert!(verdict.reasons[0].describe().starts_with("out of time"));
+    }
+
+    fn suite(tests: u32, failed: &[&str]) -> SuiteRun {
+        SuiteRun {
+            tests,
+            failed: failed.iter().map(|t| (*t).to_owned()).collect(),
+            excused: Vec::new(),
+            exit_code: i32::from(!failed.is_empty()),
+            log: String::new(),
+        }
+    }
+
+    /// Issue #12 item 6: the lane always says how many tests it ran, zero plainly.
+    #[test]
+    fn the_report_says_how_many_tests_ran_and_how_zero_included() {
+        let scope = |mode, changed_test_files, touched_tests| ReplayScope {
+            mode,
+            changed_test_files,
+            touched_tests,
+            min_replays: 3,
+        };
+        let none = replayed(scope(ReplayMode::Touched, 0, 0), None, &[]);
+        assert_eq!(
+            none.summary,
+            "0 tests replayed: the change touched no test file (replay = \"touched\": the rest of the suite was not run)"
+        );
+        assert_eq!(
+            (none.suite_tests, none.touched_tests, none.replays),
+            (None, 0, 0)
+        );
+        let listed_none = replayed(scope(ReplayMode::All, 2, 0), Some(&suite(7, &[])), &[]);
+        assert_eq!(
+            listed_none.summary,
+            "the whole suite ran once (7 test(s), 0 red); 0 tests replayed: the 2 changed test file(s) hold no test the runner lists"
+        );
+        let out_of_time = replayed(scope(ReplayMode::All, 0, 0), None, &[]);
+        assert!(
+            out_of_time
+                .summary
+                .starts_with("the whole suite did not run: time ran out first")
+        );
+    }
+
+    #[test]
+    fn a_red_suite_rejects_once_per_test_and_an_empty_one_rejects_too() {
+        let red_replays = [classified("touched", Bucket::InvariantMiss, 3, 3)];
+        let broken = suite(9, &["other", "touched"]);
+        let verdict = lane_verdict(&LaneFindings {
+            replays: &red_replays,
+            suite: Some(&broken),
+            ..LaneFindings::default()
+        });
+        // `touched` is rejected by its replays; the suite's reason names the rest.
+        assert_eq!(
+            verdict.reasons[1],
+            Reason::SuiteFailed {
+                tests: vec!["other".to_owned()]
+            }
+        );
+        let green_replays = [classified("touched", Bucket::StablePass, 3, 0)];
+        let beside = suite(9, &["touched"]);
+        let verdict = lane_verdict(&LaneFindings {
+            replays: &green_replays,
+            suite: Some(&beside),
+            ..LaneFindings::default()
+        });
+        assert_eq!(
+            verdict.reasons,
+            [Reason::SuiteFailed {
+                tests: vec!["touched".to_owned()]
+            }],
+            "red beside the suite, green alone: still a failure"
+        );
+        let empty = suite(0, &[]);
+        let verdict = lane_verdict(&LaneFindings {
+            suite: Some(&empty),
+            ..LaneFindings::default()
+        });
+        assert_eq!(verdict.reasons, [Reason::SuiteRanNothing]);
+        let many = suite(9, &["a", "b", "c", "d", "e", "f", "g"]);
+        let verdict = lane_verdict(&LaneFindings {
+            suite: Some(&many),
+            ..LaneFindings::default()
+        });
+        assert_eq!(
+            verdict.reasons[0].describe(),
+            "the whole suite's run failed 7 test(s): a, b, c, d, e and 2 more"
+        );
     }
 }

@@ -8,15 +8,19 @@
 //! describes the rules and formats.
 
 pub mod cassettes;
+pub mod data;
 pub mod diff;
 pub mod files;
 pub mod freeze;
 pub mod human_owned;
+pub mod infrastructure;
 pub mod lane;
 pub mod locks;
 pub mod oracle;
+pub mod receipts;
 pub mod rules;
 pub mod skips;
+pub mod tamper;
 pub mod touched;
 
 use std::path::{Path, PathBuf};
@@ -254,4 +258,74 @@ pub fn human_owned_changes(
         base_ledger.as_deref(),
         head_ledger.as_deref(),
     ))
+}
+
+/// Test-infrastructure changes (the base's `[lane] test_infrastructure` globs, runner
+/// sections of pyproject.toml / setup.cfg / tox.ini read at both ends, plugin lists).
+pub fn infrastructure_changes(
+    git: &Git,
+    base: &str,
+    head: &str,
+    policy: &Config,
+    diff: &Diff,
+) -> Result<Vec<infrastructure::InfraChange>, GateError> {
+    let mut failure = None;
+    let found = infrastructure::changes(&policy.lane.test_infrastructure, diff, |path| {
+        let mut read = |revision: &str| match git.show(revision, path) {
+            Ok(bytes) => bytes.map(|b| String::from_utf8_lossy(&b).into_owned()),
+            Err(error) => {
+                failure.get_or_insert(error);
+                None
+            }
+        };
+        infrastructure::Texts {
+            base: read(base),
+            head: read(head),
+        }
+    });
+    match failure {
+        Some(error) => Err(error.into()),
+        None => Ok(found),
+    }
+}
+
+/// Data files the change added or edited under test folders that the head's fixture lock
+/// does not pin (outside the fixtures folder and the cassettes, which have their own
+/// checks).
+pub fn unlocked_data(
+    git: &Git,
+    head: &str,
+    lane: &LaneConfig,
+    diff: &Diff,
+) -> Result<Vec<String>, GateError> {
+    let lock_path = repo_path(&lane.lockfile)?;
+    let locked = match git.show(head, &lock_path)? {
+        Some(bytes) => {
+            let shown = format!("{}:{lock_path}", short(head));
+            FixtureLock::parse(&bytes, Path::new(&shown))?
+        }
+        None => FixtureLock::default(),
+    };
+    let fixtures = format!("{}/", repo_path(&lane.fixtures)?);
+    let cassettes = format!("{}/", repo_path(&lane.cassettes)?);
+    let owned = [lock_path.clone(), repo_path(&lane.cassette_lock)?];
+    let skip = |path: &str| {
+        path.starts_with(&fixtures)
+            || path.starts_with(&cassettes)
+            || owned.iter().any(|owned| owned == path)
+    };
+    let mut failure = None;
+    let found = data::unlocked(diff, &skip, &locked.files, |path| {
+        match git.show(head, path) {
+            Ok(bytes) => bytes.map(|b| locks::sha256_hex(&b)),
+            Err(error) => {
+                failure.get_or_insert(error);
+                None
+            }
+        }
+    });
+    match failure {
+        Some(error) => Err(error.into()),
+        None => Ok(found),
+    }
 }

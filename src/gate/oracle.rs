@@ -1,23 +1,25 @@
 //! Oracles: with `[lane] fail_on_missing_oracle`, every new test module must call at least
 //! one function of the oracle module (checks written by humans), so a new test cannot
-//! assert only what the code under test already says. Python only, by reading text:
+//! assert only what the code under test already says. Python only, read with a real
+//! parser (tree-sitter's Python grammar), so text that merely looks like a call — in a
+//! string, a docstring or a comment — does not count:
 //!
-//! - the oracle's functions are its top-level `def` and `async def` names that do not
-//!   start with `_`;
+//! - the oracle's functions are its top-level `def` and `async def` names (decorated or
+//!   not) that do not start with `_`;
 //! - a test module binds them by `from M import f [as g]`, `from M import *`,
 //!   `import M [as m]` or `from P import M [as m]`, where `M` is the oracle's module name
-//!   (`oracle`) or any dotted path ending in it (`tests.oracle`, `.oracle`);
-//! - a call is `g(` for a bound function, or `m.f(` for a bound module, on a line that is
-//!   not an import, a comment or a `def`.
+//!   (`oracle`) or any dotted path ending in it (`tests.oracle`, `.oracle`), anywhere in
+//!   the module;
+//! - a call is a call expression `g(…)` of a bound function, or `m.f(…)` of a bound
+//!   module.
 //!
-//! Limits: a call inside a string or a multi-line string counts; a function reached
-//! through a fixture, a variable (`check = oracle.f`) or `getattr` does not; a name bound
-//! by an import inside a function counts for the whole file.
+//! Limits: a function reached through a fixture, a variable (`check = oracle.f`) or
+//! `getattr` does not count; a name bound by an import inside a function counts for the
+//! whole file, and a later rebinding of the name is not tracked.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::LazyLock;
 
-use regex::Regex;
+use tree_sitter::{Node, Parser, Tree};
 
 use super::diff::{Diff, FileStatus};
 use super::files::file_name;
@@ -56,13 +58,40 @@ pub enum OracleError {
     },
 }
 
-static DEF: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:async\s+)?def\s+([A-Za-z][A-Za-z0-9_]*)\s*\(").expect("a valid pattern")
-});
-static FROM_IMPORT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*from\s+([\w.]+)\s+import\s+(.+)$").expect("a valid pattern"));
-static IMPORT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*import\s+(.+)$").expect("a valid pattern"));
+/// A Python syntax tree of `source`. tree-sitter recovers from syntax errors, so a module
+/// that is not valid Python still gives a tree (with error nodes, which hold no calls).
+fn parse_python(source: &str) -> Option<Tree> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .ok()?;
+    parser.parse(source, None)
+}
+
+fn text<'s>(node: Node<'_>, source: &'s str) -> &'s str {
+    node.utf8_text(source.as_bytes()).unwrap_or("")
+}
+
+/// Every node of the tree, in source order.
+fn nodes(root: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        out.push(node);
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    out
+}
+
+/// A dotted name without spaces or comments (`a . b` is `a.b` to Python).
+fn dotted(node: Node<'_>, source: &str) -> String {
+    text(node, source)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
 
 impl Oracle {
     /// Reads the oracle module at `path` (repository-relative) from its text.
@@ -72,12 +101,28 @@ impl Oracle {
                 path: path.to_owned(),
             });
         };
-        let functions: BTreeSet<String> = source
-            .lines()
-            .filter_map(|line| DEF.captures(line))
-            .filter_map(|captures| captures.get(1))
-            .map(|name| name.as_str().to_owned())
-            .collect();
+        let mut functions = BTreeSet::new();
+        if let Some(tree) = parse_python(source) {
+            let root = tree.root_node();
+            let mut cursor = root.walk();
+            for child in root.named_children(&mut cursor) {
+                let definition = if child.kind() == "decorated_definition" {
+                    child.child_by_field_name("definition")
+                } else {
+                    Some(child)
+                };
+                let Some(definition) = definition.filter(|d| d.kind() == "function_definition")
+                else {
+                    continue;
+                };
+                if let Some(name) = definition.child_by_field_name("name") {
+                    let name = text(name, source);
+                    if !name.starts_with('_') {
+                        functions.insert(name.to_owned());
+                    }
+                }
+            }
+        }
         if functions.is_empty() {
             return Err(OracleError::NoFunctions {
                 path: path.to_owned(),
@@ -98,68 +143,92 @@ impl Oracle {
     /// The 1-based line of the first call of an oracle function in the Python `source`,
     /// or why there is none.
     pub fn first_call(&self, source: &str) -> Result<usize, Missing> {
-        let lines = logical_lines(source);
+        let tree = parse_python(source).ok_or(Missing::NotImported)?;
+        let all = nodes(tree.root_node());
+        // Bound name -> oracle function, and names bound to the oracle module.
         let mut functions: BTreeMap<String, String> = BTreeMap::new();
         let mut modules: BTreeSet<String> = BTreeSet::new();
-        for (_, line) in &lines {
-            if let Some(captures) = FROM_IMPORT.captures(line) {
-                let (Some(from), Some(names)) = (captures.get(1), captures.get(2)) else {
-                    continue;
-                };
-                for (name, alias) in imported_names(names.as_str()) {
-                    if self.names_module(from.as_str()) {
-                        if name == "*" {
+        for node in &all {
+            match node.kind() {
+                "import_from_statement" => {
+                    let Some(from) = node.child_by_field_name("module_name") else {
+                        continue;
+                    };
+                    let from = dotted(from, source);
+                    let mut cursor = node.walk();
+                    for child in node.named_children(&mut cursor) {
+                        if child.kind() == "wildcard_import" && self.names_module(&from) {
                             for function in &self.functions {
                                 functions.insert(function.clone(), function.clone());
                             }
-                        } else if self.functions.contains(&name) {
-                            functions.insert(alias, name);
                         }
-                    } else if name == self.module {
-                        modules.insert(alias);
+                    }
+                    let mut cursor = node.walk();
+                    for name in node.children_by_field_name("name", &mut cursor) {
+                        let (name, alias) = bound(name, source);
+                        if self.names_module(&from) {
+                            if self.functions.contains(&name) {
+                                functions.insert(alias, name);
+                            }
+                        } else if name == self.module {
+                            modules.insert(alias);
+                        }
                     }
                 }
-            } else if let Some(captures) = IMPORT.captures(line) {
-                let Some(names) = captures.get(1) else {
-                    continue;
-                };
-                for (name, alias) in imported_names(names.as_str()) {
-                    if self.names_module(&name) {
-                        modules.insert(alias);
+                "import_statement" => {
+                    let mut cursor = node.walk();
+                    for name in node.children_by_field_name("name", &mut cursor) {
+                        let (name, alias) = bound(name, source);
+                        if self.names_module(&name) {
+                            modules.insert(alias);
+                        }
                     }
                 }
+                _ => {}
             }
         }
         if functions.is_empty() && modules.is_empty() {
             return Err(Missing::NotImported);
         }
-        let mut patterns = Vec::new();
-        for alias in functions.keys() {
-            patterns.push(format!(r"(?:^|[^\w.]){}\s*\(", regex::escape(alias)));
-        }
-        let names: Vec<String> = self.functions.iter().map(|f| regex::escape(f)).collect();
-        for alias in &modules {
-            patterns.push(format!(
-                r"(?:^|[^\w.]){}\.(?:{})\s*\(",
-                regex::escape(alias),
-                names.join("|")
-            ));
-        }
-        let call = Regex::new(&patterns.join("|")).map_err(|_| Missing::NotCalled)?;
-        lines
-            .iter()
-            .filter(|(_, line)| {
-                let code = line.trim_start();
-                !(code.starts_with('#')
-                    || code.starts_with("import ")
-                    || code.starts_with("from ")
-                    || code.starts_with("def ")
-                    || code.starts_with("async def "))
+        all.iter()
+            .filter(|node| node.kind() == "call")
+            .filter_map(|call| call.child_by_field_name("function"))
+            .find(|callee| match callee.kind() {
+                "identifier" => functions.contains_key(text(*callee, source)),
+                "attribute" => {
+                    let object = callee.child_by_field_name("object");
+                    let attribute = callee.child_by_field_name("attribute");
+                    match (object, attribute) {
+                        (Some(object), Some(attribute)) => {
+                            modules.contains(&dotted(object, source))
+                                && self.functions.contains(text(attribute, source))
+                        }
+                        _ => false,
+                    }
+                }
+                _ => false,
             })
-            .find(|(_, line)| call.is_match(strip_comment(line)))
-            .map(|(number, _)| *number)
+            .map(|callee| callee.start_position().row + 1)
             .ok_or(Missing::NotCalled)
     }
+}
+
+/// The imported name and the name it is bound to: `a as b` → (a, b); `a.b` → (a.b, a.b),
+/// which calls reach as `a.b.f(…)`.
+fn bound(node: Node<'_>, source: &str) -> (String, String) {
+    if node.kind() == "aliased_import" {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| dotted(n, source))
+            .unwrap_or_default();
+        let alias = node
+            .child_by_field_name("alias")
+            .map(|n| dotted(n, source))
+            .unwrap_or_default();
+        return (name, alias);
+    }
+    let name = dotted(node, source);
+    (name.clone(), name)
 }
 
 /// Why a test module has no oracle call.
@@ -169,80 +238,6 @@ pub enum Missing {
     NotImported,
     /// It imports from the oracle but calls nothing.
     NotCalled,
-}
-
-/// `a, b as c, (d)` → (name, bound name).
-fn imported_names(list: &str) -> Vec<(String, String)> {
-    list.trim()
-        .trim_start_matches('(')
-        .trim_end_matches(')')
-        .split(',')
-        .filter_map(|item| {
-            let mut words = item.split_whitespace();
-            let name = words.next()?.to_owned();
-            let alias = match (words.next(), words.next()) {
-                (Some("as"), Some(alias)) => alias.to_owned(),
-                // `import a.b` binds `a.b` for calls such as `a.b.f(`.
-                _ => name.clone(),
-            };
-            Some((name, alias))
-        })
-        .collect()
-}
-
-/// Lines with 1-based numbers, an import split over lines in parentheses or after a
-/// backslash joined into its first line.
-fn logical_lines(source: &str) -> Vec<(usize, String)> {
-    let mut lines: Vec<(usize, String)> = Vec::new();
-    let mut open: Option<(usize, String)> = None;
-    for (index, line) in source.lines().enumerate() {
-        if let Some((start, mut joined)) = open.take() {
-            joined.push(' ');
-            joined.push_str(strip_comment(line).trim().trim_end_matches('\\'));
-            if line.contains(')') || !(line.trim_end().ends_with('\\') || joined.contains('(')) {
-                lines.push((start, joined));
-            } else {
-                open = Some((start, joined));
-            }
-            continue;
-        }
-        let code = strip_comment(line);
-        let is_import = {
-            let trimmed = code.trim_start();
-            trimmed.starts_with("from ") || trimmed.starts_with("import ")
-        };
-        let continues =
-            code.trim_end().ends_with('\\') || (code.contains('(') && !code.contains(')'));
-        if is_import && continues {
-            open = Some((index + 1, code.trim_end().trim_end_matches('\\').to_owned()));
-        } else {
-            lines.push((index + 1, line.to_owned()));
-        }
-    }
-    if let Some(unfinished) = open {
-        lines.push(unfinished);
-    }
-    lines
-}
-
-/// The line before a `#` that is not inside a quoted string.
-fn strip_comment(line: &str) -> &str {
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (at, c) in line.char_indices() {
-        match (quote, c) {
-            (Some(_), '\\') if !escaped => {
-                escaped = true;
-                continue;
-            }
-            (Some(q), c) if c == q && !escaped => quote = None,
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '#') => return line.get(..at).unwrap_or(line),
-            _ => {}
-        }
-        escaped = false;
-    }
-    line
 }
 
 /// Whether `path` is a test module the oracle rule applies to: pytest's default
@@ -443,9 +438,26 @@ mod tests {
     }
 
     #[test]
-    fn comments_are_cut_outside_strings_only() {
-        assert_eq!(strip_comment("x = 1  # note"), "x = 1  ");
-        assert_eq!(strip_comment("x = '#not' # note"), "x = '#not' ");
-        assert_eq!(strip_comment("x = \"a\\\"#\" # n"), "x = \"a\\\"#\" ");
+    fn a_call_inside_a_string_or_a_comment_does_not_count() {
+        let oracle = oracle();
+        let pretending = [
+            "from tests.oracle import expected_total\nNOTE = \"expected_total([1])\"\n",
+            "from tests.oracle import expected_total\n\"\"\"\nexpected_total([1])\n\"\"\"\n",
+            "from tests.oracle import expected_total\nx = 1  # expected_total([1])\n",
+            "from tests.oracle import expected_total\nf\"{'expected_total'}([1])\"\n",
+            "import tests.oracle as o\ns = 'o.expected_total([])'\n",
+            "\"from tests.oracle import expected_total\"\nexpected_total([1])\n",
+        ];
+        for source in pretending {
+            assert!(oracle.first_call(source).is_err(), "{source}");
+        }
+        // A real call inside an f-string's expression is a call.
+        assert!(
+            oracle
+                .first_call(
+                    "from tests.oracle import expected_total\nx = f\"{expected_total([1])}\"\n"
+                )
+                .is_ok()
+        );
     }
 }

@@ -345,6 +345,26 @@ pub enum HistoryError {
     },
 }
 
+impl HistoryError {
+    /// Whether SQLite could not open or write the file (`unable to open database file`,
+    /// `attempt to write a readonly database`): what a read-only copy of a history gives
+    /// a store that wants its `-wal` and `-shm` files.
+    pub fn is_unwritable(&self) -> bool {
+        let HistoryError::Database { source, .. } = self else {
+            return false;
+        };
+        source
+            .downcast_ref::<rusqlite::Error>()
+            .and_then(rusqlite::Error::sqlite_error_code)
+            .is_some_and(|code| {
+                matches!(
+                    code,
+                    rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly
+                )
+            })
+    }
+}
+
 /// A transaction that receives one file's executions. Dropping it without
 /// [`IngestSession::commit`] stores nothing. Its memory does not grow with the number of
 /// executions.

@@ -13,8 +13,8 @@ use std::time::Duration;
 use jiff::Timestamp;
 use rusqlite::types::Type;
 use rusqlite::{
-    Connection, ErrorCode, OptionalExtension, Row, Statement, Transaction, TransactionBehavior,
-    params,
+    Connection, ErrorCode, OpenFlags, OptionalExtension, Row, Statement, Transaction,
+    TransactionBehavior, params,
 };
 
 use super::packed::{
@@ -154,6 +154,57 @@ impl SqliteStore {
             tuning: Tuning::default(),
         };
         store.configure()?;
+        Ok(store)
+    }
+
+    /// Opens an existing history for reading only, where [`SqliteStore::open`] cannot:
+    /// a copy in a read-only folder, without its `-wal` and `-shm` files, which SQLite
+    /// would have to create. Opened as `immutable` (SQLite's URI parameter): no locks,
+    /// no journal, so it must be a copy no process writes to, which is what a read-only
+    /// file in a read-only folder is. A history that needs migrating cannot be read so.
+    pub fn open_read_only(
+        path: impl AsRef<Path>,
+        busy_timeout: Duration,
+    ) -> Result<Self, HistoryError> {
+        let path = path.as_ref().to_path_buf();
+        let origin = Origin { path, busy_timeout };
+        // `%`, `?` and `#` would end or escape the path part of the URI.
+        let mut uri = String::from("file:");
+        for c in origin.path.to_string_lossy().chars() {
+            match c {
+                '%' => uri.push_str("%25"),
+                '?' => uri.push_str("%3F"),
+                '#' => uri.push_str("%23"),
+                _ => uri.push(c),
+            }
+        }
+        uri.push_str("?immutable=1");
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(&uri, flags).map_err(|e| origin.error(e))?;
+        let store = SqliteStore {
+            conn,
+            origin,
+            tuning: Tuning::default(),
+        };
+        let found = user_version(&store.conn).map_err(|e| store.error(e))?;
+        if found > SCHEMA_VERSION {
+            return Err(store.origin.too_new(found));
+        }
+        if found < SCHEMA_VERSION {
+            return Err(store.error(unreadable(
+                0,
+                Type::Integer,
+                format!(
+                    "schema version {found} needs migrating to {SCHEMA_VERSION}, which a read-only copy cannot be: copy the history somewhere writable"
+                ),
+            )));
+        }
+        store
+            .conn
+            .pragma_update(None, "cache_size", -CACHE_KIB)
+            .map_err(|e| store.error(e))?;
         Ok(store)
     }
 

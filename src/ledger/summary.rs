@@ -3,8 +3,11 @@
 //!
 //! Sentences end at `.`, `!` or `?` followed by whitespace or the end of the text, at a
 //! blank line, and before a line that starts a Markdown list item, heading, quote or
-//! table row. A quoted ledger line is never split (its test id may hold `. `), so a quote
-//! belongs to exactly one sentence. Phrases match case-insensitively, and a space in a
+//! table row. A sentence ending in `:` continues into the indented code block, quote block
+//! or fenced code block right after it (blank lines between allowed, as CommonMark needs
+//! one before an indented block), through to that block's end: "passed on rerun:" and
+//! the receipt quoted below it are one sentence. A quoted ledger line is never split (its
+//! test id may hold `. `), so a quote belongs to exactly one sentence. Phrases match case-insensitively, and a space in a
 //! phrase matches any run of whitespace, so a phrase wrapped across lines still counts.
 
 use std::ops::Range;
@@ -105,15 +108,40 @@ fn sentences(text: &str, quotes: &[Range<usize>]) -> Vec<Range<usize>> {
     let inside_quote = |at: usize| quotes.iter().any(|q| q.contains(&at));
     let mut sentences = Vec::new();
     let mut start = 0;
+    // Inside a block a `:` sentence continues into: nothing there ends it, and it ends
+    // where the block does.
+    let mut block_end: Option<usize> = None;
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
+        if let Some(end) = block_end {
+            if at < end {
+                continue;
+            }
+            block_end = None;
+            if at == end {
+                sentences.push(start..end);
+                start = end;
+                continue;
+            }
+        }
         if inside_quote(at) {
             continue;
         }
         let next = chars.peek().map(|(_, next)| *next);
         let end = match c {
             '.' | '!' | '?' if next.is_none_or(char::is_whitespace) => Some(at + c.len_utf8()),
-            '\n' if text.get(at + 1..).is_some_and(starts_a_new_block) => Some(at),
+            '\n' if text.get(at + 1..).is_some_and(starts_a_new_block) => {
+                let introduces = text
+                    .get(start..at)
+                    .is_some_and(|so_far| so_far.trim_end().ends_with(':'));
+                match introduces.then(|| block_after(text, at + 1)).flatten() {
+                    Some(end) => {
+                        block_end = Some(end);
+                        None
+                    }
+                    None => Some(at),
+                }
+            }
             _ => None,
         };
         if let Some(end) = end {
@@ -127,6 +155,56 @@ fn sentences(text: &str, quotes: &[Range<usize>]) -> Vec<Range<usize>> {
             .is_some_and(|s| !s.trim().is_empty())
     });
     sentences
+}
+
+/// Where the code or quote block that starts at `from` (after blank lines) ends: the
+/// index of the newline after its last line, or the text's end. `None` when what follows
+/// is not such a block.
+fn block_after(text: &str, from: usize) -> Option<usize> {
+    // Lines from `from`, each with its start.
+    let mut lines = Vec::new();
+    let mut at = from;
+    for line in text.get(from..)?.split('\n') {
+        lines.push((at, line));
+        at += line.len() + 1;
+    }
+    let first = lines.iter().position(|(_, line)| !line.trim().is_empty())?;
+    let (_, opening) = lines[first];
+    let line_end = |index: usize| {
+        let (start, line): (usize, &str) = lines[index];
+        (start + line.len()).min(text.len())
+    };
+    let indented = |line: &str| line.starts_with("    ") || line.starts_with('\t');
+    let quoted = |line: &str| {
+        let lead = line.len() - line.trim_start_matches(' ').len();
+        lead <= 3 && line.trim_start().starts_with('>')
+    };
+    let fence = opening.trim_start();
+    if fence.starts_with("```") || fence.starts_with("~~~") {
+        let marker = &fence[..3];
+        let close = lines
+            .iter()
+            .skip(first + 1)
+            .position(|(_, line)| line.trim_start().starts_with(marker))?;
+        return Some(line_end(first + 1 + close));
+    }
+    let inside: &dyn Fn(&str) -> bool = if indented(opening) {
+        &|line: &str| indented(line) || line.trim().is_empty()
+    } else if quoted(opening) {
+        &quoted
+    } else {
+        return None;
+    };
+    let mut last = first;
+    for (index, (_, line)) in lines.iter().enumerate().skip(first + 1) {
+        if !inside(line) {
+            break;
+        }
+        if !line.trim().is_empty() {
+            last = index;
+        }
+    }
+    Some(line_end(last))
 }
 
 /// Whether the line starting `rest` opens a new block: blank, or a list item, heading,
@@ -219,6 +297,46 @@ mod tests {
         .unwrap();
         let ledger = ledger_with(&pending);
         let text = format!("Passed on rerun: `{pending}`.");
+        assert_eq!(lint_summary(&text, &ledger, &phrases()).unwrap().len(), 1);
+    }
+
+    /// Issue 16 item 8: "passed on rerun:", a blank line, then the ledger line as an
+    /// indented code block (CommonMark needs the blank line) or a quote block.
+    #[test]
+    fn a_sentence_ending_in_a_colon_continues_into_the_block_after_it() {
+        let line = receipt();
+        let ledger = ledger_with(&line);
+        for block in [
+            format!("    {line}\n"),
+            format!("\t{line}\n"),
+            format!("> {line}\n"),
+            format!("```\n{line}\n```\n"),
+        ] {
+            let text = format!(
+                "The webhook test passed on rerun:\n\n{block}\nEverything else passed first time."
+            );
+            assert_eq!(
+                lint_summary(&text, &ledger, &phrases()).unwrap(),
+                [],
+                "{text}"
+            );
+            // Without the colon the claim and the block are apart.
+            let apart = text.replacen("rerun:", "rerun.", 1);
+            assert_eq!(
+                lint_summary(&apart, &ledger, &phrases()).unwrap().len(),
+                1,
+                "{apart}"
+            );
+        }
+        // The block ends the sentence: a claim after it is a sentence of its own.
+        let text = format!(
+            "The webhook test passed on rerun:\n\n    {line}\n\nThe mail test is a known flake too."
+        );
+        let claims = lint_summary(&text, &ledger, &phrases()).unwrap();
+        assert_eq!(claims.len(), 1, "{claims:?}");
+        assert_eq!(claims[0].sentence, "The mail test is a known flake too.");
+        // A colon followed by ordinary prose is no block.
+        let text = format!("Passed on rerun:\n\nsee below.\n\n    {line}\n");
         assert_eq!(lint_summary(&text, &ledger, &phrases()).unwrap().len(), 1);
     }
 

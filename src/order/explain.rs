@@ -44,6 +44,39 @@ fn state_words(states: &[SharedState]) -> Option<String> {
     })
 }
 
+/// The seed finding in one line: without reseeding (when that ran), how many of the seeds
+/// tried failed it, and the seeds named; `None` unless the verdict is seed-dependent.
+pub fn seed_words(investigation: &Investigation) -> Option<String> {
+    let Verdict::SeedDependent {
+        failing_seed,
+        passing_seed,
+    } = &investigation.verdict
+    else {
+        return None;
+    };
+    let mut parts = Vec::new();
+    if let Some(unseeded) = investigation.unseeded.filter(|t| t.runs > 0 && t.red == 0) {
+        parts.push(format!(
+            "passes without reseeding ({} of {} runs)",
+            unseeded.runs, unseeded.runs
+        ));
+    }
+    let seeds = investigation.alone_by_seed.len();
+    let failing = investigation
+        .alone_by_seed
+        .iter()
+        .filter(|entry| entry.outcomes.first().is_some_and(|o| o.is_red()))
+        .count();
+    parts.push(format!("fails with {failing} of {seeds} seeds tried"));
+    parts.push(match passing_seed {
+        Some(passing) => {
+            format!("fails with seed {failing_seed} every run, passes with seed {passing}")
+        }
+        None => format!("fails with seed {failing_seed} every run; no seed tried passed"),
+    });
+    Some(parts.join("; "))
+}
+
 /// What to change, in one paragraph; `None` when the verdict explains nothing.
 pub fn suggested_fix(investigation: &Investigation, states: &[SharedState]) -> Option<String> {
     let test = &investigation.test;
@@ -66,9 +99,19 @@ pub fn suggested_fix(investigation: &Investigation, states: &[SharedState]) -> O
                 listed(state_setters)
             )
         }
-        Verdict::SeedDependent { failing_seed, .. } => format!(
-            "`{test}` fails with seed {failing_seed} and passes with others: its outcome follows the random values it draws. Make it hold for every value, or draw from a generator it seeds itself."
-        ),
+        Verdict::SeedDependent { failing_seed, .. } => {
+            let others = if investigation
+                .unseeded
+                .is_some_and(|t| t.runs > 0 && t.red == 0)
+            {
+                "passes without the runner's reseeding"
+            } else {
+                "passes with others"
+            };
+            format!(
+                "`{test}` fails with seed {failing_seed} and {others}: its outcome follows the random values it draws. Make it hold for every value, or draw from a generator it seeds itself (a `random.Random(n)` of its own rather than a module-level `random.seed`, which the runner's reseeding overrides)."
+            )
+        }
         Verdict::RepeatDependent { count } => {
             let what = state.map_or_else(|| "state".to_owned(), |state| format!("state ({state})"));
             format!(
@@ -113,6 +156,9 @@ pub fn ticket(
         _ => return None,
     };
     let mut body = format!("candor order: **{}**\n\n", verdict.as_str());
+    if let Some(seeds) = seed_words(investigation) {
+        let _ = write!(body, "{seeds}.\n\n");
+    }
     if let Some(state) = state_words(states) {
         let _ = write!(body, "Shared state seen in the failure: {state}.\n\n");
     }

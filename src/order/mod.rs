@@ -259,12 +259,9 @@ pub fn classified(finding: &Finding) -> Option<Classified> {
                 state_setters.join(" and ")
             ),
         ),
-        Verdict::SeedDependent {
-            failing_seed,
-            passing_seed,
-        } => (
+        Verdict::SeedDependent { .. } => (
             Bucket::SeedDependent,
-            format!("fails with seed {failing_seed} every run, passes with seed {passing_seed}"),
+            explain::seed_words(investigation).unwrap_or_default(),
         ),
         Verdict::RepeatDependent { count } => (
             Bucket::RepeatDependent,

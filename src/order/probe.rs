@@ -52,6 +52,7 @@ impl Prober for RunnerProber<'_> {
         let test = self.test.clone();
         let report = match &probe.kind {
             ProbeKind::Alone => self.adapter.run_one(&context, &test, options)?,
+            ProbeKind::Unseeded => self.adapter.run_unseeded(&context, &test)?,
             ProbeKind::Ordered(before) => {
                 let mut tests = before.clone();
                 tests.push(test.clone());
@@ -87,6 +88,7 @@ impl Prober for RunnerProber<'_> {
             signature: None,
             exception: None,
             message: None,
+            failing_line: None,
             duration_seconds: None,
             wall_seconds: report
                 .invocations

@@ -40,9 +40,13 @@ fn pattern(text: &str) -> Regex {
     Regex::new(text).expect("the shared-state patterns are valid")
 }
 
+/// A module named in `sys.modules`: subscripted, looked up, or tested with `in`, either
+/// by name or as pytest's assertion rewriting expands it, a dict of modules
+/// (`'html.parser' not in {'sys': <module 'sys' (built-in)>, …}`): a dict whose first
+/// value is a `<module …>` repr is `sys.modules` seen through the expansion.
 static MODULE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r#"sys\.modules\s*(?:\[|\.get\(|\.pop\()\s*['"]([\w.]+)['"]|['"]([\w.]+)['"]\s+(?:not\s+)?in\s+sys\.modules"#,
+        r#"sys\.modules\s*(?:\[|\.get\(|\.pop\()\s*['"]([\w.]+)['"]|['"]([\w.]+)['"]\s+(?:not\s+)?in\s+(?:sys\.modules|\{\s*['"][\w.]+['"]\s*:\s*<module\b)"#,
     )
 });
 static ENV_VAR: LazyLock<Regex> = LazyLock::new(|| {
@@ -196,6 +200,23 @@ mod tests {
             "",
         ));
         assert_eq!(seen, vec![SharedState::Attribute("Registry.ready".into())]);
+    }
+
+    /// Issue 16 item 7: pytest expands `sys.modules` into a dict in the message, and the
+    /// source line names the module through a variable.
+    #[test]
+    fn a_module_is_seen_through_pytest_s_expansion_of_sys_modules() {
+        let expanded = "assert 'html.parser' not in {'sys': <module 'sys' (built-in)>, 'builtins': <module 'builtins' (built-in)>, '_frozen_importlib': <module '_frozen_importlib' (frozen)>, ...}";
+        let seen = shared_state(&failure(
+            expanded,
+            &format!(
+                "    def test_parser_is_lazy():\n        name = \"html.parser\"\n>       assert name not in sys.modules\nE       {expanded}\nE        +  where {{'sys': <module 'sys' (built-in)>, ...}} = sys.modules"
+            ),
+        ));
+        assert_eq!(seen, vec![SharedState::Module("html.parser".into())]);
+        // A dict of plain values is not `sys.modules`.
+        let seen = shared_state(&failure("assert 'a.b' not in {'a.b': 1}", ""));
+        assert!(seen.is_empty(), "{seen:?}");
     }
 
     #[test]

@@ -48,6 +48,29 @@ pub struct Config {
     pub freezes: Vec<Freeze>,
     /// Every `[[ban]]`, in file order.
     pub bans: Vec<Ban>,
+    /// `[runs]`: how long the run folders under `.candor/runs` are kept.
+    pub runs: RunsConfig,
+}
+
+/// `[runs]`, resolved: the retention rule for the folders commands leave under
+/// `.candor/runs` (reports and logs). A folder goes when it is older than `keep_days` and
+/// not among the newest `keep_last`; `candor clean` applies the rule, and so does every
+/// command that makes a new folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunsConfig {
+    /// The newest folders always kept.
+    pub keep_last: u32,
+    /// Folders younger than this many days are always kept.
+    pub keep_days: u32,
+}
+
+impl Default for RunsConfig {
+    fn default() -> Self {
+        RunsConfig {
+            keep_last: 20,
+            keep_days: 14,
+        }
+    }
 }
 
 /// `[compare]`, resolved: how `candor compare` measures a test on the branch against the
@@ -217,6 +240,8 @@ struct RawConfig {
     runner: Option<Spanned<RawRunner>>,
     #[serde(default)]
     compare: Option<RawCompare>,
+    #[serde(default)]
+    runs: Option<RawRuns>,
     /// Read table by table in a second pass, so that errors can name the fingerprint.
     #[serde(default)]
     #[expect(
@@ -277,6 +302,13 @@ struct RawRunner {
     command: Option<Spanned<Vec<String>>>,
     timeout_seconds: Option<Spanned<i64>>,
     grace_seconds: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRuns {
+    keep_last: Option<Spanned<i64>>,
+    keep_days: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -364,6 +396,7 @@ impl Config {
         let triage = resolve_triage(source, raw.triage)?;
         let runner = resolve_runner(source, raw.runner)?;
         let compare = resolve_compare(source, raw.compare)?;
+        let runs = resolve_runs(source, raw.runs)?;
         let fingerprints = match fingerprint_tables {
             Some(tables) => resolve_fingerprints(source, tables)?,
             None => Vec::new(),
@@ -388,8 +421,23 @@ impl Config {
             lane,
             freezes,
             bans,
+            runs,
         })
     }
+}
+
+fn resolve_runs(source: Source<'_>, raw: Option<RawRuns>) -> Result<RunsConfig, ConfigError> {
+    let mut runs = RunsConfig::default();
+    let Some(raw) = raw else {
+        return Ok(runs);
+    };
+    if let Some(value) = raw.keep_last {
+        runs.keep_last = positive(source, "runs.keep_last", &value)?;
+    }
+    if let Some(value) = raw.keep_days {
+        runs.keep_days = positive(source, "runs.keep_days", &value)?;
+    }
+    Ok(runs)
 }
 
 fn resolve_reliability(
@@ -907,6 +955,34 @@ pub struct LaneConfig {
     pub fail_on_missing_oracle: bool,
     /// The built-in diff rules turned on, in file order, each once.
     pub presets: Vec<Preset>,
+    /// Globs of the test infrastructure a change may not edit without approval
+    /// (`gate::infrastructure::DEFAULT_GLOBS` unless set).
+    pub test_infrastructure: Vec<PathGlob>,
+    /// What the lane replays besides the touched tests.
+    pub replay: ReplayMode,
+}
+
+/// `[lane] replay`: what the merge lane runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplayMode {
+    /// `"touched"`: only the tests in the test files the change touched, `min_replays`
+    /// times each; a change that touches no test file replays nothing.
+    Touched,
+    /// `"all"` (the default): the whole suite once, then the touched tests `min_replays`
+    /// times each, so a source-only change is judged by the tests it can break.
+    #[default]
+    All,
+}
+
+impl ReplayMode {
+    /// The name written in `candor.toml` and the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReplayMode::Touched => "touched",
+            ReplayMode::All => "all",
+        }
+    }
 }
 
 impl Default for LaneConfig {
@@ -921,6 +997,8 @@ impl Default for LaneConfig {
             oracle: None,
             fail_on_missing_oracle: false,
             presets: Vec::new(),
+            replay: ReplayMode::default(),
+            test_infrastructure: crate::gate::infrastructure::default_globs(),
         }
     }
 }
@@ -1081,6 +1159,8 @@ struct RawLane {
     oracle: Option<Spanned<String>>,
     fail_on_missing_oracle: Option<Spanned<bool>>,
     presets: Option<Vec<Spanned<String>>>,
+    replay: Option<Spanned<String>>,
+    test_infrastructure: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1145,6 +1225,20 @@ fn resolve_lane(source: Source<'_>, raw: Option<RawLane>) -> Result<LaneConfig, 
         }
         lane.fail_on_missing_oracle = value.into_inner();
     }
+    if let Some(value) = raw.replay {
+        lane.replay = match value.get_ref().as_str() {
+            "touched" => ReplayMode::Touched,
+            "all" => ReplayMode::All,
+            other => {
+                return Err(source.error(
+                    Some(value.span()),
+                    format!(
+                        "`lane.replay` is {other:?}: expected \"all\" (the whole suite once, then the touched tests) or \"touched\" (the touched tests only)"
+                    ),
+                ));
+            }
+        };
+    }
     for name in raw.presets.unwrap_or_default() {
         let preset = Preset::from_name(name.get_ref()).ok_or_else(|| {
             let known: Vec<String> = Preset::ALL
@@ -1163,6 +1257,22 @@ fn resolve_lane(source: Source<'_>, raw: Option<RawLane>) -> Result<LaneConfig, 
         if !lane.presets.contains(&preset) {
             lane.presets.push(preset);
         }
+    }
+    if let Some(globs) = raw.test_infrastructure {
+        lane.test_infrastructure = globs
+            .into_iter()
+            .map(|glob| {
+                PathGlob::new(glob.get_ref()).map_err(|error| {
+                    source.error(
+                        Some(glob.span()),
+                        format!(
+                            "`lane.test_infrastructure` holds {:?}, not a valid glob: {error}",
+                            glob.get_ref()
+                        ),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
     }
     let locks = [
         ("lane.lockfile", &lane.lockfile),
@@ -1827,6 +1937,21 @@ mod tests {
             .collect::<Vec<_>>()
             .join("\n")
             + "\n"
+    }
+
+    #[test]
+    fn the_lane_replays_the_whole_suite_unless_told_touched_only() {
+        // Issue #12 item 6: a source-only change must not pass a lane that ran nothing.
+        assert_eq!(LaneConfig::default().replay, ReplayMode::All);
+        let touched = parse("[lane]\nreplay = \"touched\"\n").expect("parses");
+        assert_eq!(touched.lane.replay, ReplayMode::Touched);
+        let error = parse("[lane]\nreplay = \"some\"\n").unwrap_err();
+        assert_eq!(error.line, 2);
+        assert!(
+            error.message.contains("`lane.replay` is \"some\""),
+            "{}",
+            error.message
+        );
     }
 
     #[test]

@@ -6,8 +6,8 @@ pub mod config;
 pub mod fingerprint;
 pub mod source;
 
-pub use config::{Ban, Freeze, LaneConfig, LinePattern, PathGlob, Preset};
-pub use config::{Config, ConfigError, ReliabilityConfig, RerunConfig, TriageConfig};
+pub use config::{Ban, Freeze, LaneConfig, LinePattern, PathGlob, Preset, ReplayMode};
+pub use config::{Config, ConfigError, ReliabilityConfig, RerunConfig, RunsConfig, TriageConfig};
 pub use fingerprint::{
     ConditionMismatch, Fingerprint, FingerprintConditions, FingerprintMatch, MessagePattern,
     Mismatch, RunConditions, find_match,

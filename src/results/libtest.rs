@@ -92,6 +92,8 @@ pub fn parse<R: BufRead>(
         repaired: LineTally::default(),
         broken: LineTally::default(),
         unfinished: 0,
+        discovered: 0,
+        events: 0,
         nextest: false,
         line: 0,
         suite: 0,
@@ -153,6 +155,10 @@ struct Stream<'o> {
     suite: u64,
     /// The suite whose tests took `options.test_binary`, once one did.
     bound_suite: Option<u64>,
+    /// `discovered` events: a test listing (`--list --format json`), not a run.
+    discovered: u64,
+    /// Libtest events of any kind read.
+    events: u64,
 }
 
 impl Stream<'_> {
@@ -169,7 +175,12 @@ impl Stream<'_> {
         if event.get("nextest").is_some() || name.is_some_and(|n| n.contains('$')) {
             self.nextest = true;
         }
+        self.events += 1;
         match (kind, action, name) {
+            ("test", "discovered", _) => {
+                self.discovered += 1;
+                Ok(())
+            }
             ("suite", "started", _) => {
                 self.close_unfinished(Unfinished::BinaryStopped, sink)?;
                 self.suite += 1;
@@ -340,6 +351,20 @@ impl Stream<'_> {
                 "{} tests started but reported no result; they are recorded as errors",
                 self.unfinished
             ));
+        }
+        // An empty run is stored, but never silently: say what the file was instead.
+        if summary.executions == 0 {
+            summary.warnings.push(if self.discovered > 0 {
+                format!(
+                    "the file is a test listing (`--list`: {} tests discovered, none run), not results; it is stored as a run with no tests",
+                    self.discovered
+                )
+            } else {
+                format!(
+                    "the file holds {} libtest events and no test result; it is stored as a run with no tests",
+                    self.events
+                )
+            });
         }
         Ok(summary)
     }

@@ -281,17 +281,81 @@ pub fn detect(head: &[u8]) -> Result<Format, ParseError> {
             return Ok(Format::GoTestJson);
         }
     }
-    let message = match describe_json_report(&text[first..]) {
-        Some(what) => not_read_yet(what),
-        None if matches!(text[first], b'{' | b'[') => {
-            "a JSON document, not a stream of libtest or `go test -json` events".into()
-        }
-        None => "neither XML nor a stream of libtest or `go test -json` events".into(),
+    let (position, message) = match describe_json_report(&text[first..]) {
+        Some(what) => (at_start, not_read_yet(what)),
+        None if matches!(text[first], b'{' | b'[') => describe_json(text, head.len()),
+        None if is_libtest_listing(text) => (
+            at_start,
+            "a libtest test listing (`cargo test -- --list`): test names, no results".into(),
+        ),
+        None => (
+            at_start,
+            "neither XML nor a stream of libtest or `go test -json` events".into(),
+        ),
     };
-    Err(ParseError::NotResults {
-        position: at_start,
-        message,
-    })
+    Err(ParseError::NotResults { position, message })
+}
+
+/// What JSON that is no event stream is: a whole document, several JSON values (lines),
+/// or malformed JSON, with where it breaks. `read` is how much of the file the prefix
+/// holds: a prefix as long as [`SNIFF_BYTES`] may be cut mid-document.
+fn describe_json(text: &[u8], read: usize) -> (Position, String) {
+    let at_start = Position::LineColumn { line: 1, column: 1 };
+    let mut values = serde_json::Deserializer::from_slice(text).into_iter::<serde_json::Value>();
+    let mut count = 0u64;
+    let error = loop {
+        match values.next() {
+            None => break None,
+            Some(Ok(_)) => count += 1,
+            Some(Err(error)) => break Some(error),
+        }
+    };
+    match (error, count) {
+        (None, 1) => (
+            at_start,
+            "a JSON document, not a stream of libtest or `go test -json` events".into(),
+        ),
+        (None, n) => (
+            at_start,
+            format!("{n} JSON values, none of them a libtest or `go test -json` event"),
+        ),
+        (Some(error), _) if error.is_eof() && read >= SNIFF_BYTES => (
+            at_start,
+            "a JSON document (read in part), not a stream of libtest or `go test -json` events"
+                .into(),
+        ),
+        (Some(error), _) => {
+            // serde_json says column 0 at the very end of a line; columns here start at 1.
+            let position = Position::LineColumn {
+                line: error.line() as u64,
+                column: (error.column() as u64).max(1),
+            };
+            let what = if error.is_eof() {
+                "malformed JSON: the file ends before the JSON value does (cut short?)".to_owned()
+            } else {
+                let detail = error.to_string();
+                let detail = detail
+                    .split(" at line ")
+                    .next()
+                    .unwrap_or(&detail)
+                    .to_owned();
+                format!("malformed JSON ({detail}), so neither a report nor an event stream")
+            };
+            (position, what)
+        }
+    }
+}
+
+/// `cargo test -- --list`: lines `path::name: test` (or `: bench`), then a count line.
+fn is_libtest_listing(text: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(text);
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let listed = |line: &str| {
+        line.strip_suffix(": test")
+            .or_else(|| line.strip_suffix(": bench"))
+            .is_some_and(|name| !name.is_empty() && !name.contains(char::is_whitespace))
+    };
+    lines.next().is_some_and(listed)
 }
 
 const PYTEST_REPORTLOG: &str = "a pytest-reportlog stream (`pytest --report-log`)";
@@ -386,14 +450,26 @@ pub fn started_at_stamp(head: &[u8]) -> Option<(jiff::Timestamp, bool)> {
     });
     let text = JUNIT.captures(head).or_else(|| GO.captures(head))?;
     let text = std::str::from_utf8(text.get(1)?.as_bytes()).ok()?.trim();
-    let at = parse_time(text)?;
-    let zoned = text.parse::<jiff::Timestamp>().is_ok() || text.ends_with(" UTC");
+    let at = parse_time(text).filter(|at| *at >= EARLIEST_START)?;
+    let zoned = text.parse::<jiff::Timestamp>().is_ok()
+        || text.ends_with(" UTC")
+        || jiff::fmt::rfc2822::parse(text).is_ok();
     Some((at, zoned))
 }
+
+/// Times before this are placeholders, not starts: Go's zero time
+/// (`0001-01-01T00:00:00Z`, what a writer prints for a time it never set) and the Unix
+/// epoch. The run's start is then the ingest time, as for a file without one.
+const EARLIEST_START: jiff::Timestamp = jiff::Timestamp::constant(86_400, 0);
 
 fn parse_time(text: &str) -> Option<jiff::Timestamp> {
     if let Ok(at) = text.parse::<jiff::Timestamp>() {
         return Some(at);
+    }
+    // RFC 1123 / RFC 2822 (`Sat, 03 Dec 2022 23:10:07 GMT`), as .NET and some Java writers
+    // spell it.
+    if let Ok(zoned) = jiff::fmt::rfc2822::parse(text) {
+        return Some(zoned.timestamp());
     }
     // `2021-03-07T10:36:56 UTC` (TestNG) and `2023-05-15T 08:22:02Z`.
     let cleaned = text.trim_end_matches(" UTC").replace("T ", "T");
@@ -463,6 +539,108 @@ mod started_at_tests {
             Some("2019-10-09T00:00:00.284172551Z".into())
         );
         assert_eq!(at(r#"<testsuite timestamp="<<computed>>">"#), None);
+        // Issue 16 item 9: RFC 1123, and Go's zero time is no start.
+        assert_eq!(
+            at(r#"<testsuite name="x" timestamp="Sat, 03 Dec 2022 23:10:07 GMT">"#),
+            Some("2022-12-03T23:10:07Z".into())
+        );
+        assert_eq!(
+            at(r#"<testsuite timestamp="Tue, 1 Nov 2022 08:00:00 +0100">"#),
+            Some("2022-11-01T07:00:00Z".into())
+        );
+        assert_eq!(at(r#"<testsuite timestamp="0001-01-01T00:00:00Z">"#), None);
+        assert_eq!(
+            at(r#"{"Time":"0001-01-01T00:00:00Z","Action":"run"}"#),
+            None
+        );
+        assert_eq!(at(r#"<testsuite timestamp="1970-01-01T00:00:00">"#), None);
         assert_eq!(at(r#"{ "type": "suite", "event": "started" }"#), None);
+    }
+}
+
+/// Issue 16 item 9: files that hold fewer results than they look like are stored with a
+/// warning that says what they looked like.
+#[cfg(test)]
+mod fidelity_tests {
+    use super::{ParseOptions, parse_all};
+
+    fn warnings(text: &str) -> Vec<String> {
+        parse_all(text.as_bytes(), &ParseOptions::default())
+            .expect("it parses")
+            .1
+            .warnings
+    }
+
+    #[test]
+    fn a_header_declaring_far_more_tests_than_the_file_holds_is_warned_of() {
+        let cut = r#"<testsuites tests="939" failures="3"><testsuite name="a" tests="939"><testcase classname="a" name="t"/></testsuite></testsuites>"#;
+        assert_eq!(
+            warnings(cut),
+            [
+                "the file's header declares tests=\"939\" but it holds 1 test case(s): it looks cut short or stripped of its cases; only the cases it holds are stored"
+            ]
+        );
+        let suites_only = r#"<testsuites><testsuite name="a" tests="500"><testcase classname="a" name="t"/></testsuite><testsuite name="b" tests="439"/></testsuites>"#;
+        // Surefire counts reruns in `tests`: three declared for one flaky case is no cut.
+        let reruns = r#"<testsuite tests="3"><testcase classname="a" name="t"><flakyFailure message="x"/><flakyFailure message="y"/></testcase></testsuite>"#;
+        assert!(warnings(reruns).is_empty(), "{:?}", warnings(reruns));
+        assert!(warnings(suites_only)[0].contains("declares tests=\"939\""));
+        let empty = r#"<testsuite name="pytest" tests="0" errors="0"></testsuite>"#;
+        assert_eq!(
+            warnings(empty),
+            [
+                "the file holds no test case (root <testsuite>, 1 <testsuite> element(s), declaring tests=\"0\"); it is stored as a run with no tests"
+            ]
+        );
+        // A file that holds what it declares, or about it, is not warned of.
+        let whole = r#"<testsuite tests="2"><testcase classname="a" name="t"/><testcase classname="a" name="u"/></testsuite>"#;
+        assert!(warnings(whole).is_empty());
+    }
+
+    #[test]
+    fn malformed_json_and_plain_listings_are_described_as_what_they_are() {
+        let message = |text: &str| match super::detect(text.as_bytes()) {
+            Err(super::ParseError::NotResults { position, message }) => {
+                format!("{position}: {message}")
+            }
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            message("{\"a\": 1,\n \"b\": }\n"),
+            "2:7: malformed JSON (expected value), so neither a report nor an event stream"
+        );
+        assert!(
+            message("{\"a\": [1, 2").starts_with("1:11: malformed JSON: the file ends before"),
+            "{}",
+            message("{\"a\": [1, 2")
+        );
+        assert_eq!(
+            message("{\"a\": 1}"),
+            "1:1: a JSON document, not a stream of libtest or `go test -json` events"
+        );
+        assert_eq!(
+            message("{\"a\": 1}\n{\"b\": 2}\n"),
+            "1:1: 2 JSON values, none of them a libtest or `go test -json` event"
+        );
+        assert_eq!(
+            message("tests::a: test\ntests::b: test\n\n2 tests, 0 benchmarks\n"),
+            "1:1: a libtest test listing (`cargo test -- --list`): test names, no results"
+        );
+    }
+
+    #[test]
+    fn a_libtest_listing_is_named_for_what_it_is() {
+        let listing = concat!(
+            "{ \"type\": \"suite\", \"event\": \"discovery\" }\n",
+            "{ \"type\": \"test\", \"event\": \"discovered\", \"name\": \"tests::a\", \"ignore\": false }\n",
+            "{ \"type\": \"test\", \"event\": \"discovered\", \"name\": \"tests::b\", \"ignore\": false }\n",
+            "{ \"type\": \"suite\", \"event\": \"completed\", \"tests\": 2, \"benchmarks\": 0, \"total\": 2, \"ignored\": 0 }\n",
+        );
+        assert_eq!(
+            warnings(listing),
+            [
+                "the file is a test listing (`--list`: 2 tests discovered, none run), not results; it is stored as a run with no tests"
+            ]
+        );
     }
 }

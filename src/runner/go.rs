@@ -202,6 +202,8 @@ impl Adapter for GoTest {
             shuffles: true,
             repeats: true,
             seed_reseeds_tests: false,
+            // go's seed only orders tests: there is no reseeding to turn off.
+            unseeded: false,
         }
     }
 

@@ -650,6 +650,27 @@ pub trait Adapter {
         })
     }
 
+    /// Runs one test alone with the runner's reseeding of the tests' randomness turned off
+    /// (pytest: `-p no:randomly`); only where [`OrderSupport::unseeded`] says so.
+    fn run_unseeded(
+        &self,
+        _context: &Context<'_>,
+        _test_id: &str,
+    ) -> Result<RunReport, RunnerError> {
+        Err(RunnerError::Unsupported {
+            kind: self.kind(),
+            what: "run a test without reseeding its randomness",
+        })
+    }
+
+    /// The command a person pastes to run one test as [`Adapter::run_unseeded`] does.
+    fn unseeded_command(&self, _test_id: &str) -> Result<Vec<String>, RunnerError> {
+        Err(RunnerError::Unsupported {
+            kind: self.kind(),
+            what: "run a test without reseeding its randomness",
+        })
+    }
+
     /// Runs one test `count` times in one process (pytest-repeat's `--count`, go's
     /// `-count`); the report holds every repetition, in order.
     fn run_repeated(
@@ -701,6 +722,10 @@ pub struct OrderSupport {
     /// Whether the seed also reseeds the tests' own randomness (pytest-randomly reseeds
     /// `random` before each test), so that an outcome can follow the seed.
     pub seed_reseeds_tests: bool,
+    /// Whether [`Adapter::run_unseeded`] works: the test alone with the reseeding turned
+    /// off (pytest's `-p no:randomly`), so a test that fails under almost every seed can
+    /// be seen to pass without one.
+    pub unseeded: bool,
 }
 
 impl OrderSupport {
@@ -712,6 +737,7 @@ impl OrderSupport {
         shuffles: false,
         repeats: false,
         seed_reseeds_tests: false,
+        unseeded: false,
     };
 }
 
@@ -726,7 +752,10 @@ pub fn adapter(
         Some(kind) => kind,
         None => detect(context)?,
     };
-    let command = config.command.clone();
+    let command = config
+        .command
+        .clone()
+        .map(|argv| rooted_program(argv, &context.repo_root));
     Ok(match kind {
         RunnerKind::Pytest => Box::new(Pytest::probe(command, context)?),
         RunnerKind::Cargo => Box::new(CargoTest::new(command)?),
@@ -734,6 +763,21 @@ pub fn adapter(
         RunnerKind::Go => Box::new(GoTest::new(command)),
         RunnerKind::Command => Box::new(UserCommand::new(command)?),
     })
+}
+
+/// A program named by a relative path (`.venv/bin/python`) is the repository's own tool:
+/// it is resolved against the repository root, so a run in another folder (the merge
+/// base's worktree, which has no ignored files such as a virtualenv) starts the same
+/// program. Which code that program imports is the side's own (`isolation`). A bare name
+/// (`python3`) is left to `PATH`.
+fn rooted_program(mut argv: Vec<String>, repo_root: &Path) -> Vec<String> {
+    if let Some(program) = argv.first_mut() {
+        let path = Path::new(program.as_str());
+        if path.is_relative() && path.components().count() > 1 {
+            *program = repo_root.join(path).to_string_lossy().into_owned();
+        }
+    }
+    argv
 }
 
 /// Files that say a repository is tested with pytest.
@@ -812,6 +856,26 @@ mod tests {
 
     fn argv(items: &[&str]) -> Vec<String> {
         strings(items)
+    }
+
+    /// Found on a real project (a virtualenv under the checkout): the merge base's
+    /// worktree has no `.venv`, so `.venv/bin/python` must mean the checkout's.
+    #[test]
+    fn a_relative_program_path_is_the_repository_s_and_a_bare_name_is_path_s() {
+        let root = Path::new("/repo");
+        assert_eq!(
+            rooted_program(argv(&[".venv/bin/python", "-m", "pytest"]), root),
+            argv(&["/repo/.venv/bin/python", "-m", "pytest"])
+        );
+        assert_eq!(
+            rooted_program(argv(&["python3", "-m", "pytest"]), root),
+            argv(&["python3", "-m", "pytest"])
+        );
+        assert_eq!(
+            rooted_program(argv(&["/usr/bin/python3"]), root),
+            argv(&["/usr/bin/python3"])
+        );
+        assert!(rooted_program(Vec::new(), root).is_empty());
     }
 
     #[test]

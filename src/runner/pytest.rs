@@ -38,6 +38,8 @@ enum Selection<'a> {
     One(&'a str),
     Ordered(&'a [String], Arrangement),
     Repeated(&'a str, u32),
+    /// One test with pytest-randomly turned off: no reseeding, no seed.
+    Unseeded(&'a str),
 }
 
 impl Selection<'_> {
@@ -177,7 +179,11 @@ impl Pytest {
             Selection::Ordered(_, Arrangement::Shuffled(seed)) => *seed,
             _ => options.seed(),
         };
-        let seed = self.randomly.then(|| {
+        let reseeds = self.randomly && !matches!(selection, Selection::Unseeded(_));
+        if self.randomly && !reseeds {
+            argv.extend(strings(&["-p", "no:randomly"]));
+        }
+        let seed = reseeds.then(|| {
             let argument = format!("--randomly-seed={value}");
             argv.extend(strings(&["-p", "randomly"]));
             argv.push(argument.clone());
@@ -191,6 +197,15 @@ impl Pytest {
         match selection {
             Selection::Suite => {}
             Selection::One(id) => ids.push(id),
+            Selection::Unseeded(id) => {
+                if !self.randomly {
+                    return Err(RunnerError::Unsupported {
+                        kind: RunnerKind::Pytest,
+                        what: "turn off a reseeding that pytest-randomly is not there to do",
+                    });
+                }
+                ids.push(id);
+            }
             Selection::Ordered(given, arrangement) => {
                 if *arrangement == Arrangement::AsGiven && self.randomly {
                     argv.push("--randomly-dont-reorganize".to_owned());
@@ -304,6 +319,7 @@ impl Adapter for Pytest {
             shuffles: self.randomly,
             repeats: self.repeat,
             seed_reseeds_tests: self.randomly,
+            unseeded: self.randomly,
         }
     }
 
@@ -330,6 +346,19 @@ impl Adapter for Pytest {
     ) -> Result<Vec<String>, RunnerError> {
         let selection = Selection::Ordered(test_ids, arrangement);
         Ok(self.argv(&selection, options, None)?.0)
+    }
+
+    fn run_unseeded(&self, context: &Context<'_>, test_id: &str) -> Result<RunReport, RunnerError> {
+        self.run(
+            context,
+            &Selection::Unseeded(test_id),
+            RunOptions::default(),
+        )
+    }
+
+    fn unseeded_command(&self, test_id: &str) -> Result<Vec<String>, RunnerError> {
+        let selection = Selection::Unseeded(test_id);
+        Ok(self.argv(&selection, RunOptions::default(), None)?.0)
     }
 
     fn run_repeated(

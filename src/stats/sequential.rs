@@ -583,6 +583,43 @@ pub fn detectable_increase(base_rate: f64, runs: u32, alpha: f64, power: f64) ->
         })
 }
 
+/// The fewest runs per side (up to `max_runs`) with which one one-sided Fisher test at
+/// `alpha` would show a drop from `base_rate` to `branch_rate` with at least `power`: the
+/// rise test with the sides' roles swapped, its power computed exactly over both
+/// binomials (as [`fixed_power`]). `None` when no drop, or when `max_runs` are too few.
+/// Power is not quite monotone in the runs for a discrete test, so the answer is the
+/// first run count, searched by doubling and then bisection, at which it holds.
+pub fn runs_to_show_drop(
+    base_rate: f64,
+    branch_rate: f64,
+    alpha: f64,
+    power: f64,
+    max_runs: u32,
+) -> Option<u32> {
+    if branch_rate >= base_rate || max_runs == 0 {
+        return None;
+    }
+    let holds = |runs: u32| fixed_power(runs, alpha, branch_rate, base_rate) >= power;
+    let mut high = 1;
+    while !holds(high) {
+        if high >= max_runs {
+            return None;
+        }
+        high = (high * 2).min(max_runs);
+    }
+    let mut low = high / 2;
+    // `low` fails (or is 0), `high` holds.
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        if holds(middle) {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    Some(high)
+}
+
 /// ln(k!) for k up to a bound.
 struct LnFactorials(Vec<f64>);
 
@@ -608,6 +645,21 @@ impl LnFactorials {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Issue 16 item 3: the runs a fix branch needs to show its drop.
+    #[test]
+    fn runs_to_show_a_drop_are_the_rise_test_with_the_sides_swapped() {
+        // 4 of 14 on the base, none on the branch.
+        let rate = 4.0 / 14.0;
+        let runs = runs_to_show_drop(rate, 0.0, 0.05, 0.8, 200).expect("a run count");
+        assert!(fixed_power(runs, 0.05, 0.0, rate) >= 0.8);
+        assert!(fixed_power(runs - 1, 0.05, 0.0, rate) < 0.8);
+        assert!((15..=40).contains(&runs), "{runs}");
+        assert_eq!(runs_to_show_drop(0.1, 0.1, 0.05, 0.8, 200), None);
+        assert_eq!(runs_to_show_drop(0.1, 0.2, 0.05, 0.8, 200), None);
+        // A drop of 1 point cannot be shown in 50 runs.
+        assert_eq!(runs_to_show_drop(0.11, 0.10, 0.05, 0.8, 50), None);
+    }
 
     fn tally(runs: u32, failures: u32) -> Tally {
         Tally { runs, failures }

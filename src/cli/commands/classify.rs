@@ -21,8 +21,14 @@ pub(super) fn run(settings: &ClassifySettings, printer: &mut Printer) -> Result<
 }
 
 fn print_human(printer: &mut Printer, test: &Classified) -> Result<(), CliError> {
+    // A comparison's two sides are judged apart: each line says which it is.
+    let side = match test.side {
+        Some(crate::records::Side::Base) => "merge base: ",
+        Some(crate::records::Side::Branch) => "branch: ",
+        _ => "",
+    };
     printer.line(&format!(
-        "{}: {} ({} runs, {} failed)",
+        "{}: {} ({side}{} runs, {} failed)",
         test.bucket.as_str(),
         terminal_safe(&test.test),
         test.runs,

@@ -321,14 +321,20 @@ struct CompareLine<'a> {
     alpha: f64,
     max_runs_per_side: u32,
     detectable_increase: Option<f64>,
-    protection: compare::Protection,
+    /// What the design protects; null where it has no meaning (both sides failed every
+    /// run: no rise is possible; the branch failed less: the question is a drop).
+    protection: Option<compare::Protection>,
+    /// The branch failed less: the drop and the runs that would show it; null otherwise.
+    drop: Option<compare::Drop>,
+    /// Suite runs (ci or local) of the test in the history at the branch's commit.
+    suite_history: SuiteHistory,
     seed: u64,
     runner: &'static str,
     seed_controls: &'static str,
     buckets: Vec<Classified>,
     ticket: Option<PathBuf>,
     records: PathBuf,
-    advice: &'static str,
+    advice: String,
     /// The order investigation run when isolation did not explain a red seen in a suite
     /// run (docs/order.md); null otherwise.
     order: Option<&'a crate::order::Finding>,
@@ -411,6 +417,10 @@ fn compare(
         0.8,
     );
     let protection = compare::Protection::of(&design, measured.base);
+    let drop = (verdict == CompareVerdict::FewerFailures)
+        .then(|| compare::Drop::of(measured.base, measured.branch, alpha))
+        .flatten();
+    let suite_history = suite_history(&bench, &head)?;
     let records_dir = bench.records_dir.clone();
     let ticket = if verdict == CompareVerdict::SameRate {
         Some(write_ticket(
@@ -431,7 +441,15 @@ fn compare(
     ) {
         // The comparison stands on its own: an investigation the runner cannot do (cargo
         // and nextest have no ordered runs) is reported, not an error that hides it.
-        match suite_context(&bench, repo_root, workspace, seed, &config, printer) {
+        let wanted = SuiteWanted {
+            // Failing alone on both sides says nothing of the suite: check its order
+            // before advising anything (docs/compare.md).
+            always: verdict == CompareVerdict::FailsBoth,
+            head: &head,
+        };
+        match suite_context(
+            &bench, repo_root, workspace, seed, &config, &wanted, printer,
+        ) {
             Ok(finding) => finding,
             Err(error) => {
                 printer.warning(&format!(
@@ -451,6 +469,19 @@ fn compare(
             .cloned()
             .collect::<Vec<_>>(),
     );
+    let timing = classify(&measured.records)
+        .iter()
+        .any(|c| c.bucket == crate::classify::Bucket::TimingSensitive);
+    let advice = advise(&Advising {
+        verdict,
+        drop: drop.as_ref(),
+        alpha,
+        order: order.as_ref(),
+        suite_history: &suite_history,
+        timing,
+        seed: (!takes_seed).then_some(seed_controls),
+    });
+    let meaningful = meaningful_protection(verdict, protection);
     if printer.is_json() {
         printer.json(
             "compare",
@@ -465,14 +496,16 @@ fn compare(
                 alpha,
                 max_runs_per_side: design.max_runs(),
                 detectable_increase: detectable,
-                protection,
+                protection: meaningful,
+                drop,
+                suite_history,
                 seed,
                 runner: runner_name,
                 seed_controls,
                 buckets,
                 ticket: ticket.clone(),
                 records: records_dir,
-                advice: verdict.advice(),
+                advice,
                 order: order.as_ref(),
             },
         )?;
@@ -482,14 +515,12 @@ fn compare(
             &settings.test_id,
             &measured,
             (&base_summary, &branch_summary),
-            (detectable, protection),
+            (detectable, meaningful),
             seed,
+            (order.as_ref(), &advice),
             ticket.as_deref(),
             &records_dir,
         )?;
-        if let Some(finding) = &order {
-            print_order(printer, finding)?;
-        }
     }
     Ok(if verdict.is_negative() {
         exit_codes::NEGATIVE
@@ -507,8 +538,9 @@ fn print_human(
     test: &str,
     measured: &Measurement,
     (base, branch): (&SideSummary, &SideSummary),
-    (detectable, protection): (Option<f64>, compare::Protection),
+    (detectable, protection): (Option<f64>, Option<compare::Protection>),
     seed: u64,
+    (order, advice): (Option<&crate::order::Finding>, &str),
     ticket: Option<&Path>,
     records_dir: &Path,
 ) -> Result<(), CliError> {
@@ -531,6 +563,10 @@ fn print_human(
         )
     };
     printer.line(&format!("{}: {}", verdict.as_str(), terminal_safe(test)))?;
+    // What the suite's order showed leads: it can overturn what isolation suggests.
+    if let Some(finding) = order {
+        print_order(printer, finding)?;
+    }
     printer.line(&format!("  {}", side_text("merge base", base)))?;
     printer.line(&format!("  {}", side_text("branch", branch)))?;
     let stopped = match measured.stop {
@@ -543,10 +579,7 @@ fn print_human(
         measured.p_value,
         measured.runs()
     ))?;
-    if matches!(
-        verdict,
-        CompareVerdict::SameRate | CompareVerdict::PassesBoth | CompareVerdict::FailsBoth
-    ) {
+    if let Some(protection) = protection {
         printer.line(&format!(
             "  the design behind this call catches a rise from {:.0}% to {:.0}% failures {:.0}% of the time",
             protection.from * 100.0,
@@ -568,12 +601,154 @@ fn print_human(
             "  the branch failed more often in these runs, though not enough to call it: more --runs would tell",
         )?;
     }
-    printer.line(verdict.advice())?;
+    printer.line(&terminal_safe(advice))?;
     if let Some(ticket) = ticket {
         printer.line(&format!("ticket: {}", ticket.display()))?;
     }
     printer.info(&format!("records: {}", records_dir.display()))?;
     Ok(())
+}
+
+/// Suite runs of the test at the branch's commit, from the history.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+struct SuiteHistory {
+    /// Suite runs in which it passed.
+    green: u32,
+    /// Suite runs in which it failed.
+    red: u32,
+}
+
+/// A suite run is a ci or local run of more than this one test.
+fn is_suite_run(bench: &Bench<'_>, run_id: i64) -> bool {
+    matches!(bench.store.run(run_id), Ok(Some(run)) if run.executions > 1)
+}
+
+/// How the test fared in suite runs at `head`.
+fn suite_history(bench: &Bench<'_>, head: &str) -> Result<SuiteHistory, CliError> {
+    let mut history = SuiteHistory::default();
+    for stored in bench.store.executions(bench.test, 200)? {
+        let outcome = stored.execution.outcome;
+        if !matches!(stored.source, Source::Ci | Source::Local)
+            || stored.commit.as_deref() != Some(head)
+            || outcome == Outcome::Skip
+            || !is_suite_run(bench, stored.run_id)
+        {
+            continue;
+        }
+        if outcome.is_red() {
+            history.red += 1;
+        } else {
+            history.green += 1;
+        }
+    }
+    Ok(history)
+}
+
+/// The advice's inputs.
+struct Advising<'a> {
+    verdict: CompareVerdict,
+    drop: Option<&'a compare::Drop>,
+    alpha: f64,
+    order: Option<&'a crate::order::Finding>,
+    suite_history: &'a SuiteHistory,
+    timing: bool,
+    /// Why the runner takes no seed, when it takes none.
+    seed: Option<&'static str>,
+}
+
+/// What the reader does next. The verdict's own sentence, unless something the
+/// comparison learned contradicts it: the suite's order explains the red, the history
+/// has the test green in its suite at this commit, the assertion is on wall time, or the
+/// runner has no seed to pin.
+fn advise(advising: &Advising<'_>) -> String {
+    let verdict = advising.verdict;
+    let explained = advising
+        .order
+        .map(|f| &f.investigation.verdict)
+        .filter(|v| v.explains_red());
+    let named = |order: &crate::order::Verdict| {
+        let culprits = order.culprits();
+        if culprits.is_empty() {
+            order.as_str().to_owned()
+        } else {
+            format!("{} ({})", order.as_str(), culprits.join(", "))
+        }
+    };
+    match verdict {
+        CompareVerdict::FewerFailures => advising.drop.map_or_else(
+            || verdict.advice().to_owned(),
+            |d| d.sentence(advising.alpha),
+        ),
+        CompareVerdict::FailsBoth => {
+            if let Some(order) = explained {
+                return format!(
+                    "fails alone on both sides, but its suite's order explains it: {}; the test's own defect, neither this change nor a broken base: fix the test (the suggested fix above)",
+                    named(order)
+                );
+            }
+            let green = advising.suite_history.green;
+            if green > 0 {
+                let found = advising.order.map_or_else(
+                    || "the order was not investigated".to_owned(),
+                    |f| {
+                        format!(
+                            "the order investigation found {}",
+                            f.investigation.verdict.as_str()
+                        )
+                    },
+                );
+                return format!(
+                    "fails alone on both sides, but passed in {green} suite run(s) at this commit: it depends on what runs before it ({found}); not this change, and not yet a report against the base: rerun it in its suite's order (candor order --from the green run's results file)"
+                );
+            }
+            if advising.timing {
+                let pin = advising.seed.map_or_else(String::new, |why| {
+                    format!("; no seed exists to pin ({why}), so pinning is impossible")
+                });
+                return format!(
+                    "timing-sensitive on both sides: the failing assertion compares a measured time against a bound, so the machine's load decides it, not this change{pin}; fix the test's clock, and rerun on an idle machine before reporting it against the base"
+                );
+            }
+            verdict.advice().to_owned()
+        }
+        CompareVerdict::PassesBoth => {
+            if let Some(order) = explained {
+                return format!(
+                    "no failure in isolation, but its suite's order explains the red: {}; the test's own defect, not this change: fix the test (the suggested fix above)",
+                    named(order)
+                );
+            }
+            match advising.seed {
+                Some(why) => format!(
+                    "no failure reproduced in isolation, and no seed exists to pin ({why}): rerun it in its suite (candor order); write nothing yet"
+                ),
+                None => verdict.advice().to_owned(),
+            }
+        }
+        _ => verdict.advice().to_owned(),
+    }
+}
+
+/// The protection line only where a rise is the question and one is possible: not when
+/// both sides failed every run (nothing can rise above 100%), not on a drop.
+fn meaningful_protection(
+    verdict: CompareVerdict,
+    protection: compare::Protection,
+) -> Option<compare::Protection> {
+    let applies = matches!(
+        verdict,
+        CompareVerdict::SameRate | CompareVerdict::PassesBoth
+    );
+    (applies && protection.to > protection.from).then_some(protection)
+}
+
+/// Which suite run's order to rerun.
+struct SuiteWanted<'a> {
+    /// Investigate even without a red suite run in the history (the runner's listing
+    /// order then), preferring a green suite run at `head`.
+    always: bool,
+    /// The branch's commit.
+    head: &'a str,
 }
 
 /// How long the order investigation compare starts may take.
@@ -588,34 +763,65 @@ fn suite_context(
     workspace: &Workspace,
     seed: u64,
     config: &Config,
+    wanted: &SuiteWanted<'_>,
     printer: &mut Printer,
 ) -> Result<Option<crate::order::Finding>, CliError> {
-    let Some(suite_run) = bench
-        .store
-        .executions(bench.test, 200)?
-        .into_iter()
-        .filter(|e| e.execution.outcome.is_red() && matches!(e.source, Source::Ci | Source::Local))
-        .find_map(|e| {
-            bench
-                .store
-                .run(e.run_id)
-                .ok()
-                .flatten()
-                .filter(|run| run.executions > 1)
-        })
-    else {
-        return Ok(None);
+    let executions = bench.store.executions(bench.test, 200)?;
+    let suite_run = |green_at_head: bool| {
+        executions
+            .iter()
+            .filter(|e| matches!(e.source, Source::Ci | Source::Local))
+            .filter(|e| {
+                if green_at_head {
+                    e.execution.outcome == Outcome::Pass && e.commit.as_deref() == Some(wanted.head)
+                } else {
+                    e.execution.outcome.is_red()
+                }
+            })
+            .find_map(|e| {
+                bench
+                    .store
+                    .run(e.run_id)
+                    .ok()
+                    .flatten()
+                    .filter(|run| run.executions > 1)
+            })
     };
-    printer.progress(&format!(
-        "isolation does not explain the red of run #{}: rerunning {} in its suite's order",
-        suite_run.id,
-        terminal_safe(bench.test)
-    ))?;
+    // Failing alone, a test that passes in its suite passes after something: the green
+    // run's order is the one to bisect.
+    let chosen = if wanted.always {
+        suite_run(true).or_else(|| suite_run(false))
+    } else {
+        suite_run(false)
+    };
+    if chosen.is_none() && !wanted.always {
+        return Ok(None);
+    }
+    // Without a suite run to follow, a runner that cannot run tests together has no
+    // order to check: its alone stage would only repeat what the comparison measured.
+    if chosen.is_none()
+        && matches!(
+            bench.adapter.order_support().given,
+            runner::GivenOrder::Unsupported(_)
+        )
+    {
+        return Ok(None);
+    }
+    match &chosen {
+        Some(run) => printer.progress(&format!(
+            "isolation does not explain the outcome of suite run #{}: rerunning {} in that order",
+            run.id,
+            terminal_safe(bench.test)
+        ))?,
+        None => printer.progress(&format!(
+            "fails alone on both sides: rerunning {} in the runner's order before advising",
+            terminal_safe(bench.test)
+        ))?,
+    }
     let parse = &workspace.parse;
-    let recorded = suite_run
-        .run
-        .source_path
-        .as_deref()
+    let recorded = chosen
+        .as_ref()
+        .and_then(|run| run.run.source_path.as_deref())
         .map(Path::new)
         .filter(|path| path.is_file())
         .and_then(|path| {
@@ -649,12 +855,21 @@ fn print_order(printer: &mut Printer, finding: &crate::order::Finding) -> Result
         format!(" ({})", culprits.join(", "))
     };
     printer.line(&terminal_safe(&format!(
-        "in its suite's order: {}{named}",
+        "  in its suite's order: {}{named}",
         verdict.as_str()
     )))?;
+    for state in &finding.shared_state {
+        printer.line(&format!(
+            "    shared state: {}",
+            terminal_safe(&state.to_string())
+        ))?;
+    }
+    if let Some(fix) = &finding.suggested_fix {
+        printer.line(&format!("    suggested fix: {}", terminal_safe(fix)))?;
+    }
     if let Some(reproduction) = &finding.reproduction {
         printer.line(&format!(
-            "  reproduce: {}",
+            "    reproduce: {}",
             terminal_safe(&crate::order::explain::shell_words(reproduction))
         ))?;
     }

@@ -4,6 +4,7 @@
 //! verdict itself is `gate::lane::lane_verdict`.
 
 use crate::history::Location;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -17,18 +18,22 @@ use crate::cli::output::{Printer, terminal_safe};
 use crate::cli::settings::GateSettings;
 use crate::exit_codes;
 use crate::gate::diff::{Diff, FileStatus};
+use crate::gate::infrastructure::InfraKind;
 use crate::gate::lane::{
-    self, LaneFindings, ReplayRun, SCHEMA, ScoreReport, TouchedReport, deterministic, lane_verdict,
+    self, LaneFindings, ReplayRun, ReplayScope, SCHEMA, ScoreReport, SuiteRun, TouchedReport,
+    deterministic, lane_verdict,
 };
+use crate::gate::receipts::{self, Receipt};
+use crate::gate::tamper::{self, BaseRun, Unaccounted};
 use crate::gate::touched::{ChangedTestFile, TouchedTest, touched_tests};
 use crate::gate::{self, files};
 use crate::git::Git;
 use crate::history::Source;
-use crate::policy::Config;
+use crate::policy::{Config, ReplayMode};
 use crate::records::{self, RunRecord, Side};
-use crate::results::ParseOptions;
+use crate::results::{Outcome, ParseOptions, parse_all};
 use crate::runner::process::SystemExecutor;
-use crate::runner::{self, Adapter, RunOptions, SeedSupport};
+use crate::runner::{self, Adapter, RunOptions, RunReport, SeedSupport};
 
 pub(super) fn run(
     settings: &GateSettings,
@@ -49,9 +54,15 @@ pub(super) fn run(
     let findings = gate::lint(&git, &base, &diff, &policy)?;
     let fixture_drift = gate::fixture_drift(&git, &head, &policy.lane)?;
     let cassettes = gate::cassette_check(&git, &base, &head, &policy.lane)?;
+    let infrastructure = gate::infrastructure_changes(&git, &base, &head, &policy, &diff)?;
+    let unlocked_data = gate::unlocked_data(&git, &head, &policy.lane, &diff)?;
+    let receipts = check_receipts(&git, &base, &head, &policy, &diff, db)?;
+    let modules = touched_modules(&diff);
 
     let changed = changed_test_files(&git, &base, &head, &diff)?;
-    if !changed.is_empty() && git.has_tracked_changes()? {
+    let mode = policy.lane.replay;
+    let runs_anything = mode == ReplayMode::All || !changed.is_empty();
+    if runs_anything && git.has_tracked_changes()? {
         printer.warning(
             "tracked files differ from HEAD: the replays run the working tree, the report judges HEAD; commit or stash first",
         )?;
@@ -60,39 +71,116 @@ pub(super) fn run(
     let mut replays = Replays::default();
     let mut touched = Vec::new();
     let mut listing_seconds = None;
-    if !changed.is_empty() {
+    let mut suite = None;
+    let mut suite_left = 0;
+    let mut base_judgement = None;
+    let mut base_version_seconds = None;
+    if runs_anything || !modules.touched.is_empty() {
         let dir = scratch(repo_root, "gate")?;
         let executor = SystemExecutor;
         let listing_context = runner::Context::new(repo_root, dir.join("listing"), &executor)
             .with_timeout(Some(policy.runner.timeout), policy.runner.grace)
             .with_pinned_environment();
-        printer.progress("listing the tests of the changed test files…")?;
-        let listing_started = Instant::now();
         let adapter = runner::adapter(&policy.runner, &listing_context)?;
-        let listed = adapter.list(&listing_context)?;
+        printer.progress("listing the tests…")?;
+        let listing_started = Instant::now();
+        let listed = match adapter.list(&listing_context) {
+            Ok(listed) => listed,
+            // The change edited what runs the tests and the runner now cannot list them:
+            // the change is refused for that edit; there is nothing to replay.
+            Err(error) if !infrastructure.is_empty() && settings.approved_by.is_none() => {
+                printer.warning(&format!(
+                    "the runner could not list the tests after the change's test-infrastructure edits: {error}"
+                ))?;
+                Vec::new()
+            }
+            Err(error) => return Err(error.into()),
+        };
         listing_seconds = Some(listing_started.elapsed().as_secs_f64());
         touched = touched_tests(adapter.kind(), &listed, &changed);
+        let collected: BTreeSet<String> = listed.iter().map(|t| t.id.clone()).collect();
         let seed = match adapter.seed_support() {
             SeedSupport::Controls(_) => Some(pinned_seed(&head)),
             SeedSupport::None(_) => None,
         };
-        replays = replay(
-            &ReplayPlan {
+        let plan = ReplayPlan {
+            adapter: &*adapter,
+            executor: &executor,
+            repo_root,
+            dir: &dir,
+            head: &head,
+            seed,
+            policy: &policy,
+            lane_time,
+            started,
+            collected: &collected,
+        };
+        if mode == ReplayMode::All {
+            // Frozen tests the change did not touch keep their freeze in the whole suite's
+            // run; a touched one is judged by its replays whatever its freeze says.
+            let frozen: Vec<String> = gate::freeze::in_force(&policy.freezes, today, |test| {
+                touched.iter().any(|t| t.id == test)
+            })
+            .into_iter()
+            .map(|freeze| freeze.test.clone())
+            .collect();
+            printer.progress("running the whole suite once…")?;
+            let ran = run_whole_suite(&plan, &frozen)?;
+            match ran {
+                Some((run, report)) => {
+                    store_gate_report(
+                        db,
+                        settings,
+                        &report.report,
+                        &head,
+                        report_started(&report),
+                        plan.seed,
+                        repo_root,
+                    )?;
+                    suite = Some(run);
+                }
+                None => suite_left = 1,
+            }
+        }
+        replays = replay(&plan, &touched, printer)?;
+        store_replays(db, settings, &replays.records, repo_root)?;
+        if adapter.kind() == runner::RunnerKind::Pytest && !modules.touched.is_empty() {
+            let plan = BasePlan {
+                git: &git,
+                base: &base,
+                head: &head,
                 adapter: &*adapter,
                 executor: &executor,
-                repo_root,
                 dir: &dir,
-                head: &head,
                 seed,
                 policy: &policy,
                 lane_time,
                 started,
-            },
-            &touched,
-            printer,
-        )?;
-        store_replays(db, settings, &replays.records, repo_root)?;
+            };
+            let restore: Vec<String> = infrastructure
+                .iter()
+                .filter(|c| c.kind != InfraKind::PluginList)
+                .map(|c| c.path.clone())
+                .collect();
+            printer.progress("replaying the base's version of the touched test modules…")?;
+            let base_started = Instant::now();
+            let runs = base_version_runs(&plan, &modules.existed, &restore)?;
+            base_version_seconds = Some(base_started.elapsed().as_secs_f64());
+            let head_green: BTreeSet<String> = classify(&replays.records)
+                .iter()
+                .filter(|c| !c.bucket.is_red())
+                .map(|c| c.test.clone())
+                .collect();
+            base_judgement = Some(tamper::judge(
+                &modules.touched,
+                &collected,
+                &head_green,
+                &modules.deleted,
+                &runs,
+            ));
+        }
     }
+    replays.left += suite_left;
 
     let classified = classify(&replays.records);
     // Replayed, yet no replay ran it: every one was a skip.
@@ -110,8 +198,14 @@ pub(super) fn run(
         approved_by: settings.approved_by.as_deref(),
         replays: &classified,
         skipped: &skipped,
-        replays_left: replays.left,
+        suite: suite.as_ref(),
+        replays_left: replays.left + base_judgement.as_ref().map_or(0, |j| j.not_run),
         max_wall_seconds: policy.lane.max_wall_seconds,
+        infrastructure: &infrastructure,
+        unlocked_data: &unlocked_data,
+        unaccounted: &replays.unaccounted,
+        base_judgement: base_judgement.as_ref(),
+        receipts: &receipts,
     });
     let touched_reports: Vec<TouchedReport> = touched
         .iter()
@@ -137,6 +231,16 @@ pub(super) fn run(
         })
         .collect();
     let touched_ids: Vec<&str> = touched.iter().map(|t| t.id.as_str()).collect();
+    let replayed = lane::replayed(
+        ReplayScope {
+            mode,
+            changed_test_files: changed.len(),
+            touched_tests: touched.len(),
+            min_replays: policy.lane.min_replays,
+        },
+        suite.as_ref(),
+        &runs,
+    );
     let report = ScoreReport {
         schema: SCHEMA,
         lane: "merge",
@@ -146,6 +250,8 @@ pub(super) fn run(
         pass: verdict.pass,
         deterministic: deterministic(&classified),
         reasons: &verdict.reasons,
+        replayed: &replayed,
+        suite: suite.as_ref(),
         min_replays: policy.lane.min_replays,
         seed: replays.seed,
         max_wall_seconds: policy.lane.max_wall_seconds,
@@ -157,6 +263,12 @@ pub(super) fn run(
         fixture_drift: &fixture_drift,
         human_owned: &human_owned,
         approvals: &verdict.approvals,
+        test_infrastructure: &infrastructure,
+        unlocked_data: &unlocked_data,
+        unaccounted: &replays.unaccounted,
+        base_judgement: base_judgement.as_ref(),
+        base_version_seconds,
+        receipts: &receipts,
         freezes_in_force: gate::freeze::in_force(&policy.freezes, today, |test| {
             touched_ids.contains(&test)
         })
@@ -226,11 +338,15 @@ struct ReplayPlan<'a> {
     policy: &'a Config,
     lane_time: Duration,
     started: Instant,
+    /// The head's collection, which every replay's report must stay within.
+    collected: &'a BTreeSet<String>,
 }
 
 #[derive(Default)]
 struct Replays {
     records: Vec<RunRecord>,
+    /// Replays whose report did not account for the run.
+    unaccounted: Vec<Unaccounted>,
     /// Replays not made because the lane's time ran out.
     left: u32,
     seed: Option<u64>,
@@ -297,6 +413,17 @@ fn replay(
             if record.timed_out && lane_bound {
                 break 'tests;
             }
+            let outcomes = report_outcomes(&report.report, &parse);
+            if let Some(problem) = tamper::account(
+                &test.id,
+                replay,
+                record.exit_status,
+                record.timed_out,
+                outcomes.as_ref(),
+                plan.collected,
+            ) {
+                replays.unaccounted.push(problem);
+            }
             // Record files are numbered by their place in the whole lane.
             made += 1;
             let file_record = RunRecord {
@@ -317,6 +444,281 @@ fn replay(
     Ok(replays)
 }
 
+/// The whole suite once, inside the lane's time, with the replays' seed and pinned
+/// environment. `None` when the lane's clock ran out before or during it: a run not made,
+/// not a red one. A runner that wrote no results is an error (exit 2), never a red suite.
+fn run_whole_suite(
+    plan: &ReplayPlan<'_>,
+    frozen: &[String],
+) -> Result<Option<(SuiteRun, RunReport)>, CliError> {
+    let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+    if left.is_zero() {
+        return Ok(None);
+    }
+    let context = runner::Context::new(plan.repo_root, plan.dir.join("suite"), plan.executor)
+        .with_timeout(
+            Some(plan.policy.runner.timeout.min(left)),
+            plan.policy.runner.grace,
+        )
+        .with_pinned_environment();
+    let lane_bound = left < plan.policy.runner.timeout;
+    let report = plan
+        .adapter
+        .run_suite(&context, RunOptions { seed: plan.seed })?;
+    if report.timed_out() && lane_bound {
+        return Ok(None);
+    }
+    let logs = || report.invocations.iter().map(|i| i.log.clone()).collect();
+    if !fs_err::metadata(&report.report).is_ok_and(|m| m.len() > 0) {
+        return Err(CliError::NoReport {
+            report: report.report.clone(),
+            logs: logs(),
+        });
+    }
+    let parse = ParseOptions {
+        repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let file = fs_err::File::open(&report.report).map_err(|source| CliError::Read {
+        path: report.report.clone(),
+        source,
+    })?;
+    let (executions, _) = parse_all(file, &parse).map_err(|error| {
+        CliError::Results(crate::ingest::IngestError::Parse {
+            path: report.report.clone(),
+            error,
+        })
+    })?;
+    let mut failed = Vec::new();
+    let mut excused = Vec::new();
+    for execution in &executions {
+        if execution.outcome.is_red() {
+            if frozen.contains(&execution.test_id) {
+                excused.push(execution.test_id.clone());
+            } else {
+                failed.push(execution.test_id.clone());
+            }
+        }
+    }
+    failed.sort();
+    excused.sort();
+    let run = SuiteRun {
+        tests: u32::try_from(executions.len()).unwrap_or(u32::MAX),
+        failed,
+        excused,
+        exit_code: report.exit_code(),
+        log: report
+            .invocations
+            .first()
+            .map(|i| i.log.display().to_string())
+            .unwrap_or_default(),
+    };
+    Ok(Some((run, report)))
+}
+
+fn report_started(report: &RunReport) -> jiff::Timestamp {
+    report
+        .invocations
+        .first()
+        .map_or_else(jiff::Timestamp::now, |i| i.outcome.started_at)
+}
+
+/// Every test in a runner's report with its outcome; `None` when there is no report or it
+/// cannot be read (an empty file included: pytest writes its report whole, at the end).
+fn report_outcomes(path: &Path, parse: &ParseOptions) -> Option<BTreeMap<String, Outcome>> {
+    let file = fs_err::File::open(path).ok()?;
+    if file.metadata().ok()?.len() == 0 {
+        return None;
+    }
+    let (executions, _) = parse_all(file, parse).ok()?;
+    Some(
+        executions
+            .into_iter()
+            .map(|e| (e.test_id, e.outcome))
+            .collect(),
+    )
+}
+
+/// The pytest modules the change touched.
+struct Modules {
+    /// Added, modified or deleted.
+    touched: Vec<String>,
+    /// Those the base has (modified or deleted): their base version is replayed.
+    existed: Vec<String>,
+    /// Those the change deleted.
+    deleted: BTreeSet<String>,
+}
+
+fn touched_modules(diff: &Diff) -> Modules {
+    let mut modules = Modules {
+        touched: Vec::new(),
+        existed: Vec::new(),
+        deleted: BTreeSet::new(),
+    };
+    for file in &diff.files {
+        if !tamper::is_pytest_module(&file.path) {
+            continue;
+        }
+        modules.touched.push(file.path.clone());
+        if file.status != FileStatus::Added {
+            modules.existed.push(file.path.clone());
+        }
+        if file.status == FileStatus::Deleted {
+            modules.deleted.insert(file.path.clone());
+        }
+    }
+    modules
+}
+
+struct BasePlan<'a> {
+    git: &'a Git,
+    base: &'a str,
+    head: &'a str,
+    adapter: &'a dyn Adapter,
+    executor: &'a SystemExecutor,
+    dir: &'a Path,
+    seed: Option<u64>,
+    policy: &'a Config,
+    lane_time: Duration,
+    started: Instant,
+}
+
+/// Runs the base's version of each module in `files` against the head's code: a
+/// throw-away worktree of the head (outside the repository, so no conftest above it
+/// applies) with those modules and the changed test infrastructure (`restore`) put back as
+/// the base has them; one runner process per module, pinned like the replays.
+fn base_version_runs(
+    plan: &BasePlan<'_>,
+    files: &[String],
+    restore: &[String],
+) -> Result<Vec<BaseRun>, CliError> {
+    let holder = tempfile::Builder::new()
+        .prefix("candor-base-tests-")
+        .tempdir()
+        .map_err(|source| CliError::Write {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let tree = holder.path().join("tree");
+    plan.git.checkout_worktree(&tree, plan.head)?;
+    let runs = run_in_overlay(plan, &tree, files, restore);
+    plan.git.remove_worktree(&tree)?;
+    runs
+}
+
+fn run_in_overlay(
+    plan: &BasePlan<'_>,
+    tree: &Path,
+    files: &[String],
+    restore: &[String],
+) -> Result<Vec<BaseRun>, CliError> {
+    for path in files.iter().chain(restore) {
+        let target = tree.join(path);
+        let write_error = |source| CliError::Write {
+            path: target.clone(),
+            source,
+        };
+        // A symlink (the change may have made the module one) is replaced, not followed.
+        if fs_err::symlink_metadata(&target).is_ok() {
+            fs_err::remove_file(&target).map_err(write_error)?;
+        }
+        if let Some(bytes) = plan.git.show(plan.base, path)? {
+            if let Some(parent) = target.parent() {
+                fs_err::create_dir_all(parent).map_err(write_error)?;
+            }
+            fs_err::write(&target, bytes).map_err(write_error)?;
+        }
+    }
+    let parse = ParseOptions {
+        repo_root: Some(tree.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let mut runs = Vec::new();
+    for file in files {
+        let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+        if left.is_zero() {
+            runs.push(BaseRun {
+                file: file.clone(),
+                exit_code: None,
+                outcomes: BTreeMap::new(),
+            });
+            continue;
+        }
+        let context = runner::Context::new(tree, plan.dir.join("base-version"), plan.executor)
+            .with_timeout(
+                Some(plan.policy.runner.timeout.min(left)),
+                plan.policy.runner.grace,
+            )
+            .with_pinned_environment();
+        let report = plan
+            .adapter
+            .run_one(&context, file, RunOptions { seed: plan.seed })?;
+        let lane_bound = left < plan.policy.runner.timeout;
+        runs.push(BaseRun {
+            file: file.clone(),
+            exit_code: (!(report.timed_out() && lane_bound)).then(|| report.exit_code()),
+            outcomes: report_outcomes(&report.report, &parse).unwrap_or_default(),
+        });
+    }
+    Ok(runs)
+}
+
+/// Ledger lines the change appended, each checked against the history's reruns. Without
+/// a history every appended line is unverified. A ledger the change rewrote is the
+/// human-owned check's business; only appended lines are receipts.
+fn check_receipts(
+    git: &Git,
+    base: &str,
+    head: &str,
+    policy: &Config,
+    diff: &Diff,
+    db: &Location,
+) -> Result<Vec<Receipt>, CliError> {
+    let Some(ledger) = files::repository_relative(&policy.rerun.ledger) else {
+        return Ok(Vec::new());
+    };
+    if !diff.touches(&ledger) {
+        return Ok(Vec::new());
+    }
+    let read = |revision: &str| -> Result<String, CliError> {
+        Ok(git
+            .show(revision, &ledger)?
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default())
+    };
+    let (base_text, head_text) = (read(base)?, read(head)?);
+    if crate::ledger::is_append_only(&base_text, &head_text).is_err() {
+        return Ok(Vec::new());
+    }
+    let store = if db.exists() {
+        Some(open_store(db, Open::Existing)?)
+    } else {
+        None
+    };
+    let mut found = Vec::new();
+    for (line, text) in receipts::appended(&base_text, &head_text) {
+        // An old receipt copied again is not a new rerun.
+        if let Some(copied) = base_text.lines().position(|old| old == text) {
+            found.push(Receipt {
+                line,
+                text: text.to_owned(),
+                verified: false,
+                problem: Some(format!(
+                    "a copy of line {} of the base's ledger, not a new rerun",
+                    copied + 1
+                )),
+            });
+            continue;
+        }
+        let stored = match (&store, receipts::test_of(text)) {
+            (Some(store), Some(test)) => store.executions(&test, 1000)?,
+            _ => Vec::new(),
+        };
+        found.push(receipts::verify(line, text, &stored));
+    }
+    Ok(found)
+}
+
 /// Stores each replay's report in the history as a `gate` run.
 fn store_replays(
     db: &Location,
@@ -324,41 +726,62 @@ fn store_replays(
     records: &[RunRecord],
     repo_root: &Path,
 ) -> Result<(), CliError> {
+    for record in records {
+        if !fs_err::metadata(&record.report).is_ok_and(|m| m.len() > 0) {
+            continue;
+        }
+        store_gate_report(
+            db,
+            settings,
+            &record.report,
+            record.commit.as_deref().unwrap_or_default(),
+            record.started_at,
+            record.seed,
+            repo_root,
+        )?;
+    }
+    Ok(())
+}
+
+/// Stores one runner report of the lane in the history as a `gate` run.
+fn store_gate_report(
+    db: &Location,
+    settings: &GateSettings,
+    report: &Path,
+    commit: &str,
+    started_at: jiff::Timestamp,
+    seed: Option<u64>,
+    repo_root: &Path,
+) -> Result<(), CliError> {
     let mut store = open_store(db, Open::CreateIfMissing)?;
     let parse = ParseOptions {
         repo_root: Some(repo_root.to_string_lossy().into_owned()),
         ..ParseOptions::default()
     };
-    for record in records {
-        if !fs_err::metadata(&record.report).is_ok_and(|m| m.len() > 0) {
-            continue;
-        }
-        let run = crate::history::NewRun {
-            commit: record.commit.clone(),
-            branch: settings.workspace.branch.clone(),
-            merge_base: settings.change.base.clone().ok(),
-            started_at: record.started_at,
-            source: Source::Gate,
-            ci_provider: settings
-                .workspace
-                .ci
-                .provider
-                .map(|p| p.as_str().to_owned()),
-            job: settings.workspace.ci.job.clone(),
-            workers: Some(1),
-            seed: record.seed.map(|s| s.to_string()),
-            conditions: crate::history::Conditions {
-                ci: settings.workspace.ci.detected,
-                runner: None,
-                os: Some(std::env::consts::OS.to_owned()),
-            },
-            format: None,
-            producer: None,
-            source_path: Some(record.report.display().to_string()),
-        };
-        crate::ingest::ingest_file(&mut *store, &record.report, &run, &parse)
-            .map_err(CliError::Results)?;
-    }
+    let run = crate::history::NewRun {
+        commit: Some(commit.to_owned()).filter(|c| !c.is_empty()),
+        branch: settings.workspace.branch.clone(),
+        merge_base: settings.change.base.clone().ok(),
+        started_at,
+        source: Source::Gate,
+        ci_provider: settings
+            .workspace
+            .ci
+            .provider
+            .map(|p| p.as_str().to_owned()),
+        job: settings.workspace.ci.job.clone(),
+        workers: Some(1),
+        seed: seed.map(|s| s.to_string()),
+        conditions: crate::history::Conditions {
+            ci: settings.workspace.ci.detected,
+            runner: None,
+            os: Some(std::env::consts::OS.to_owned()),
+        },
+        format: None,
+        producer: None,
+        source_path: Some(report.display().to_string()),
+    };
+    crate::ingest::ingest_file(&mut *store, report, &run, &parse).map_err(CliError::Results)?;
     Ok(())
 }
 
@@ -419,22 +842,45 @@ fn print(printer: &mut Printer, report: &ScoreReport<'_>, path: &Path) -> Result
         short(report.base),
         short(report.head)
     ))?;
-    for touched in report.touched {
-        let runs: Vec<_> = report
-            .runs
+    printer.line(&format!(
+        "  ran: {}",
+        terminal_safe(&report.replayed.summary)
+    ))?;
+    if let Some(suite) = report.suite {
+        let mut lines: Vec<String> = suite
+            .failed
             .iter()
-            .filter(|r| r.test == touched.test.id)
+            .map(|test| format!("  suite: {} failed", terminal_safe(test)))
             .collect();
-        let failed = runs.iter().filter(|r| r.outcome.is_red()).count();
-        printer.line(&format!(
-            "  touched: {}{}: {} of {} replays failed [{}]",
-            terminal_safe(&touched.test.id),
-            if touched.test.new { " (new)" } else { "" },
-            failed,
-            runs.len(),
-            touched.bucket.map_or("not run", Bucket::as_str)
-        ))?;
+        lines.extend(suite.excused.iter().map(|test| {
+            format!(
+                "  suite: {} failed (frozen at the base: excused)",
+                terminal_safe(test)
+            )
+        }));
+        printer.listing(&lines, "red tests of the suite")?;
     }
+    let touched_lines: Vec<String> = report
+        .touched
+        .iter()
+        .map(|touched| {
+            let runs: Vec<_> = report
+                .runs
+                .iter()
+                .filter(|r| r.test == touched.test.id)
+                .collect();
+            let failed = runs.iter().filter(|r| r.outcome.is_red()).count();
+            format!(
+                "  touched: {}{}: {} of {} replays failed [{}]",
+                terminal_safe(&touched.test.id),
+                if touched.test.new { " (new)" } else { "" },
+                failed,
+                runs.len(),
+                touched.bucket.map_or("not run", Bucket::as_str)
+            )
+        })
+        .collect();
+    printer.listing(&touched_lines, "touched tests")?;
     for finding in report.findings {
         printer.line(&format!(
             "  {}:{}: {}: {}",

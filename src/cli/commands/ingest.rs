@@ -41,7 +41,7 @@ enum Status {
 }
 
 /// A failed file's error in JSON: the same text a person sees, split into parts.
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 struct ErrorBody {
     message: String,
     line: Option<u64>,
@@ -132,10 +132,14 @@ fn report_success(
                 error: None,
             },
         )?;
-        return Ok(());
     }
+    // Warnings go to stderr in every format (docs/json-output.md): a script reading the
+    // JSON gets them in the line, a person watching the job sees them.
     for warning in &warnings {
         printer.warning(&format!("{}: {warning}", file.display()))?;
+    }
+    if printer.is_json() {
+        return Ok(());
     }
     // Only an assumed commit is said: a given one is the reader's own.
     let stamped = match (settings.commit_from, settings.run.commit.as_deref()) {
@@ -196,11 +200,11 @@ fn report_failure(
                 commit: settings.run.commit.as_deref(),
                 commit_from: settings.commit_from,
                 warnings: &[],
-                error: Some(body),
+                error: Some(body.clone()),
             },
         )?;
-        return Ok(());
     }
+    // On stderr in every format, as docs/json-output.md says of errors.
     printer.error_parts(&body.message, &body.causes, body.hint.as_deref())?;
     Ok(())
 }

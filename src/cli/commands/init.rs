@@ -1,4 +1,5 @@
-//! `candor init`: the commented starter candor.toml, written once (or printed).
+//! `candor init`: the commented starter candor.toml, written once (or printed), and
+//! `.candor/` (the history and run logs) kept out of commits through .gitignore.
 
 use std::path::Path;
 
@@ -26,13 +27,103 @@ pub(super) fn run(
         path: path.clone(),
         source,
     })?;
+    let gitignore = ignore_candor_dir(repo_root)?;
     if printer.is_json() {
-        printer.json("init", &serde_json::json!({ "path": path }))?;
+        printer.json(
+            "init",
+            &serde_json::json!({ "path": path, "gitignore": gitignore.as_str() }),
+        )?;
     } else {
         printer.info(&format!(
-            "wrote {} (every key at its default; see docs/configuration.md)",
+            "wrote {} (every key at its default, explained in the file's comments)",
             path.display()
+        ))?;
+        printer.info(&match gitignore {
+            Gitignore::Added => {
+                "added .candor/ to .gitignore: candor's history and run logs stay out of commits"
+                    .to_owned()
+            }
+            Gitignore::Present => ".gitignore already keeps .candor/ out of commits".to_owned(),
+        })?;
+        printer.info(&format!(
+            "next: `candor test` runs the suite and keeps its history; `candor help` lists every command; the reference is docs/configuration.md at {}",
+            env!("CARGO_PKG_REPOSITORY")
         ))?;
     }
     Ok(exit_codes::OK)
+}
+
+/// What `init` did to .gitignore.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gitignore {
+    /// Appended `.candor/`.
+    Added,
+    /// A line already ignores it; nothing written.
+    Present,
+}
+
+impl Gitignore {
+    fn as_str(self) -> &'static str {
+        match self {
+            Gitignore::Added => "added",
+            Gitignore::Present => "present",
+        }
+    }
+}
+
+/// Appends `.candor/` to the repository's .gitignore unless a line already ignores the
+/// folder; the rest of the file is kept byte for byte.
+fn ignore_candor_dir(repo_root: &Path) -> Result<Gitignore, CliError> {
+    let path = repo_root.join(".gitignore");
+    let text = match fs_err::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(CliError::Read { path, source });
+        }
+    };
+    if text.lines().any(ignores_candor_dir) {
+        return Ok(Gitignore::Present);
+    }
+    let mut updated = text;
+    if !updated.is_empty() && !updated.ends_with('\n') {
+        updated.push('\n');
+    }
+    updated.push_str(".candor/\n");
+    write_atomic(&path, &updated).map_err(|source| CliError::Write { path, source })?;
+    Ok(Gitignore::Added)
+}
+
+/// Whether a .gitignore line ignores the `.candor` folder at the root.
+fn ignores_candor_dir(line: &str) -> bool {
+    let pattern = line.trim_end();
+    let pattern = pattern.strip_prefix('/').unwrap_or(pattern);
+    matches!(pattern, ".candor" | ".candor/" | ".candor/*" | ".candor/**")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_line_that_ignores_the_whole_folder_counts() {
+        for line in [
+            ".candor",
+            ".candor/",
+            "/.candor/",
+            ".candor/**",
+            ".candor/  ",
+        ] {
+            assert!(ignores_candor_dir(line), "{line:?}");
+        }
+        for line in [
+            "# .candor/",
+            "!.candor/",
+            ".candor/runs",
+            "x.candor",
+            ".candorx",
+        ] {
+            assert!(!ignores_candor_dir(line), "{line:?}");
+        }
+    }
 }

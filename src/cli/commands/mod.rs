@@ -2,6 +2,7 @@
 //! code, or a [`CliError`] that ends it.
 
 mod classify;
+mod clean;
 mod compare;
 mod counted;
 mod demo;
@@ -52,6 +53,7 @@ pub fn run(
             reliability::run(reliability, &settings.db, &settings.repo_root, printer)
         }
         Command::Init(init) => init::run(init, &settings.repo_root, printer),
+        Command::Clean(clean) => clean::run(*clean, &settings.repo_root, printer),
         Command::Show(show) => show::run(show, &settings.db, &settings.repo_root, printer),
         Command::Triage(triage) => triage::run(
             triage,
@@ -131,7 +133,18 @@ fn open_store(db: &Location, mode: Open) -> Result<Box<dyn HistoryStore>, CliErr
             if mode == Open::Existing && !path.exists() {
                 return Err(CliError::NoHistory { path: path.clone() });
             }
-            Ok(Box::new(SqliteStore::open(path, BUSY_TIMEOUT)?))
+            match SqliteStore::open(path, BUSY_TIMEOUT) {
+                Ok(store) => Ok(Box::new(store)),
+                // A read-only copy (a CI artifact, a mounted volume): read it as it is. Only
+                // for commands that need an existing history; `ingest` must write.
+                Err(error) if mode == Open::Existing && error.is_unwritable() => {
+                    match SqliteStore::open_read_only(path, BUSY_TIMEOUT) {
+                        Ok(store) => Ok(Box::new(store)),
+                        Err(_) => Err(error.into()),
+                    }
+                }
+                Err(error) => Err(error.into()),
+            }
         }
         // A server's database exists or the connection fails; an empty one is a history
         // that holds nothing yet, which its schema (created on first use) says.

@@ -198,6 +198,21 @@ fn print_human(
         found.base_seed
     ))?;
     printer.line(&format!("  alone: {}", tally(found.alone)))?;
+    if let Some(unseeded) = found.unseeded {
+        let how = adapter
+            .unseeded_command(&found.test)
+            .ok()
+            .and_then(|argv| {
+                argv.iter()
+                    .position(|a| a == "no:randomly")
+                    .map(|_| " (-p no:randomly)")
+            })
+            .unwrap_or("");
+        printer.line(&format!(
+            "  alone without reseeding{how}: {}",
+            tally(unseeded)
+        ))?;
+    }
     if let Some(repeat) = &found.repeat {
         let red = repeat
             .runs
@@ -285,12 +300,11 @@ fn print_human(
                 printer.line(&format!("  state-setter: {}", terminal_safe(setter)))?;
             }
         }
-        Verdict::SeedDependent {
-            failing_seed,
-            passing_seed,
-        } => printer.line(&format!(
-            "  fails with seed {failing_seed} every run, passes with seed {passing_seed}"
-        ))?,
+        Verdict::SeedDependent { .. } => {
+            if let Some(words) = crate::order::explain::seed_words(found) {
+                printer.line(&format!("  {words}"))?;
+            }
+        }
         Verdict::OrderDependentUnisolated => {
             if let Some(bisection) = found.bisection.as_ref().filter(|b| b.interrupted) {
                 printer.line(&format!(
@@ -336,7 +350,7 @@ fn print_human(
 
 fn stage_name(purpose: Purpose) -> &'static str {
     match purpose {
-        Purpose::Alone | Purpose::SeedCheck => "alone",
+        Purpose::Alone | Purpose::SeedCheck | Purpose::Unseeded | Purpose::SeedSearch => "alone",
         Purpose::Repeat => "repeat",
         Purpose::Context => "context",
         Purpose::Shuffle | Purpose::Confirm => "shuffle",

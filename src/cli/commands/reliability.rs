@@ -140,12 +140,25 @@ pub(super) fn run(
         printer.json("reliability-summary", &summary)?;
         return Ok(exit_codes::OK);
     }
-    let rows: Vec<Vec<Cell>> = evaluation.rows.iter().map(cells).collect();
-    for text in render_table(&COLUMNS, &rows, printer.color_stdout()) {
-        printer.line(&text)?;
-        if printer.stdout_closed() {
-            return Ok(exit_codes::OK);
-        }
+    // On a terminal, the rows with something to say first (a changed or untrusted tier,
+    // stale evidence), cut to a screenful with a count; whole anywhere else.
+    let mut shown: Vec<&Row> = evaluation.rows.iter().collect();
+    if printer.settings().summarize {
+        shown.sort_by_key(|row| {
+            matches!(row.change, Change::Kept) && row.tier == Tier::Trusted && !row.stale
+        });
+    }
+    let rows: Vec<Vec<Cell>> = shown.iter().map(|row| cells(row)).collect();
+    let table = render_table(&COLUMNS, &rows, printer.color_stdout());
+    let (header, body) = table
+        .split_first()
+        .map_or((None, &[][..]), |(h, b)| (Some(h), b));
+    if let Some(header) = header {
+        printer.line(header)?;
+    }
+    printer.listing(body, "tests (changed and untrusted first)")?;
+    if printer.stdout_closed() {
+        return Ok(exit_codes::OK);
     }
     printer.info(&counted.human())?;
     printer.info(&format!(

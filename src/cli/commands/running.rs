@@ -16,13 +16,15 @@ use crate::runner::RunReport;
 pub(super) const RUNS_DIR: &str = ".candor/runs";
 
 /// A fresh directory `.candor/runs/<what>-XXXXXX` that outlives the command: its logs are
-/// what a reader opens when a run went wrong.
+/// what a reader opens when a run went wrong. Older folders the `[runs]` retention rule
+/// lets go are removed first.
 pub(super) fn scratch(repo_root: &Path, what: &str) -> Result<PathBuf, CliError> {
     let runs = crate::confine::check_write(repo_root, Path::new(RUNS_DIR))?;
     let write_error = |source| CliError::Write {
         path: runs.clone(),
         source,
     };
+    super::clean::prune(repo_root);
     fs_err::create_dir_all(&runs).map_err(write_error)?;
     let dir = tempfile::Builder::new()
         .prefix(&format!("{what}-"))
@@ -120,6 +122,7 @@ pub(super) fn run_record(
         signature: None,
         exception: None,
         message: None,
+        failing_line: None,
         duration_seconds: None,
         wall_seconds: report
             .invocations

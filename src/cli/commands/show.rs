@@ -92,7 +92,10 @@ pub(super) fn run(
     let config = Config::load(repo_root)?;
     let selection = DefaultBranch::selection(settings.default_branch.as_ref(), &config);
     let store = open_store(db, Open::Existing)?;
-    let executions = store.executions(&settings.test_id, settings.limit)?;
+    // One more than asked, to know whether the listing stopped at the limit.
+    let mut executions = store.executions(&settings.test_id, settings.limit.saturating_add(1))?;
+    let stopped = executions.len() > settings.limit;
+    executions.truncate(settings.limit);
     if executions.is_empty() {
         return Err(CliError::UnknownTest {
             id: settings.test_id.clone(),
@@ -126,6 +129,13 @@ pub(super) fn run(
         printer.info(&format!(
             "{others} of these {} from other branches (marked *): reliability does not count them; it counts {selection}",
             if others == 1 { "is" } else { "are" }
+        ))?;
+    }
+    if stopped {
+        printer.info(&format!(
+            "stopped at the newest {}: the history holds more; `--limit {}` shows more",
+            settings.limit,
+            settings.limit.saturating_mul(2)
         ))?;
     }
     Ok(exit_codes::OK)

@@ -569,6 +569,9 @@ pub(super) fn print_verdict(printer: &mut Printer, judged: &Judged) -> io::Resul
     Ok(())
 }
 
+/// Lines of a failure's text a terminal shows (the rest is counted; `--full` shows all).
+const FAILURE_LINES: usize = 24;
+
 fn print_failure(printer: &mut Printer, failure: &Failure) -> io::Result<()> {
     let head = match &failure.exception {
         Some(exception) => format!("{exception}: {}", failure.message),
@@ -580,12 +583,17 @@ fn print_failure(printer: &mut Printer, failure: &Failure) -> io::Result<()> {
         ToString::to_string,
     );
     printer.line(&format!("  at: {}", terminal_safe(&at)))?;
-    printer.line(&format!("  signature: {}", short(&failure.signature(), 16)))?;
-    for line in failure.text.lines() {
-        let line = format!("  | {}", terminal_safe(line));
-        printer.line(line.trim_end())?;
+    let signature = failure.signature();
+    printer.line(&format!("  signature: {}", short(&signature, 16)))?;
+    if !printer.first_showing(&format!("{signature}\n{}", failure.text)) {
+        return printer.line("  | (the same failure text as above; --full prints it every time)");
     }
-    Ok(())
+    let lines: Vec<String> = failure
+        .text
+        .lines()
+        .map(|line| format!("  | {}", terminal_safe(line)).trim_end().to_owned())
+        .collect();
+    printer.listing_of(&lines, "lines of the failure text", FAILURE_LINES)
 }
 
 /// The count of each verdict, as a JSON line or one line for people.

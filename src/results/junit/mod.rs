@@ -285,6 +285,19 @@ struct Tolerated {
     disabled_but_red: u64,
     several_reds: u64,
     suite_reds: u64,
+    /// The root element's `tests` count, when it has one.
+    declared_root: Option<u64>,
+    /// The `tests` counts of the outermost `<testsuite>` elements, added up.
+    declared_suites: Option<u64>,
+    /// `<testsuite>` elements seen.
+    suites: u64,
+    /// The root element's name.
+    root: &'static str,
+}
+
+/// A `tests="N"` attribute's count.
+fn declared_count(raw: &str) -> Option<u64> {
+    raw.trim().parse().ok()
 }
 
 impl Tolerated {
@@ -295,8 +308,24 @@ impl Tolerated {
         }
     }
 
-    fn into_warnings(self) -> Vec<String> {
+    fn into_warnings(self, executions: u64) -> Vec<String> {
         let mut warnings = Vec::new();
+        // A file whose cases are missing is stored for what it holds, but never silently:
+        // the warning says what the file looked like.
+        let declared = self.declared_root.or(self.declared_suites);
+        let header = declared.map_or_else(String::new, |n| format!(", declaring tests=\"{n}\""));
+        if executions == 0 {
+            warnings.push(format!(
+                "the file holds no test case (root <{}>, {} <testsuite> element(s){header}); it is stored as a run with no tests",
+                self.root, self.suites
+            ));
+        } else if let Some(declared) = declared.filter(|n| executions.saturating_mul(10) < *n) {
+            // Ten times: Surefire counts each rerun (`rerunFailingTestsCount`) in `tests`,
+            // so a few declared per case held is normal; 939 for 1 is a cut file.
+            warnings.push(format!(
+                "the file's header declares tests=\"{declared}\" but it holds {executions} test case(s): it looks cut short or stripped of its cases; only the cases it holds are stored"
+            ));
+        }
         if self.unnamed > 0 {
             warnings.push(format!(
                 "{} test case(s) have no name; their ids fall back to the classname or the suite name",
@@ -707,10 +736,12 @@ impl<'o> State<'o> {
                 self.root = Root::Inside;
                 match name {
                     b"testsuites" => {
+                        self.tolerated.root = "testsuites";
                         self.root_attributes(&tag);
                         (Context::Suites, "testsuites")
                     }
                     b"testsuite" => {
+                        self.tolerated.root = "testsuite";
                         self.root_attributes(&tag);
                         self.open_suite(&tag)?;
                         (Context::Suite, "testsuite")
@@ -891,6 +922,7 @@ impl<'o> State<'o> {
         let mut name = None;
         for (key, value) in tag.attributes() {
             match key {
+                b"tests" => self.tolerated.declared_root = declared_count(value.raw),
                 b"id" => id = Some(value.raw.is_empty()),
                 b"name" => {
                     name = Some(value.raw.is_empty());
@@ -904,7 +936,15 @@ impl<'o> State<'o> {
 
     fn open_suite(&mut self, tag: &Tag<'_>) -> Result<(), Refusal> {
         let mut suite = Suite::default();
+        let outermost = self.suites.is_empty();
+        self.tolerated.suites += 1;
         for (key, value) in tag.attributes() {
+            if key == b"tests" && outermost {
+                if let Some(count) = declared_count(value.raw) {
+                    *self.tolerated.declared_suites.get_or_insert(0) += count;
+                }
+                continue;
+            }
             let slot = match key {
                 b"name" => &mut suite.name,
                 b"hostname" => &mut suite.host,
@@ -1158,7 +1198,7 @@ impl<'o> State<'o> {
             format: None,
             producer: self.producer.map(|p| p.as_str().to_owned()),
             executions: self.executions,
-            warnings: self.tolerated.into_warnings(),
+            warnings: self.tolerated.into_warnings(self.executions),
         })
     }
 }

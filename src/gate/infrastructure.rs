@@ -1,0 +1,741 @@
+//! Test infrastructure is human-owned: the files that decide what a test run counts —
+//! conftest files, test packages' `__init__.py`, runner settings, plugin lists, and what
+//! Python imports before any test (`sitecustomize`, `.pth` files) — may change only with a
+//! human's approval, because a change that edits them can turn its own red into green
+//! without touching a test. Pure: the base's globs, the diff and the texts of the files
+//! whose runner settings are one section among others come in; what changed comes out.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::diff::{ChangedFile, Diff, FileStatus};
+use super::files::{Language, file_name};
+use crate::policy::PathGlob;
+
+/// The globs `[lane] test_infrastructure` has when the base's candor.toml does not set it.
+/// `pyproject.toml`, `setup.cfg` and `tox.ini` are owned only in their runner sections
+/// (and their pytest plugin names), not as whole files.
+pub const DEFAULT_GLOBS: &[&str] = &[
+    // pytest: hooks, fixtures and collection rules that apply to every test below them.
+    "conftest.py",
+    "tests/**/__init__.py",
+    "test/**/__init__.py",
+    "**/tests/**/__init__.py",
+    "**/test/**/__init__.py",
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
+    "pyproject.toml",
+    "setup.cfg",
+    "tox.ini",
+    // Python runs these at start-up, before pytest, in every process.
+    "sitecustomize.py",
+    "usercustomize.py",
+    "*.pth",
+    // cargo and nextest.
+    ".cargo/config.toml",
+    ".cargo/config",
+    "**/.cargo/config.toml",
+    "**/.cargo/config",
+    "nextest.toml",
+    ".config/nextest.toml",
+    // go: the workspace file can swap the module under test for another folder.
+    "go.work",
+    // JavaScript runners and their setup files (their conftest).
+    "jest.config.*",
+    "jest.setup.*",
+    "vitest.config.*",
+    "vitest.workspace.*",
+    "vitest.setup.*",
+    "vite.config.*",
+    "setupTests.*",
+    ".mocharc*",
+    "karma.conf.*",
+    "playwright.config.*",
+    "cypress.config.*",
+];
+
+/// Top-level module names a new module must not take: Python's standard library (as
+/// `sys.stdlib_module_names` lists it) and pytest's own. pytest puts test folders and
+/// `pythonpath` entries first on `sys.path`, so `tests/json.py` or a root `random.py`
+/// replaces the real module for every test.
+const SHADOWED: &[&str] = &[
+    "_pytest",
+    "abc",
+    "aifc",
+    "antigravity",
+    "argparse",
+    "array",
+    "ast",
+    "asynchat",
+    "asyncio",
+    "asyncore",
+    "atexit",
+    "audioop",
+    "base64",
+    "bdb",
+    "binascii",
+    "bisect",
+    "builtins",
+    "bz2",
+    "cProfile",
+    "calendar",
+    "cgi",
+    "cgitb",
+    "chunk",
+    "cmath",
+    "cmd",
+    "code",
+    "codecs",
+    "codeop",
+    "collections",
+    "colorsys",
+    "compileall",
+    "concurrent",
+    "configparser",
+    "contextlib",
+    "contextvars",
+    "copy",
+    "copyreg",
+    "crypt",
+    "csv",
+    "ctypes",
+    "curses",
+    "dataclasses",
+    "datetime",
+    "dbm",
+    "decimal",
+    "difflib",
+    "dis",
+    "distutils",
+    "doctest",
+    "email",
+    "encodings",
+    "ensurepip",
+    "enum",
+    "errno",
+    "faulthandler",
+    "fcntl",
+    "filecmp",
+    "fileinput",
+    "fnmatch",
+    "fractions",
+    "ftplib",
+    "functools",
+    "gc",
+    "genericpath",
+    "getopt",
+    "getpass",
+    "gettext",
+    "glob",
+    "graphlib",
+    "grp",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "html",
+    "http",
+    "idlelib",
+    "imaplib",
+    "imghdr",
+    "imp",
+    "importlib",
+    "inspect",
+    "io",
+    "ipaddress",
+    "itertools",
+    "json",
+    "keyword",
+    "lib2to3",
+    "linecache",
+    "locale",
+    "logging",
+    "lzma",
+    "mailbox",
+    "mailcap",
+    "marshal",
+    "math",
+    "mimetypes",
+    "mmap",
+    "modulefinder",
+    "msilib",
+    "msvcrt",
+    "multiprocessing",
+    "netrc",
+    "nis",
+    "nntplib",
+    "nt",
+    "ntpath",
+    "nturl2path",
+    "numbers",
+    "opcode",
+    "operator",
+    "optparse",
+    "os",
+    "ossaudiodev",
+    "pathlib",
+    "pdb",
+    "pickle",
+    "pickletools",
+    "pipes",
+    "pkgutil",
+    "platform",
+    "plistlib",
+    "pluggy",
+    "poplib",
+    "posix",
+    "posixpath",
+    "pprint",
+    "profile",
+    "pstats",
+    "pty",
+    "pwd",
+    "py",
+    "py_compile",
+    "pyclbr",
+    "pydoc",
+    "pydoc_data",
+    "pyexpat",
+    "pytest",
+    "queue",
+    "quopri",
+    "random",
+    "re",
+    "readline",
+    "reprlib",
+    "resource",
+    "rlcompleter",
+    "runpy",
+    "sched",
+    "secrets",
+    "select",
+    "selectors",
+    "shelve",
+    "shlex",
+    "shutil",
+    "signal",
+    "site",
+    "sitecustomize",
+    "smtpd",
+    "smtplib",
+    "sndhdr",
+    "socket",
+    "socketserver",
+    "spwd",
+    "sqlite3",
+    "sre_compile",
+    "sre_constants",
+    "sre_parse",
+    "ssl",
+    "stat",
+    "statistics",
+    "string",
+    "stringprep",
+    "struct",
+    "subprocess",
+    "sunau",
+    "symtable",
+    "sys",
+    "sysconfig",
+    "syslog",
+    "tabnanny",
+    "tarfile",
+    "telnetlib",
+    "tempfile",
+    "termios",
+    "textwrap",
+    "this",
+    "threading",
+    "time",
+    "timeit",
+    "tkinter",
+    "token",
+    "tokenize",
+    "tomllib",
+    "trace",
+    "traceback",
+    "tracemalloc",
+    "tty",
+    "turtle",
+    "turtledemo",
+    "types",
+    "typing",
+    "unicodedata",
+    "unittest",
+    "urllib",
+    "usercustomize",
+    "uu",
+    "uuid",
+    "venv",
+    "warnings",
+    "wave",
+    "weakref",
+    "webbrowser",
+    "winreg",
+    "winsound",
+    "wsgiref",
+    "xdrlib",
+    "xml",
+    "xmlrpc",
+    "zipapp",
+    "zipfile",
+    "zipimport",
+    "zlib",
+    "zoneinfo",
+];
+
+/// Files whose runner settings are a section: owned by their section, not as a whole.
+const SECTIONED: &[&str] = &["pyproject.toml", "setup.cfg", "tox.ini"];
+
+/// Files that list Python requirements, where adding a pytest plugin is a plugin-list
+/// change.
+fn is_requirements(path: &str) -> bool {
+    let name = file_name(path);
+    let txt = std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("txt"));
+    (txt && (name.starts_with("requirements")
+        || name.starts_with("constraints")
+        || path.contains("requirements/")))
+        || matches!(
+            name,
+            "Pipfile" | "setup.py" | "environment.yml" | "environment.yaml"
+        )
+}
+
+/// A pytest plugin named in text: `pytest-xdist`, `pytest_mock`, the `pytest11` entry
+/// point group; lowercase.
+static PLUGIN_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bpytest(?:[-_.][A-Za-z0-9][A-Za-z0-9_.-]*|11)\b").expect("a valid pattern")
+});
+
+/// `pytest_plugins` in Python code: a test module or any imported module can load a
+/// plugin (a conftest under another name) with it.
+static PYTEST_PLUGINS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bpytest_plugins\b").expect("a valid pattern"));
+
+/// What made a changed file count as test infrastructure.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InfraKind {
+    /// A file the globs own (conftest, runner config, start-up hooks).
+    File,
+    /// The runner's section of a shared settings file.
+    RunnerSettings,
+    /// A pytest plugin list: `pytest_plugins`, or a pytest plugin requirement.
+    PluginList,
+    /// A new module named like a standard-library or pytest module, which it would
+    /// replace on `sys.path`.
+    Shadowing,
+    /// Test-support code: an existing Python module under a test folder that is not a
+    /// test module (assertion helpers, factories) edited or deleted. The tests that use it
+    /// are not touched, so neither replayed nor judged with the base's version.
+    TestSupport,
+}
+
+/// One test-infrastructure change.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct InfraChange {
+    /// Repository-relative path.
+    pub path: String,
+    /// Added, modified or deleted.
+    pub status: FileStatus,
+    /// Why it counts.
+    pub kind: InfraKind,
+    /// What changed, for people (`[tool.pytest.ini_options]`, `pytest_plugins at line 3`).
+    pub what: String,
+}
+
+/// The text of a changed file at the base and at the head (`None`: absent there).
+pub struct Texts {
+    /// At the base.
+    pub base: Option<String>,
+    /// At the head.
+    pub head: Option<String>,
+}
+
+/// Every test-infrastructure change in `diff`, by path. `texts` reads a sectioned file at
+/// both ends; it is asked only for files the change touches.
+pub fn changes(
+    globs: &[PathGlob],
+    diff: &Diff,
+    mut texts: impl FnMut(&str) -> Texts,
+) -> Vec<InfraChange> {
+    let mut found = Vec::new();
+    for file in &diff.files {
+        let name = file_name(&file.path);
+        let owned = globs.iter().any(|glob| glob.matches(&file.path));
+        if owned && SECTIONED.contains(&name) {
+            let Texts { base, head } = texts(&file.path);
+            if let Some(what) = section_change(name, base.as_deref(), head.as_deref()) {
+                found.push(change(file, InfraKind::RunnerSettings, what));
+            }
+            continue;
+        }
+        if owned {
+            found.push(change(file, InfraKind::File, name.to_owned()));
+            continue;
+        }
+        if let Some(line) = plugin_line(file) {
+            found.push(change(file, InfraKind::PluginList, line));
+        } else if is_test_support(file) {
+            found.push(change(
+                file,
+                InfraKind::TestSupport,
+                "test-support code the unchanged tests import".to_owned(),
+            ));
+        } else if let Some(module) = shadowed(file) {
+            found.push(change(
+                file,
+                InfraKind::Shadowing,
+                format!("a new module named like Python's `{module}`, which it would replace"),
+            ));
+        }
+    }
+    found.sort();
+    found
+}
+
+fn change(file: &ChangedFile, kind: InfraKind, what: String) -> InfraChange {
+    InfraChange {
+        path: file.path.clone(),
+        status: file.status,
+        kind,
+        what,
+    }
+}
+
+/// The first added line that loads a pytest plugin: `pytest_plugins` in Python code, or a
+/// pytest plugin in a requirements file.
+fn plugin_line(file: &ChangedFile) -> Option<String> {
+    let python = Language::of(&file.path) == Some(Language::Python);
+    let requirements = is_requirements(&file.path);
+    for line in &file.added {
+        if python && !Language::Python.is_comment(&line.text) && PYTEST_PLUGINS.is_match(&line.text)
+        {
+            return Some(format!("pytest_plugins at line {}", line.number));
+        }
+        if requirements && PLUGIN_NAME.is_match(&line.text) {
+            return Some(format!("a pytest plugin at line {}", line.number));
+        }
+    }
+    None
+}
+
+/// An existing Python module under a `tests`/`test` folder that pytest does not collect
+/// from, edited or deleted.
+fn is_test_support(file: &ChangedFile) -> bool {
+    if file.status == FileStatus::Added || Language::of(&file.path) != Some(Language::Python) {
+        return false;
+    }
+    let mut folders: Vec<&str> = file.path.split('/').collect();
+    let name = folders.pop().unwrap_or("");
+    let in_tests = folders.iter().any(|f| matches!(*f, "tests" | "test"));
+    let stem = name.strip_suffix(".py").unwrap_or(name);
+    in_tests && !stem.starts_with("test_") && !stem.ends_with("_test")
+}
+
+/// The standard-library or pytest module a new Python file would shadow: `json.py`, or
+/// `json/__init__.py`.
+fn shadowed(file: &ChangedFile) -> Option<&'static str> {
+    if file.status != FileStatus::Added {
+        return None;
+    }
+    let path = file.path.strip_suffix(".py")?;
+    let mut parts = path.rsplit('/');
+    let mut name = parts.next()?;
+    if name == "__init__" {
+        name = parts.next()?;
+    }
+    SHADOWED.iter().find(|shadowed| **shadowed == name).copied()
+}
+
+/// What differs in the runner's part of a sectioned file, if anything.
+fn section_change(name: &str, base: Option<&str>, head: Option<&str>) -> Option<String> {
+    let (section, base_section, head_section) = match name {
+        "pyproject.toml" => (
+            "[tool.pytest] or a pytest plugin entry point",
+            base.map(pyproject_runner),
+            head.map(pyproject_runner),
+        ),
+        "setup.cfg" => (
+            "[tool:pytest]",
+            base.map(|t| ini_section(t, "tool:pytest")),
+            head.map(|t| ini_section(t, "tool:pytest")),
+        ),
+        _ => (
+            "[pytest]",
+            base.map(|t| ini_section(t, "pytest")),
+            head.map(|t| ini_section(t, "pytest")),
+        ),
+    };
+    let empty = Some(String::new());
+    let base_section = base_section.or_else(|| empty.clone());
+    let head_section = head_section.or(empty);
+    if base_section != head_section {
+        return Some(format!("{section} in {name}"));
+    }
+    let plugins = |text: Option<&str>| -> BTreeSet<String> {
+        text.map(|t| {
+            PLUGIN_NAME
+                .find_iter(t)
+                .map(|m| m.as_str().to_ascii_lowercase().replace('_', "-"))
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    (plugins(base) != plugins(head)).then(|| format!("pytest plugins named in {name}"))
+}
+
+/// pyproject.toml's runner settings, normalized: the `[tool.pytest]` table and the
+/// `pytest11` entry points, as TOML values (so formatting and other tables do not count).
+/// A file that is not TOML is its whole text: a change to it is a change.
+fn pyproject_runner(text: &str) -> String {
+    let Ok(document) = text.parse::<toml::Table>() else {
+        return format!("unparsed:{text}");
+    };
+    let tool = document
+        .get("tool")
+        .and_then(|tool| tool.get("pytest"))
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let entry_points = document
+        .get("project")
+        .and_then(|project| project.get("entry-points"))
+        .and_then(|points| points.get("pytest11"))
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    format!("{tool}\n{entry_points}")
+}
+
+/// An INI section's settings, normalized: its lines without comments, blank lines and
+/// surrounding spaces. Several sections of the same name are joined, as configparser
+/// would refuse them and pytest read the first.
+fn ini_section(text: &str, wanted: &str) -> String {
+    let mut inside = false;
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if let Some(header) = trimmed.strip_prefix('[').and_then(|t| t.strip_suffix(']'))
+            && !line.starts_with([' ', '\t'])
+        {
+            inside = header.trim() == wanted;
+            continue;
+        }
+        if inside && !trimmed.is_empty() && !trimmed.starts_with('#') && !trimmed.starts_with(';') {
+            lines.push(trimmed.to_owned());
+        }
+    }
+    lines.join("\n")
+}
+
+/// The default globs, compiled.
+pub fn default_globs() -> Vec<PathGlob> {
+    DEFAULT_GLOBS
+        .iter()
+        .map(|glob| PathGlob::new(glob).expect("the default globs are valid"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::diff::Line;
+
+    fn file(path: &str, status: FileStatus, added: &[&str]) -> ChangedFile {
+        ChangedFile {
+            path: path.to_owned(),
+            status,
+            binary: false,
+            added: added
+                .iter()
+                .enumerate()
+                .map(|(index, text)| Line {
+                    number: index + 1,
+                    text: (*text).to_owned(),
+                })
+                .collect(),
+            removed: Vec::new(),
+        }
+    }
+
+    fn found(diff: &Diff, texts: &[(&str, Option<&str>, Option<&str>)]) -> Vec<(String, String)> {
+        changes(&default_globs(), diff, |path| {
+            let (_, base, head) = texts
+                .iter()
+                .find(|(p, _, _)| *p == path)
+                .copied()
+                .unwrap_or((path, None, None));
+            Texts {
+                base: base.map(str::to_owned),
+                head: head.map(str::to_owned),
+            }
+        })
+        .into_iter()
+        .map(|c| (c.path, c.what))
+        .collect()
+    }
+
+    #[test]
+    fn conftest_at_any_depth_test_packages_and_start_up_hooks_are_owned() {
+        let diff = Diff {
+            files: vec![
+                file("conftest.py", FileStatus::Added, &[]),
+                file("a/b/tests/conftest.py", FileStatus::Modified, &[]),
+                file("tests/__init__.py", FileStatus::Added, &[]),
+                file("tests/unit/__init__.py", FileStatus::Added, &[]),
+                file("app/__init__.py", FileStatus::Modified, &[]),
+                file("sitecustomize.py", FileStatus::Added, &[]),
+                file("lib/evil.pth", FileStatus::Added, &[]),
+                file("pytest.ini", FileStatus::Modified, &[]),
+                file(".config/nextest.toml", FileStatus::Modified, &[]),
+                file("web/vitest.config.ts", FileStatus::Modified, &[]),
+                file("app/cart.py", FileStatus::Modified, &["x = 1"]),
+            ],
+        };
+        let paths: Vec<String> = found(&diff, &[]).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(
+            paths,
+            [
+                ".config/nextest.toml",
+                "a/b/tests/conftest.py",
+                "conftest.py",
+                "lib/evil.pth",
+                "pytest.ini",
+                "sitecustomize.py",
+                "tests/__init__.py",
+                "tests/unit/__init__.py",
+                "web/vitest.config.ts",
+            ]
+        );
+    }
+
+    #[test]
+    fn only_the_runner_section_of_pyproject_setup_cfg_and_tox_counts() {
+        let diff = Diff {
+            files: vec![
+                file("pyproject.toml", FileStatus::Modified, &[]),
+                file("setup.cfg", FileStatus::Modified, &[]),
+                file("tox.ini", FileStatus::Modified, &[]),
+            ],
+        };
+        let base_py =
+            "[project]\nname = \"shop\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n";
+        let other_table =
+            "[project]\nname = \"shop2\"\n\n[tool.pytest.ini_options]\ntestpaths = [ \"tests\" ]\n";
+        let addopts = "[project]\nname = \"shop\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\naddopts = \"-k 'not total'\"\n";
+        let cfg = "[metadata]\nname = shop\n\n[tool:pytest]\ntestpaths = tests\n";
+        let cfg_other = "[metadata]\nname = shop2\n\n[tool:pytest]\ntestpaths = tests\n";
+        let tox = "[tox]\nenvlist = py3\n\n[pytest]\naddopts = -q\n";
+        let tox_deselect = "[tox]\nenvlist = py3\n\n[pytest]\naddopts = -q --deselect tests/test_cart.py::test_total\n";
+        assert!(
+            found(
+                &diff,
+                &[
+                    ("pyproject.toml", Some(base_py), Some(other_table)),
+                    ("setup.cfg", Some(cfg), Some(cfg_other)),
+                    ("tox.ini", Some(tox), Some(tox)),
+                ]
+            )
+            .is_empty()
+        );
+        let changed = found(
+            &diff,
+            &[
+                ("pyproject.toml", Some(base_py), Some(addopts)),
+                (
+                    "setup.cfg",
+                    Some(cfg),
+                    Some(&cfg.replace("tests\n", "tests\npython_functions = check_*\n")),
+                ),
+                ("tox.ini", Some(tox), Some(tox_deselect)),
+            ],
+        );
+        assert_eq!(
+            changed,
+            [
+                (
+                    "pyproject.toml".to_owned(),
+                    "[tool.pytest] or a pytest plugin entry point in pyproject.toml".to_owned()
+                ),
+                (
+                    "setup.cfg".to_owned(),
+                    "[tool:pytest] in setup.cfg".to_owned()
+                ),
+                ("tox.ini".to_owned(), "[pytest] in tox.ini".to_owned()),
+            ]
+        );
+        // A plugin added to the project's dependencies is a plugin-list change too.
+        let with_plugin = base_py.replace(
+            "name = \"shop\"",
+            "name = \"shop\"\ndependencies = [\"pytest-pass-always\"]",
+        );
+        assert_eq!(
+            found(
+                &Diff {
+                    files: vec![file("pyproject.toml", FileStatus::Modified, &[])]
+                },
+                &[("pyproject.toml", Some(base_py), Some(&with_plugin))]
+            )[0]
+            .1,
+            "pytest plugins named in pyproject.toml"
+        );
+    }
+
+    #[test]
+    fn plugin_lists_in_code_and_requirements_are_owned() {
+        let diff = Diff {
+            files: vec![
+                file(
+                    "tests/test_cart.py",
+                    FileStatus::Modified,
+                    &[
+                        "# pytest_plugins is not used here",
+                        "pytest_plugins = [\"tests.helper\"]",
+                    ],
+                ),
+                file(
+                    "requirements-dev.txt",
+                    FileStatus::Modified,
+                    &["pytest-sugar==1.0"],
+                ),
+                file("requirements.txt", FileStatus::Modified, &["requests==2.0"]),
+                file("tests/json.py", FileStatus::Added, &[]),
+                file("random/__init__.py", FileStatus::Added, &[]),
+                file("app/jsonish.py", FileStatus::Added, &[]),
+                file("tests/helpers.py", FileStatus::Modified, &["x = 1"]),
+                file("tests/new_helpers.py", FileStatus::Added, &["x = 1"]),
+            ],
+        };
+        assert_eq!(
+            found(&diff, &[]),
+            [
+                (
+                    "random/__init__.py".to_owned(),
+                    "a new module named like Python's `random`, which it would replace".to_owned()
+                ),
+                (
+                    "requirements-dev.txt".to_owned(),
+                    "a pytest plugin at line 1".to_owned()
+                ),
+                (
+                    "tests/helpers.py".to_owned(),
+                    "test-support code the unchanged tests import".to_owned()
+                ),
+                (
+                    "tests/json.py".to_owned(),
+                    "a new module named like Python's `json`, which it would replace".to_owned()
+                ),
+                (
+                    "tests/test_cart.py".to_owned(),
+                    "pytest_plugins at line 2".to_owned()
+                ),
+            ]
+        );
+    }
+}

@@ -1,0 +1,252 @@
+//! Judging a change with the base's tests, and checking each runner report against the
+//! run. Pure: the head's collection, the head's replays and the base-version runs come in;
+//! what the change weakened, removed or hid comes out.
+//!
+//! For every test module the change touched, the lane also runs the **base's version** of
+//! that module (with the base's conftest files and runner settings) against the head's
+//! code. A test that passes in the head's version and fails in the base's is a weakened
+//! test (an assertion loosened, an exception caught, an early return): the change made the
+//! test agree with the code instead of the other way round. Every test the base's version
+//! has must still be collected at the head, or it is a removed test. A touched test module
+//! that collects nothing at the head hides whatever it held. The first two need a human's
+//! approval; the last always rejects.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::results::Outcome;
+
+/// Whether `path` is a module pytest collects tests from by default (`test_*.py`,
+/// `*_test.py`).
+pub fn is_pytest_module(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.strip_suffix(".py")
+        .is_some_and(|stem| stem.starts_with("test_") || stem.ends_with("_test"))
+}
+
+/// One run of a test module's base version against the head's code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseRun {
+    /// The module.
+    pub file: String,
+    /// The runner's exit code (`None`: not run, the lane's time ran out).
+    pub exit_code: Option<i32>,
+    /// Each test the report holds, with its outcome.
+    pub outcomes: BTreeMap<String, Outcome>,
+}
+
+/// A test the change weakened: green in the head's version, red in the base's.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Weakened {
+    /// The test (or the module, when the base's version could not run at all).
+    pub test: String,
+    /// How the base's version ended.
+    pub base_outcome: String,
+}
+
+/// What judging the change with the base's tests found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct BaseJudgement {
+    /// Modules whose base version ran.
+    pub files: Vec<String>,
+    /// Tests green at the head and red in the base's version.
+    pub weakened: Vec<Weakened>,
+    /// Tests the base's version has that the head no longer collects.
+    pub removed: Vec<String>,
+    /// Touched test modules that collect nothing at the head.
+    pub collect_nothing: Vec<String>,
+    /// Base-version runs the lane's time stopped.
+    pub not_run: u32,
+}
+
+/// Judges the change. `touched_modules` are the pytest modules the change added, modified
+/// or deleted; `head_ids` the head's collection; `head_green` the touched tests whose
+/// every replay ended green; `runs` one base-version run per module that existed at the
+/// base.
+pub fn judge(
+    touched_modules: &[String],
+    head_ids: &BTreeSet<String>,
+    head_green: &BTreeSet<String>,
+    deleted: &BTreeSet<String>,
+    runs: &[BaseRun],
+) -> BaseJudgement {
+    let in_file = |id: &str, file: &str| id.split_once("::").is_some_and(|(f, _)| f == file);
+    let mut judgement = BaseJudgement::default();
+    for file in touched_modules {
+        if !deleted.contains(file) && !head_ids.iter().any(|id| in_file(id, file)) {
+            judgement.collect_nothing.push(file.clone());
+        }
+    }
+    for run in runs {
+        judgement.files.push(run.file.clone());
+        let Some(exit_code) = run.exit_code else {
+            judgement.not_run += 1;
+            continue;
+        };
+        let base_ids: Vec<&String> = run
+            .outcomes
+            .keys()
+            .filter(|id| in_file(id, &run.file))
+            .collect();
+        // pytest's 5: the base's version holds no test, so there is nothing to keep.
+        if base_ids.is_empty() && exit_code != 5 {
+            judgement.weakened.push(Weakened {
+                test: run.file.clone(),
+                base_outcome: format!(
+                    "the base's version did not run against the head's code (exit code {exit_code})"
+                ),
+            });
+            continue;
+        }
+        for id in base_ids {
+            if !head_ids.contains(id.as_str()) {
+                judgement.removed.push(id.clone());
+                continue;
+            }
+            let outcome = run.outcomes[id];
+            if outcome.is_red() && head_green.contains(id.as_str()) {
+                judgement.weakened.push(Weakened {
+                    test: id.clone(),
+                    base_outcome: outcome.as_str().to_owned(),
+                });
+            }
+        }
+    }
+    judgement.weakened.sort();
+    judgement.removed.sort();
+    judgement
+}
+
+/// What a replay's report failed to account for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unaccounted {
+    /// The test the replay ran.
+    pub test: String,
+    /// Which replay, from 1.
+    pub replay: u32,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// Checks one replay's report against the run: the runner exited 0 without a report, the
+/// report lacks the test it was asked to run, it holds a test the collection never listed,
+/// or it says the test passed while the runner said otherwise. `report` is `None` when the
+/// runner wrote no readable report.
+pub fn account(
+    test: &str,
+    replay: u32,
+    exit_code: i32,
+    timed_out: bool,
+    report: Option<&BTreeMap<String, Outcome>>,
+    collected: &BTreeSet<String>,
+) -> Option<Unaccounted> {
+    let problem = |problem: String| {
+        Some(Unaccounted {
+            test: test.to_owned(),
+            replay,
+            problem,
+        })
+    };
+    if timed_out {
+        return None;
+    }
+    let Some(report) = report else {
+        return if exit_code == 0 {
+            problem("the runner exited 0 without writing its report".to_owned())
+        } else {
+            None
+        };
+    };
+    if let Some(stranger) = report.keys().find(|id| !collected.contains(id.as_str())) {
+        return problem(format!(
+            "the report holds {stranger}, which the collection never listed"
+        ));
+    }
+    match report.get(test) {
+        None if exit_code == 0 => problem(
+            "the report holds fewer tests than were collected: the test is missing".to_owned(),
+        ),
+        Some(outcome) if !outcome.is_red() && *outcome != Outcome::Skip && exit_code != 0 => {
+            problem(format!(
+                "the report says {} while the runner exited {exit_code}",
+                outcome.as_str()
+            ))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(ids: &[&str]) -> BTreeSet<String> {
+        ids.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    fn outcomes(pairs: &[(&str, Outcome)]) -> BTreeMap<String, Outcome> {
+        pairs.iter().map(|(id, o)| ((*id).to_owned(), *o)).collect()
+    }
+
+    const A: &str = "tests/test_a.py::test_total";
+    const B: &str = "tests/test_a.py::test_empty";
+
+    #[test]
+    fn weakened_removed_and_empty_modules_are_found() {
+        let modules = ["tests/test_a.py".to_owned(), "tests/test_new.py".to_owned()];
+        let runs = [BaseRun {
+            file: "tests/test_a.py".into(),
+            exit_code: Some(1),
+            outcomes: outcomes(&[(A, Outcome::Fail), (B, Outcome::Pass)]),
+        }];
+        // test_empty removed at the head, test_total green at the head but red at the base.
+        let judgement = judge(&modules, &set(&[A]), &set(&[A]), &BTreeSet::new(), &runs);
+        assert_eq!(judgement.weakened[0].test, A);
+        assert_eq!(judgement.removed, [B]);
+        assert_eq!(judgement.collect_nothing, ["tests/test_new.py"]);
+        // A test red at both ends is the replays' business, not a weakening.
+        let red = judge(
+            &modules[..1],
+            &set(&[A, B]),
+            &set(&[B]),
+            &BTreeSet::new(),
+            &runs,
+        );
+        assert!(red.weakened.is_empty() && red.removed.is_empty(), "{red:?}");
+        // A base version that cannot even run against the head's code is a weakening.
+        let broken = [BaseRun {
+            file: "tests/test_a.py".into(),
+            exit_code: Some(2),
+            outcomes: BTreeMap::new(),
+        }];
+        let judgement = judge(
+            &modules[..1],
+            &set(&[A]),
+            &set(&[A]),
+            &BTreeSet::new(),
+            &broken,
+        );
+        assert_eq!(judgement.weakened[0].test, "tests/test_a.py");
+    }
+
+    #[test]
+    fn reports_that_do_not_account_for_the_run_are_found() {
+        let collected = set(&[A, B]);
+        assert!(account(A, 1, 0, false, None, &collected).is_some());
+        assert!(account(A, 1, 1, false, None, &collected).is_none());
+        let empty = BTreeMap::new();
+        assert!(account(A, 1, 0, false, Some(&empty), &collected).is_some());
+        let stranger = outcomes(&[(A, Outcome::Pass), ("tests/x.py::test_fake", Outcome::Pass)]);
+        assert!(
+            account(A, 1, 0, false, Some(&stranger), &collected)
+                .unwrap()
+                .problem
+                .contains("never listed")
+        );
+        let passed = outcomes(&[(A, Outcome::Pass)]);
+        assert!(account(A, 1, 1, false, Some(&passed), &collected).is_some());
+        assert!(account(A, 1, 0, false, Some(&passed), &collected).is_none());
+        assert!(is_pytest_module("tests/test_a.py") && !is_pytest_module("tests/conftest.py"));
+    }
+}
