@@ -1,19 +1,23 @@
-//! The SQLite history store against real database files: round trips, idempotency,
-//! all-or-nothing sessions, retries, the refusals on open, locking and migrations.
+//! The history stores against real databases: round trips, idempotency, all-or-nothing
+//! sessions, retries, the refusals on open, locking and migrations. The store contract
+//! (every question answered as the model answers it) runs on a SQLite file and on a
+//! PostgreSQL server (`CANDOR_TEST_PG`) alike: one body, two instantiations.
+
+mod pg_support;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use candor::history::{
-    Conditions, HistoryError, HistoryStore, NewRun, RunContent, Source, SqliteStore,
+    Conditions, HistoryError, HistoryStore, NewRun, PgStore, RunContent, Source, SqliteStore,
     StoredExecution, TestSummary, TestWindow, WindowEntry,
     sqlite::{SCHEMA_VERSION, Tuning},
 };
 use candor::results::{Execution, Failure, Frame, Outcome};
 use jiff::Timestamp;
 use proptest::prelude::*;
-use proptest::test_runner::{Config as ProptestConfig, RngSeed};
+use proptest::test_runner::{Config as ProptestConfig, RngSeed, TestCaseError};
 
 const TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -39,6 +43,98 @@ fn db_path(dir: &tempfile::TempDir) -> PathBuf {
 fn open(path: &Path) -> SqliteStore {
     SqliteStore::open(path, TIMEOUT).expect("open the history")
 }
+
+/// Which store a contract test runs on.
+#[derive(Debug, Clone, Copy)]
+enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A store under test with what it lives in (a temporary folder or a schema of its own).
+enum Store {
+    // The folder and the schema are held only to be removed when the store goes.
+    Sqlite(SqliteStore, #[allow(dead_code)] tempfile::TempDir),
+    Postgres(PgStore, #[allow(dead_code)] pg_support::Schema),
+}
+
+impl Store {
+    /// A fresh, empty store; `None` for PostgreSQL without a test server (skipped).
+    fn new(backend: Backend) -> Option<Store> {
+        match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().unwrap();
+                Some(Store::Sqlite(open(&db_path(&dir)), dir))
+            }
+            Backend::Postgres => {
+                let schema = pg_support::Schema::on_test_server()?;
+                Some(Store::Postgres(schema.open(), schema))
+            }
+        }
+    }
+
+    /// The store's own invariants beyond what the questions show (SQLite's packed
+    /// layout; PostgreSQL's are constraints the server enforces).
+    fn check(&self) {
+        if let Store::Sqlite(store, _) = self {
+            store.check().unwrap();
+        }
+    }
+
+    /// SQLite's memory limits; PostgreSQL has none to shrink.
+    fn set_tuning(&mut self, tuning: Tuning) {
+        if let Store::Sqlite(store, _) = self {
+            store.set_tuning(tuning);
+        }
+    }
+}
+
+impl std::ops::Deref for Store {
+    type Target = dyn HistoryStore;
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Store::Sqlite(store, _) => store,
+            Store::Postgres(store, _) => store,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Store {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            Store::Sqlite(store, _) => store,
+            Store::Postgres(store, _) => store,
+        }
+    }
+}
+
+/// Runs each named contract test, a `fn(Backend)`, on both stores.
+macro_rules! on_both_stores {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $( #[test] fn $name() { super::$name(super::Backend::Sqlite) } )*
+        }
+        mod postgres {
+            $( #[test] fn $name() { super::$name(super::Backend::Postgres) } )*
+        }
+    };
+}
+
+on_both_stores!(
+    the_same_content_key_twice_adds_nothing,
+    a_dropped_session_stores_nothing,
+    retries_in_one_run_merge_into_one_execution,
+    retries_merge_wherever_they_fall_among_grouped_writes,
+    runs_and_executions_come_newest_first_by_start_not_by_ingest_order,
+    windows_hold_the_last_runs_of_each_test_skips_excluded,
+    summaries_count_runs_failures_and_skips,
+    tests_on_both_sides_of_a_block_boundary_keep_their_own_histories,
+    a_backfilled_run_lands_in_start_order_in_every_window,
+    retries_reach_back_into_blocks_and_details_already_written,
+    ingesting_a_large_run_twice_adds_nothing_the_second_time,
+    a_name_is_stored_once_however_many_runs_and_orders_bring_it,
+    red_seconds_agrees_with_the_failures_it_sums,
+);
 
 fn run_at(second: i64) -> NewRun {
     NewRun {
@@ -92,7 +188,12 @@ fn failed(test_id: &str, message: &str) -> Execution {
 }
 
 /// Stores one run holding `executions`; returns its id.
-fn store_run(store: &mut SqliteStore, run: &NewRun, key: &str, executions: Vec<Execution>) -> i64 {
+fn store_run(
+    store: &mut dyn HistoryStore,
+    run: &NewRun,
+    key: &str,
+    executions: Vec<Execution>,
+) -> i64 {
     let mut session = store.begin_ingest(run).unwrap();
     for execution in executions {
         session.add(execution).unwrap();
@@ -232,61 +333,83 @@ proptest! {
         run in new_run(),
         executions in proptest::collection::vec(execution(), 0..60),
     ) {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = open(&db_path(&dir));
-        let expected = merged(&executions);
+        round_trip(Backend::Sqlite, &run, executions)?;
+    }
 
-        let mut session = store.begin_ingest(&run).unwrap();
-        for execution in executions {
-            session.add(execution).unwrap();
-        }
-        let content = RunContent {
-            content_key: "k".into(),
-            format: run.format.clone(),
-            producer: run.producer.clone(),
-        };
-        let report = session.commit(&content).unwrap();
-        prop_assert!(report.added);
-        prop_assert_eq!(report.tests, expected.len() as u64);
-        prop_assert_eq!(report.red, expected.iter().filter(|e| e.outcome.is_red()).count() as u64);
-
-        for want in &expected {
-            let stored = store.executions(&want.test_id, 10).unwrap();
-            prop_assert_eq!(stored.len(), 1);
-            let got = &stored[0];
-            prop_assert_eq!(&got.execution, want);
-            prop_assert_eq!(&got.signature, &want.signature());
-            prop_assert_eq!(got.run_id, report.run_id);
-            prop_assert_eq!(got.started_at, run.started_at);
-            prop_assert_eq!(&got.commit, &run.commit);
-            prop_assert_eq!(got.source, run.source);
-        }
-
-        let mut failing: Vec<&Execution> = expected
-            .iter()
-            .filter(|e| e.outcome.failed_at_least_once())
-            .collect();
-        failing.sort_by(|a, b| a.test_id.cmp(&b.test_id));
-        let stored_failing = store.run_failures(report.run_id).unwrap();
-        let got: Vec<&Execution> = stored_failing.iter().map(|s| &s.execution).collect();
-        prop_assert_eq!(got, failing);
-
-        let runs = store.runs(10).unwrap();
-        prop_assert_eq!(runs.len(), 1);
-        prop_assert_eq!(&runs[0].run, &run);
-        prop_assert_eq!(runs[0].executions, report.tests);
-        prop_assert_eq!(&runs[0].content_key, "k");
-        let by_id = store.run(report.run_id).unwrap();
-        prop_assert_eq!(by_id.as_ref(), Some(&runs[0]));
+    /// The same on PostgreSQL.
+    #[test]
+    fn executions_and_runs_round_trip_on_postgres(
+        run in new_run(),
+        executions in proptest::collection::vec(execution(), 0..60),
+    ) {
+        round_trip(Backend::Postgres, &run, executions)?;
     }
 }
 
-#[test]
-fn the_same_content_key_twice_adds_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn round_trip(
+    backend: Backend,
+    run: &NewRun,
+    executions: Vec<Execution>,
+) -> Result<(), TestCaseError> {
+    let Some(mut store) = Store::new(backend) else {
+        return Ok(());
+    };
+    let expected = merged(&executions);
+
+    let mut session = store.begin_ingest(run).unwrap();
+    for execution in executions {
+        session.add(execution).unwrap();
+    }
+    let content = RunContent {
+        content_key: "k".into(),
+        format: run.format.clone(),
+        producer: run.producer.clone(),
+    };
+    let report = session.commit(&content).unwrap();
+    prop_assert!(report.added);
+    prop_assert_eq!(report.tests, expected.len() as u64);
+    prop_assert_eq!(
+        report.red,
+        expected.iter().filter(|e| e.outcome.is_red()).count() as u64
+    );
+
+    for want in &expected {
+        let stored = store.executions(&want.test_id, 10).unwrap();
+        prop_assert_eq!(stored.len(), 1);
+        let got = &stored[0];
+        prop_assert_eq!(&got.execution, want);
+        prop_assert_eq!(&got.signature, &want.signature());
+        prop_assert_eq!(got.run_id, report.run_id);
+        prop_assert_eq!(got.started_at, run.started_at);
+        prop_assert_eq!(&got.commit, &run.commit);
+        prop_assert_eq!(got.source, run.source);
+    }
+
+    let mut failing: Vec<&Execution> = expected
+        .iter()
+        .filter(|e| e.outcome.failed_at_least_once())
+        .collect();
+    failing.sort_by(|a, b| a.test_id.cmp(&b.test_id));
+    let stored_failing = store.run_failures(report.run_id).unwrap();
+    let got: Vec<&Execution> = stored_failing.iter().map(|s| &s.execution).collect();
+    prop_assert_eq!(got, failing);
+
+    let runs = store.runs(10).unwrap();
+    prop_assert_eq!(runs.len(), 1);
+    prop_assert_eq!(&runs[0].run, run);
+    prop_assert_eq!(runs[0].executions, report.tests);
+    prop_assert_eq!(&runs[0].content_key, "k");
+    let by_id = store.run(report.run_id).unwrap();
+    prop_assert_eq!(by_id.as_ref(), Some(&runs[0]));
+    Ok(())
+}
+
+fn the_same_content_key_twice_adds_nothing(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     let first = store_run(
-        &mut store,
+        &mut *store,
         &run_at(0),
         "key",
         vec![failed("a", "boom"), Execution::new("b", Outcome::Pass)],
@@ -317,12 +440,12 @@ fn the_same_content_key_twice_adds_nothing() {
     assert_eq!(store.tests(false).unwrap().len(), 2);
 }
 
-#[test]
-fn a_dropped_session_stores_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn a_dropped_session_stores_nothing(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     store_run(
-        &mut store,
+        &mut *store,
         &run_at(0),
         "earlier",
         vec![Execution::new("kept", Outcome::Pass)],
@@ -346,14 +469,14 @@ fn a_dropped_session_stores_nothing() {
     assert!(store.executions("t0", 10).unwrap().is_empty());
 
     // The store is usable afterwards, and the next run gets the tests afresh.
-    store_run(&mut store, &run_at(2), "later", vec![failed("t0", "x")]);
+    store_run(&mut *store, &run_at(2), "later", vec![failed("t0", "x")]);
     assert_eq!(store.executions("t0", 10).unwrap().len(), 1);
 }
 
-#[test]
-fn retries_in_one_run_merge_into_one_execution() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn retries_in_one_run_merge_into_one_execution(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     let mut session = store.begin_ingest(&run_at(0)).unwrap();
     session.add(failed("flaky", "first attempt")).unwrap();
     session.add(Execution::new("flaky", Outcome::Pass)).unwrap();
@@ -385,10 +508,10 @@ fn retries_in_one_run_merge_into_one_execution() {
 /// A store may hold executions back and write them in groups; retries that arrive while
 /// their first attempt is held back, right after a group was written, or long after must
 /// all merge, and every test must be stored once.
-#[test]
-fn retries_merge_wherever_they_fall_among_grouped_writes() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn retries_merge_wherever_they_fall_among_grouped_writes(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     let mut executions: Vec<Execution> = Vec::new();
     for n in 0..150 {
         let mut execution = Execution::new(format!("t{n:03}"), Outcome::Pass);
@@ -408,7 +531,7 @@ fn retries_merge_wherever_they_fall_among_grouped_writes() {
     }
     let expected = merged(&executions);
     assert_eq!(expected.len(), 150);
-    let run = store_run(&mut store, &run_at(0), "k", executions);
+    let run = store_run(&mut *store, &run_at(0), "k", executions);
     let stored = store.run(run).unwrap().unwrap();
     assert_eq!(stored.executions, 150);
     assert_eq!(
@@ -537,20 +660,20 @@ fn reopening_migrates_nothing_and_keeps_the_history() {
     assert_eq!(mode, "wal");
 }
 
-#[test]
-fn runs_and_executions_come_newest_first_by_start_not_by_ingest_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn runs_and_executions_come_newest_first_by_start_not_by_ingest_order(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     // Backfill: the newest run is ingested first.
     let newest = store_run(
-        &mut store,
+        &mut *store,
         &run_at(30),
         "c",
         vec![Execution::new("t", Outcome::Pass)],
     );
-    let oldest = store_run(&mut store, &run_at(10), "a", vec![failed("t", "old")]);
+    let oldest = store_run(&mut *store, &run_at(10), "a", vec![failed("t", "old")]);
     let middle = store_run(
-        &mut store,
+        &mut *store,
         &run_at(20),
         "b",
         vec![Execution::new("t", Outcome::Skip)],
@@ -572,10 +695,10 @@ fn runs_and_executions_come_newest_first_by_start_not_by_ingest_order() {
     assert!(store.run(newest + oldest + middle).unwrap().is_none());
 }
 
-#[test]
-fn windows_hold_the_last_runs_of_each_test_skips_excluded() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn windows_hold_the_last_runs_of_each_test_skips_excluded(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     let mut ids_by_second = Vec::new();
     // Ingested out of order; "b" skipped in the newest run, "a" failing at second 3.
     for second in [4, 1, 3, 0, 2] {
@@ -593,7 +716,7 @@ fn windows_hold_the_last_runs_of_each_test_skips_excluded() {
             },
         );
         let id = store_run(
-            &mut store,
+            &mut *store,
             &run_at(second),
             &format!("k{second}"),
             vec![outcome_b, outcome_a],
@@ -632,12 +755,12 @@ fn windows_hold_the_last_runs_of_each_test_skips_excluded() {
     assert_eq!(windows[1].entries[0].started_at, run_at(3).started_at);
 }
 
-#[test]
-fn summaries_count_runs_failures_and_skips() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn summaries_count_runs_failures_and_skips(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     store_run(
-        &mut store,
+        &mut *store,
         &run_at(0),
         "0",
         vec![
@@ -646,7 +769,7 @@ fn summaries_count_runs_failures_and_skips() {
         ],
     );
     store_run(
-        &mut store,
+        &mut *store,
         &run_at(1),
         "1",
         vec![
@@ -987,8 +1110,8 @@ mod model {
 
 /// Checks every question the store answers against [`model`], and the store's own
 /// invariants.
-fn assert_answers_as_the_model(store: &SqliteStore, runs: &[model::Run]) {
-    store.check().unwrap();
+fn assert_answers_as_the_model(store: &Store, runs: &[model::Run]) {
+    store.check();
     assert_eq!(store.tests(false).unwrap(), model::tests(runs, false));
     assert_eq!(store.tests(true).unwrap(), model::tests(runs, true));
     for size in [1, 3, 1000] {
@@ -1059,14 +1182,14 @@ fn assert_answers_as_the_model(store: &SqliteStore, runs: &[model::Run]) {
 
 /// Stores `executions` as one run and records it for the model.
 fn store_and_model(
-    store: &mut SqliteStore,
+    store: &mut Store,
     runs: &mut Vec<model::Run>,
     run: NewRun,
     executions: Vec<Execution>,
 ) {
     let expected = merged(&executions);
     let key = format!("run-{}", runs.len());
-    let id = store_run(store, &run, &key, executions);
+    let id = store_run(&mut **store, &run, &key, executions);
     let mut run = run;
     run.format = Some("junit".into());
     run.producer = Some("pytest".into());
@@ -1152,21 +1275,20 @@ proptest! {
     /// answered as the model of the same runs answers it.
     #[test]
     fn a_history_of_several_runs_answers_as_its_model(runs in runs_strategy()) {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = open(&db_path(&dir));
-        let mut model = Vec::new();
-        for (second, executions) in runs {
-            store_and_model(&mut store, &mut model, run_at(second), executions);
-        }
-        assert_answers_as_the_model(&store, &model);
+        several_runs(Backend::Sqlite, runs);
+    }
+
+    /// The same on PostgreSQL.
+    #[test]
+    fn a_history_of_several_runs_answers_as_its_model_on_postgres(runs in runs_strategy()) {
+        several_runs(Backend::Postgres, runs);
     }
 
     /// The same with every memory limit tiny, so that each path that writes early or
     /// reads back is taken.
     #[test]
     fn a_history_stored_with_tiny_limits_answers_as_its_model(runs in runs_strategy()) {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = open(&db_path(&dir));
+        let mut store = Store::new(Backend::Sqlite).unwrap();
         store.set_tuning(tiny_tuning());
         let mut model = Vec::new();
         for (second, executions) in runs {
@@ -1179,6 +1301,17 @@ proptest! {
     }
 }
 
+fn several_runs(backend: Backend, runs: Vec<(i64, Vec<Execution>)>) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
+    let mut model = Vec::new();
+    for (second, executions) in runs {
+        store_and_model(&mut store, &mut model, run_at(second), executions);
+    }
+    assert_answers_as_the_model(&store, &model);
+}
+
 fn passing(index: usize) -> Execution {
     let mut execution = Execution::new(pooled_name(index), Outcome::Pass);
     execution.duration = Some(index as f64 / 100.0);
@@ -1187,10 +1320,10 @@ fn passing(index: usize) -> Execution {
     execution
 }
 
-#[test]
-fn tests_on_both_sides_of_a_block_boundary_keep_their_own_histories() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn tests_on_both_sides_of_a_block_boundary_keep_their_own_histories(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     let mut runs = Vec::new();
     // Ids 0..600 (blocks 0, 1 and part of 2) in the first run; later runs hold only the
     // tests around the boundaries, some failing.
@@ -1219,10 +1352,10 @@ fn tests_on_both_sides_of_a_block_boundary_keep_their_own_histories() {
     assert_eq!(store.executions(&pooled_name(300), 10).unwrap().len(), 1);
 }
 
-#[test]
-fn a_backfilled_run_lands_in_start_order_in_every_window() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn a_backfilled_run_lands_in_start_order_in_every_window(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     let mut runs = Vec::new();
     for second in [10, 20, 30] {
         store_and_model(
@@ -1254,10 +1387,10 @@ fn a_backfilled_run_lands_in_start_order_in_every_window() {
     );
 }
 
-#[test]
-fn retries_reach_back_into_blocks_and_details_already_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn retries_reach_back_into_blocks_and_details_already_written(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     store.set_tuning(Tuning {
         details_part_bytes: 100,
         ..Tuning::default()
@@ -1288,10 +1421,10 @@ fn retries_reach_back_into_blocks_and_details_already_written() {
     assert_eq!(flaky.failure.as_ref().unwrap().message, "first");
 }
 
-#[test]
-fn ingesting_a_large_run_twice_adds_nothing_the_second_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn ingesting_a_large_run_twice_adds_nothing_the_second_time(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     let mut runs = Vec::new();
     let executions: Vec<Execution> = (0..POOL)
         .map(|i| {
@@ -1318,10 +1451,10 @@ fn ingesting_a_large_run_twice_adds_nothing_the_second_time() {
     assert!(store.executions("brand new", 10).unwrap().is_empty());
 }
 
-#[test]
-fn a_name_is_stored_once_however_many_runs_and_orders_bring_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&db_path(&dir));
+fn a_name_is_stored_once_however_many_runs_and_orders_bring_it(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     let mut runs = Vec::new();
     // Forward, backward, interleaved with new names, and a small run that looks names up
     // before the filter exists.
@@ -1349,21 +1482,18 @@ fn a_name_is_stored_once_however_many_runs_and_orders_bring_it() {
         run_at(3),
         (0..POOL).filter(|i| i % 3 != 0).map(passing).collect(),
     );
-    store.check().unwrap();
+    store.check();
     assert_eq!(store.tests(false).unwrap().len(), POOL);
     assert_answers_as_the_model(&store, &runs);
 }
 
-/// `red_seconds` reads only the entries; it must agree with summing `run_failures`, which
-/// reads the details (what the trait's default does), across blocks and outcomes.
-#[test]
-fn red_seconds_agrees_with_the_failures_it_sums() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = SqliteStore::open(
-        dir.path().join("history.db"),
-        std::time::Duration::from_secs(5),
-    )
-    .unwrap();
+/// `red_seconds` reads only the entries (SQLite) or sums on the server (PostgreSQL); it
+/// must agree with summing `run_failures`, which reads the details (what the trait's
+/// default does), across blocks and outcomes.
+fn red_seconds_agrees_with_the_failures_it_sums(backend: Backend) {
+    let Some(mut store) = Store::new(backend) else {
+        return;
+    };
     let outcomes = [
         Outcome::Pass,
         Outcome::Fail,

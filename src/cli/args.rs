@@ -31,7 +31,8 @@ pub struct GlobalArgs {
     /// When to color the output; `auto` colors only a terminal and honours NO_COLOR.
     #[arg(long, value_enum, global = true, default_value_t = RawColor::Auto)]
     pub color: RawColor,
-    /// The history database [default: <repository root>/.candor/history.db].
+    /// The history: a SQLite file [default: <repository root>/.candor/history.db], or a
+    /// PostgreSQL URL (postgres://…) that every CI runner shares.
     #[arg(long, global = true, env = EnvVars::CANDOR_DB, value_name = "PATH")]
     pub db: Option<PathBuf>,
     /// Print only errors and warnings (and the data `tests` and `show` are asked for).
@@ -96,6 +97,9 @@ pub enum RawCommand {
     /// Give every test a reliability tier from its rolling window; `--write` writes them to
     /// the reliability file.
     Reliability(RawReliability),
+    /// The history itself: copy it between stores, drop what is old.
+    #[command(subcommand)]
+    History(RawHistory),
     /// The rerun ledger.
     #[command(subcommand)]
     Ledger(RawLedger),
@@ -259,6 +263,36 @@ fn parse_alpha(text: &str) -> Result<f64, String> {
         Ok(alpha) if alpha > 0.0 && alpha <= 0.5 => Ok(alpha),
         _ => Err(format!("{text} is not a number above 0 and at most 0.5")),
     }
+}
+
+/// `candor history`.
+#[derive(Debug, Subcommand)]
+pub enum RawHistory {
+    /// Copy every run of one history into another (a SQLite file or a PostgreSQL URL,
+    /// either way). Runs the target holds already are skipped, so running it again adds
+    /// nothing and an interrupted copy resumes.
+    Copy(RawHistoryCopy),
+    /// Drop the history older than an age, as whole monthly partitions (PostgreSQL).
+    Prune(RawHistoryPrune),
+}
+
+/// `candor history copy`.
+#[derive(Debug, Args)]
+pub struct RawHistoryCopy {
+    /// The history to read: a SQLite file or a PostgreSQL URL / connection string.
+    #[arg(long, value_name = "DB")]
+    pub from: PathBuf,
+    /// The history to write (created when missing).
+    #[arg(long, value_name = "DB")]
+    pub to: PathBuf,
+}
+
+/// `candor history prune`.
+#[derive(Debug, Args)]
+pub struct RawHistoryPrune {
+    /// Drop months that ended longer ago than this (`180d`, `26w`, `6 months`).
+    #[arg(long, value_name = "AGE")]
+    pub older_than: String,
 }
 
 /// `candor ledger`.

@@ -24,6 +24,20 @@ pub enum CliError {
     /// The store failed.
     #[error(transparent)]
     History(#[from] HistoryError),
+    /// `history prune --older-than` got something that is not a positive age.
+    #[error("--older-than {given}: {reason}")]
+    BadAge {
+        /// The age as given.
+        given: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// `history prune` on a store that has no partitions to drop.
+    #[error("{} is a SQLite history; prune drops the monthly partitions of a PostgreSQL history", path.display())]
+    PruneNeedsPostgres {
+        /// The history.
+        path: PathBuf,
+    },
     /// `show` was asked for a test the history has never seen.
     #[error("no test `{id}` in the history")]
     UnknownTest {
@@ -234,7 +248,13 @@ impl CliError {
                 "store results first with `candor ingest FILE...`, or point --db (or CANDOR_DB) at an existing history"
                     .into(),
             ),
-            CliError::History(error) => history_hint(error).map(str::to_owned),
+            CliError::History(error) => history_hint(error),
+            CliError::BadAge { .. } => Some(
+                "give a positive age in days, weeks or months: --older-than 180d, 26w or '6 months'".into(),
+            ),
+            CliError::PruneNeedsPostgres { .. } => Some(
+                "a SQLite history is one machine's file: start a fresh one (move it aside) to drop its past".into(),
+            ),
             CliError::UnknownTest { closest, .. } if closest.is_empty() => {
                 Some("`candor tests` lists every test id the history knows".into())
             }
@@ -371,20 +391,46 @@ fn runner_hint(error: &RunnerError) -> Option<String> {
 }
 
 /// The next step for a store failure.
-pub fn history_hint(error: &HistoryError) -> Option<&'static str> {
-    match error {
+pub fn history_hint(error: &HistoryError) -> Option<String> {
+    let hint = match error {
         HistoryError::NotADatabase { .. } => {
-            Some("point --db (or CANDOR_DB) at a candor history, or move this file out of the way")
+            "point --db (or CANDOR_DB) at a candor history, or move this file out of the way"
         }
         HistoryError::TooNew { .. } => {
-            Some("upgrade candor to use this history; this version leaves it untouched")
+            "upgrade candor to use this history; this version leaves it untouched"
         }
         HistoryError::Locked { .. } => {
-            Some("another candor is writing to it; run this again when that one is done")
+            "another candor is writing to it; run this again when that one is done"
         }
         HistoryError::Io { .. } => {
-            Some("check that the folder can be created and written, or choose another with --db")
+            "check that the folder can be created and written, or choose another with --db"
         }
-        HistoryError::Database { .. } => None,
+        HistoryError::Database { .. } => return None,
+        HistoryError::BadTarget { .. } => {
+            "fix --db (or CANDOR_DB): postgres://USER@HOST:PORT/DB, a key=value string, or service=NAME (docs/postgres.md)"
+        }
+        HistoryError::Server { code, message, .. } => {
+            return Some(server_hint(code.as_deref(), message));
+        }
+    };
+    Some(hint.to_owned())
+}
+
+/// The next step for a PostgreSQL failure, by SQLSTATE (or, without one, the connection's
+/// fate). Nothing of an unfinished ingest is stored, so "again" is always safe.
+fn server_hint(code: Option<&str>, message: &str) -> String {
+    match code {
+        Some("42501") => format!(
+            "the role candor connects as lacks a privilege ({message}); grant it as docs/postgres.md (Roles) shows: a writer needs SELECT and INSERT on runs, tests and executions and USAGE on their sequences, and only the tables' owner creates a new month's partition or prunes"
+        ),
+        Some("57014") => "a statement ran past statement_timeout; raise it for candor's role (ALTER ROLE … SET statement_timeout = '5min') and run the command again: nothing of it was stored".into(),
+        Some("57P01" | "57P02" | "57P03") => "the server shut down or restarted; nothing of this command was stored: run it again once the server is up".into(),
+        Some("28P01" | "28000") => "check the user and password (in the URL, PGUSER/PGPASSWORD, or the service file)".into(),
+        Some("3D000") => "the database does not exist: create it (createdb NAME) or fix the database name in --db".into(),
+        Some("53300") => "the server has no connection to spare; raise max_connections or use a pooler, then run it again".into(),
+        Some(_) => "see the server's message; nothing of an unfinished ingest was stored".into(),
+        None if message.contains("certificate") || message.contains("UnknownIssuer") => "check sslmode and sslrootcert (the PEM file of the CA that signed the server's certificate), and that the host in --db is a name the certificate holds (docs/postgres.md, TLS)".into(),
+        None if message.starts_with("could not connect") => "check the host and port in --db (or CANDOR_DB, PGHOST, PGPORT) and that the server runs and accepts connections".into(),
+        None => "the connection broke; nothing of an unfinished ingest was stored: run the command again".into(),
     }
 }

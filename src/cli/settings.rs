@@ -12,11 +12,11 @@ use super::args::{
     RawArgs, RawColor, RawCommand, RawFormat, RawIngest, RawLedger, RawLint, RawPolicy, RawSource,
     RawTier,
 };
-use super::args::{RawFreeze, RawLintDiff, RawLock};
+use super::args::{RawFreeze, RawHistory, RawLintDiff, RawLock};
 use crate::ci_env::CiEnv;
 use crate::env_vars::EnvVars;
 use crate::git::{Git, GitError};
-use crate::history::{Conditions, NewRun, Source};
+use crate::history::{Conditions, Location, NewRun, Source};
 use crate::results::ParseOptions;
 
 /// Where the history lives when neither `--db` nor `CANDOR_DB` says, relative to the
@@ -28,8 +28,8 @@ pub const DEFAULT_DB: &str = ".candor/history.db";
 pub struct Settings {
     /// How to print.
     pub output: OutputSettings,
-    /// The history database.
-    pub db: PathBuf,
+    /// The history: a SQLite file or a PostgreSQL database.
+    pub db: Location,
     /// The repository root (the current directory outside a repository): where
     /// candor.toml, the reliability file and the ledger are.
     pub repo_root: PathBuf,
@@ -100,6 +100,20 @@ pub enum Command {
     Classify(ClassifySettings),
     /// `candor ledger stats`.
     LedgerStats,
+    /// `candor history copy`.
+    HistoryCopy {
+        /// Read from.
+        from: Location,
+        /// Written to.
+        to: Location,
+    },
+    /// `candor history prune`.
+    HistoryPrune {
+        /// The age as given.
+        older_than: String,
+        /// Now, which the age counts back from.
+        now: Timestamp,
+    },
     /// `candor lint summary`.
     LintSummary(LintSummarySettings),
     /// `candor demo`.
@@ -508,11 +522,12 @@ impl Settings {
         let mut warnings = Vec::new();
         let repo = Repo::new(&context.cwd);
         let db = match args.global.db {
-            Some(db) => context.cwd.join(db),
-            None => repo
-                .root(&mut warnings)
-                .unwrap_or_else(|| context.cwd.clone())
-                .join(DEFAULT_DB),
+            Some(db) => Location::parse(db.as_os_str(), &context.cwd),
+            None => Location::Sqlite(
+                repo.root(&mut warnings)
+                    .unwrap_or_else(|| context.cwd.clone())
+                    .join(DEFAULT_DB),
+            ),
         };
 
         let command = match args.command {
@@ -613,6 +628,14 @@ impl Settings {
                 records: raw.records.iter().map(|r| context.cwd.join(r)).collect(),
             }),
             RawCommand::Ledger(RawLedger::Stats) => Command::LedgerStats,
+            RawCommand::History(RawHistory::Copy(raw)) => Command::HistoryCopy {
+                from: Location::parse(raw.from.as_os_str(), &context.cwd),
+                to: Location::parse(raw.to.as_os_str(), &context.cwd),
+            },
+            RawCommand::History(RawHistory::Prune(raw)) => Command::HistoryPrune {
+                older_than: raw.older_than,
+                now: context.now,
+            },
             RawCommand::Lint(RawLint::Summary(raw)) => Command::LintSummary(LintSummarySettings {
                 shown: raw.file.display().to_string(),
                 file: context.cwd.join(raw.file),
@@ -1049,11 +1072,7 @@ mod tests {
     #[test]
     fn outside_a_repository_the_db_is_under_the_current_directory() {
         let settings = resolve(&["candor", "tests"], &[], false);
-        assert!(
-            settings.db.ends_with(DEFAULT_DB),
-            "{}",
-            settings.db.display()
-        );
+        assert!(settings.db.shown().ends_with(DEFAULT_DB), "{}", settings.db);
         assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);
     }
 

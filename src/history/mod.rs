@@ -5,6 +5,7 @@
 //! back rows.
 
 mod packed;
+pub mod pg;
 pub mod sqlite;
 
 use std::collections::HashSet;
@@ -17,7 +18,69 @@ use serde::{Deserialize, Serialize};
 
 use crate::results::{Execution, Outcome};
 
+pub use pg::PgStore;
 pub use sqlite::SqliteStore;
+
+/// Where a history is: a SQLite file (the default) or a PostgreSQL database.
+#[derive(Clone)]
+pub enum Location {
+    /// A SQLite database file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database: the URL or `key=value` string as given, completed from the
+    /// service file and the `PG*` variables when it is opened ([`pg::Target::parse`]).
+    Postgres(String),
+}
+
+impl Location {
+    /// Reads a `--db`/`CANDOR_DB` value: a PostgreSQL URL or connection string names a
+    /// server, anything else a file relative to `cwd`.
+    pub fn parse(value: &std::ffi::OsStr, cwd: &std::path::Path) -> Location {
+        match value.to_str() {
+            Some(text) if pg::target::is_postgres(text) => Location::Postgres(text.to_owned()),
+            _ => Location::Sqlite(cwd.join(value)),
+        }
+    }
+
+    /// The PostgreSQL target, completed from the process's `PG*` variables.
+    pub fn pg_target(text: &str) -> Result<pg::Target, HistoryError> {
+        pg::Target::parse(text, &|name| std::env::var(name).ok()).map_err(|e| {
+            HistoryError::BadTarget {
+                target: pg::target::redact(text),
+                reason: e.reason,
+            }
+        })
+    }
+
+    /// Whether there is a history to read: the file exists, or a server is named (a
+    /// PostgreSQL history is read whenever one is chosen; an unreachable server is an
+    /// error, not an empty history).
+    pub fn exists(&self) -> bool {
+        match self {
+            Location::Sqlite(path) => path.exists(),
+            Location::Postgres(_) => true,
+        }
+    }
+
+    /// What messages call it: the file, or the server's address without its password.
+    pub fn shown(&self) -> PathBuf {
+        PathBuf::from(self.to_string())
+    }
+}
+
+impl fmt::Debug for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Sqlite(path) => write!(f, "{}", path.display()),
+            Location::Postgres(text) => f.write_str(&pg::target::redact(text)),
+        }
+    }
+}
 
 /// Where a run came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -253,6 +316,24 @@ pub enum HistoryError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// The PostgreSQL server refused or failed a request, or could not be reached.
+    #[error("{target}: {message}")]
+    Server {
+        /// The server's address, password hidden.
+        target: String,
+        /// The server's message, or what happened to the connection.
+        message: String,
+        /// The SQLSTATE, when the server sent one.
+        code: Option<String>,
+    },
+    /// A `--db` value that names PostgreSQL but cannot be used as given.
+    #[error("{target}: {reason}")]
+    BadTarget {
+        /// The value, password hidden.
+        target: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Creating the database's folder failed.
     #[error("could not create {path}")]
     Io {
@@ -350,6 +431,8 @@ pub trait HistoryStore {
     /// The executions of one run that failed at least once (fail, error, flaky-pass),
     /// sorted by test id: what triage looks at after an ingest.
     fn run_failures(&self, run_id: i64) -> Result<Vec<StoredExecution>, HistoryError>;
+    /// Every execution of one run, sorted by test id: what `history copy` moves.
+    fn run_executions(&self, run_id: i64) -> Result<Vec<StoredExecution>, HistoryError>;
     /// Every test's window: its last `size` executions that ran (skips excluded), newest
     /// first in run order, handed to `visit` one test at a time in test-id order so that
     /// memory need not hold every window at once, let alone the history. Tests with no

@@ -475,7 +475,11 @@ impl SqliteStore {
         Ok(seconds)
     }
 
-    fn query_run_failures(&self, run_id: i64) -> rusqlite::Result<Vec<StoredExecution>> {
+    fn query_run_executions(
+        &self,
+        run_id: i64,
+        failed_only: bool,
+    ) -> rusqlite::Result<Vec<StoredExecution>> {
         let snapshot = self.snapshot()?;
         let mut found = Vec::new();
         let run = snapshot
@@ -502,7 +506,7 @@ impl SqliteStore {
                     let block: i64 = row.get(0)?;
                     let mut entries = Entries::new(row.get_ref(1)?.as_blob()?).map_err(corrupt)?;
                     while let Some((slot, narrow, part)) = entries.next_entry().map_err(corrupt)? {
-                        if narrow.outcome.failed_at_least_once() {
+                        if !failed_only || narrow.outcome.failed_at_least_once() {
                             failed.push((packed::test_of(block, slot), narrow, part));
                         }
                     }
@@ -1028,7 +1032,13 @@ impl HistoryStore for SqliteStore {
     }
 
     fn run_failures(&self, run_id: i64) -> Result<Vec<StoredExecution>, HistoryError> {
-        self.query_run_failures(run_id).map_err(|e| self.error(e))
+        self.query_run_executions(run_id, true)
+            .map_err(|e| self.error(e))
+    }
+
+    fn run_executions(&self, run_id: i64) -> Result<Vec<StoredExecution>, HistoryError> {
+        self.query_run_executions(run_id, false)
+            .map_err(|e| self.error(e))
     }
 
     fn red_seconds(&self, run_id: i64) -> Result<f64, HistoryError> {

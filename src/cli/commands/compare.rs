@@ -2,6 +2,7 @@
 //! base's worktree under `.candor/worktrees`, one runner process per run on each side, a
 //! run record and a history run for each, the ticket on same-rate, the output.
 
+use crate::history::Location;
 use std::path::{Path, PathBuf};
 
 use jiff::civil::Date;
@@ -263,7 +264,7 @@ fn prepare<'a>(
     test: &'a str,
     against: Option<&str>,
     repo_root: &Path,
-    db: &Path,
+    db: &Location,
     workspace: &'a Workspace,
     what: &str,
 ) -> Result<(Bench<'a>, Config), CliError> {
@@ -342,7 +343,7 @@ struct CompareLine<'a> {
 /// `candor compare`. The merge base's worktree is this run's own and goes with it.
 pub(super) fn run(
     settings: &CompareSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     today: Date,
     printer: &mut Printer,
@@ -352,7 +353,7 @@ pub(super) fn run(
 
 fn compare(
     settings: &CompareSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     today: Date,
     printer: &mut Printer,
@@ -992,7 +993,7 @@ struct ReproLine<'a> {
 /// `candor repro`, in its own worktree of the merge base as `compare`.
 pub(super) fn repro(
     settings: &ReproSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
@@ -1001,7 +1002,7 @@ pub(super) fn repro(
 
 fn check_repro(
     settings: &ReproSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {

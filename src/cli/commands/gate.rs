@@ -3,6 +3,7 @@
 //! seed and environment, inside the lane's time), the report and the step summary. The
 //! verdict itself is `gate::lane::lane_verdict`.
 
+use crate::history::Location;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -36,7 +37,7 @@ use crate::runner::{self, Adapter, RunOptions, RunReport, SeedSupport};
 
 pub(super) fn run(
     settings: &GateSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     today: Date,
     printer: &mut Printer,
@@ -715,7 +716,7 @@ fn check_receipts(
     head: &str,
     policy: &Config,
     diff: &Diff,
-    db: &Path,
+    db: &Location,
 ) -> Result<Vec<Receipt>, CliError> {
     let Some(ledger) = files::repository_relative(&policy.rerun.ledger) else {
         return Ok(Vec::new());
@@ -764,7 +765,7 @@ fn check_receipts(
 
 /// Stores each replay's report in the history as a `gate` run.
 fn store_replays(
-    db: &Path,
+    db: &Location,
     settings: &GateSettings,
     records: &[RunRecord],
     repo_root: &Path,
@@ -788,7 +789,7 @@ fn store_replays(
 
 /// Stores one runner report of the lane in the history as a `gate` run.
 fn store_gate_report(
-    db: &Path,
+    db: &Location,
     settings: &GateSettings,
     report: &Path,
     commit: &str,

@@ -1,6 +1,7 @@
 //! `candor ingest PATH...`: stores each result file all-or-nothing, reports each one, and
 //! keeps going past a bad file so that one damaged file does not lose the others.
 
+use crate::history::Location;
 use std::path::Path;
 
 use serde::Serialize;
@@ -63,7 +64,7 @@ struct SummaryLine {
 
 pub(super) fn run(
     settings: &IngestSettings,
-    db: &Path,
+    db: &Location,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
     let files = ingest::expand_inputs(&settings.inputs).map_err(CliError::Inputs)?;
@@ -216,7 +217,7 @@ fn error_body(error: &IngestError) -> ErrorBody {
     };
     let hint = match error {
         IngestError::Store(store) => history_hint(store),
-        _ => error.hint(),
+        _ => error.hint().map(str::to_owned),
     };
     let mut causes = Vec::new();
     let mut source = std::error::Error::source(error);
@@ -229,7 +230,7 @@ fn error_body(error: &IngestError) -> ErrorBody {
         line,
         column,
         causes,
-        hint: hint.map(str::to_owned),
+        hint,
     }
 }
 

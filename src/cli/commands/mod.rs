@@ -8,6 +8,7 @@ mod counted;
 mod demo;
 mod freeze;
 mod gate;
+mod history;
 mod ingest;
 mod init;
 mod ledger;
@@ -25,13 +26,12 @@ mod tests;
 mod triage;
 mod verdicts;
 
-use std::path::Path;
 use std::time::Duration;
 
 use super::error::CliError;
 use super::output::Printer;
 use super::settings::{Command, Context, Settings};
-use crate::history::{HistoryStore, SqliteStore};
+use crate::history::{HistoryStore, Location, PgStore, SqliteStore};
 
 /// Runs the command the settings name. `context` is what the settings were resolved
 /// against; only `demo` needs it, to resolve the commands it runs in its own repository.
@@ -41,8 +41,11 @@ pub fn run(
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
     // The default history lives under `.candor`; a symlink there must not carry it (or
-    // the runs beside it) out of the repository. A `--db` outside it is the user's choice.
-    crate::confine::check_write_if_under(&settings.repo_root, &settings.db)?;
+    // the runs beside it) out of the repository. A `--db` outside it is the user's choice,
+    // and a PostgreSQL history is no file at all.
+    if let Location::Sqlite(path) = &settings.db {
+        crate::confine::check_write_if_under(&settings.repo_root, path)?;
+    }
     match &settings.command {
         Command::Ingest(ingest) => ingest::run(ingest, &settings.db, printer),
         Command::Tests(tests) => tests::run(tests, &settings.db, &settings.repo_root, printer),
@@ -83,6 +86,10 @@ pub fn run(
         Command::Repro(repro) => compare::repro(repro, &settings.db, &settings.repo_root, printer),
         Command::Classify(classify) => classify::run(classify, printer),
         Command::LedgerStats => ledger::run(&settings.repo_root, printer),
+        Command::HistoryCopy { from, to } => history::copy(from, to, printer),
+        Command::HistoryPrune { older_than, now } => {
+            history::prune(&settings.db, older_than, *now, printer)
+        }
         Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
         Command::Test(test) => test::run(
             test,
@@ -120,22 +127,27 @@ enum Open {
     Existing,
 }
 
-fn open_store(db: &Path, mode: Open) -> Result<Box<dyn HistoryStore>, CliError> {
-    if mode == Open::Existing && !db.exists() {
-        return Err(CliError::NoHistory {
-            path: db.to_owned(),
-        });
-    }
-    match SqliteStore::open(db, BUSY_TIMEOUT) {
-        Ok(store) => Ok(Box::new(store)),
-        // A read-only copy (a CI artifact, a mounted volume): read it as it is. Only for
-        // commands that need an existing history; `ingest` must write.
-        Err(error) if mode == Open::Existing && error.is_unwritable() => {
-            match SqliteStore::open_read_only(db, BUSY_TIMEOUT) {
+fn open_store(db: &Location, mode: Open) -> Result<Box<dyn HistoryStore>, CliError> {
+    match db {
+        Location::Sqlite(path) => {
+            if mode == Open::Existing && !path.exists() {
+                return Err(CliError::NoHistory { path: path.clone() });
+            }
+            match SqliteStore::open(path, BUSY_TIMEOUT) {
                 Ok(store) => Ok(Box::new(store)),
-                Err(_) => Err(error.into()),
+                // A read-only copy (a CI artifact, a mounted volume): read it as it is. Only
+                // for commands that need an existing history; `ingest` must write.
+                Err(error) if mode == Open::Existing && error.is_unwritable() => {
+                    match SqliteStore::open_read_only(path, BUSY_TIMEOUT) {
+                        Ok(store) => Ok(Box::new(store)),
+                        Err(_) => Err(error.into()),
+                    }
+                }
+                Err(error) => Err(error.into()),
             }
         }
-        Err(error) => Err(error.into()),
+        // A server's database exists or the connection fails; an empty one is a history
+        // that holds nothing yet, which its schema (created on first use) says.
+        Location::Postgres(text) => Ok(Box::new(PgStore::open(&Location::pg_target(text)?)?)),
     }
 }

@@ -1,6 +1,7 @@
 //! `candor reliability`: every test's tier from its window, printed, and with `--write`
 //! written to the reliability file. The tier itself is decided in `stats::tiers`.
 
+use crate::history::Location;
 use std::path::{Path, PathBuf};
 
 use jiff::civil::Date;
@@ -83,7 +84,7 @@ struct SummaryLine<'a> {
 
 pub(super) fn run(
     settings: &ReliabilitySettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {

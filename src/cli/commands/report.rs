@@ -15,7 +15,7 @@ use crate::cli::error::CliError;
 use crate::cli::output::Printer;
 use crate::cli::settings::ReportSettings;
 use crate::exit_codes;
-use crate::history::{HistoryStore, RunRecord, Source, StoredExecution};
+use crate::history::{HistoryStore, Location, RunRecord, Source, StoredExecution};
 use crate::ledger::Ledger;
 use crate::policy::Config;
 use crate::reliability::{Evaluator, ReliabilityFile};
@@ -28,7 +28,7 @@ use crate::triage::VerdictKind;
 
 pub(super) fn run(
     settings: &ReportSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     today: Date,
     printer: &mut Printer,

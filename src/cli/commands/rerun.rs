@@ -8,6 +8,7 @@
 //! a `rerun` run, and a second line records the outcome. Nothing is edited in place: a
 //! candor stopped halfway leaves its pending line, which still counts.
 
+use crate::history::Location;
 use std::path::{Path, PathBuf};
 
 use jiff::civil::Date;
@@ -70,7 +71,7 @@ impl From<LedgerError> for Claim {
 
 pub(super) fn run(
     settings: &RerunSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     today: Date,
     printer: &mut Printer,

@@ -1,6 +1,7 @@
 //! `candor show TEST`: one test's executions, newest first, runs on branches reliability
 //! does not count marked.
 
+use crate::history::Location;
 use std::path::Path;
 
 use jiff::Timestamp;
@@ -84,7 +85,7 @@ struct ExecutionLine<'a> {
 
 pub(super) fn run(
     settings: &ShowSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {

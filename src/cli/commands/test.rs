@@ -3,6 +3,7 @@
 //! `.candor/runs/test-*/`), stores the report as a `ci` or `local` run, gives every red
 //! test its verdict and says what to do next. Exits by the triage rule.
 
+use crate::history::Location;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -40,7 +41,7 @@ struct RunLine<'a> {
 
 pub(super) fn run(
     settings: &TestSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     today: Date,
     printer: &mut Printer,
@@ -124,9 +125,9 @@ pub(super) fn run(
         ))?;
     }
 
-    let run = store.run(run_id)?.ok_or_else(|| CliError::NoRuns {
-        path: db.to_owned(),
-    })?;
+    let run = store
+        .run(run_id)?
+        .ok_or_else(|| CliError::NoRuns { path: db.shown() })?;
     let conditions = run_conditions(&run.run);
     let history = judge.history(&*store, workspace);
     let judged: Vec<Judged> = store

@@ -2,6 +2,7 @@
 //! reliability counts (the default branch's, or `[reliability] branches`), and a line
 //! saying which.
 
+use crate::history::Location;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -70,7 +71,7 @@ struct TestLine<'a> {
 
 pub(super) fn run(
     settings: &TestsSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {

@@ -3,6 +3,7 @@
 //! in the history that is not a rerun. Each verdict also says what the history holds about
 //! the test at the merge base, on the default branch and on the change.
 
+use crate::history::Location;
 use std::path::Path;
 
 use super::verdicts::{
@@ -20,7 +21,7 @@ use crate::results::parse_all;
 
 pub(super) fn run(
     settings: &TriageSettings,
-    db: &Path,
+    db: &Location,
     repo_root: &Path,
     today: jiff::civil::Date,
     printer: &mut Printer,
@@ -103,14 +104,15 @@ pub(super) fn reds_in_files(settings: &TriageSettings) -> Result<Vec<Red>, CliEr
 
 /// The red tests of the newest run that is not a rerun (a rerun's result is reported by
 /// `candor rerun` itself).
-pub(super) fn reds_in_history(store: &dyn HistoryStore, db: &Path) -> Result<Vec<Red>, CliError> {
+pub(super) fn reds_in_history(
+    store: &dyn HistoryStore,
+    db: &Location,
+) -> Result<Vec<Red>, CliError> {
     let run = store
         .runs(usize::MAX)?
         .into_iter()
         .find(|run| run.run.source != Source::Rerun)
-        .ok_or_else(|| CliError::NoRuns {
-            path: db.to_owned(),
-        })?;
+        .ok_or_else(|| CliError::NoRuns { path: db.shown() })?;
     let conditions = run_conditions(&run.run);
     Ok(store
         .run_failures(run.id)?

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The PostgreSQL store's benchmark (docs/benchmarks.md, "PostgreSQL store"):
+#   bash benches/pg.sh [WORK_DIR]
+# On a throwaway local cluster (.ci/pg-cluster): `candor ingest` of the 200,000-case file
+# of `cargo bench --bench ingest` into SQLite and into PostgreSQL, alternated, wall and
+# peak RSS by /usr/bin/time; then 16 concurrent ingests of distinct 20,000-case files and
+# a check that every run is stored exactly once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/candor-pgbench.XXXXXX")}
+mkdir -p "$work"
+rounds=${ROUNDS:-3}
+
+cargo build --release --quiet --bin candor
+bin=$PWD/target/release/candor
+file=$work/junit-bench.xml
+if [ ! -f "$file" ]; then
+  cargo bench --quiet --bench ingest -- --keep-in "$work" --iterations 1 --quick-junit off >/dev/null
+fi
+
+cluster=$(mktemp -d /tmp/cpgbench.XXXXXX)
+url=$(.ci/pg-cluster start "$cluster")
+trap '.ci/pg-cluster stop "$cluster" || true; rm -rf "$cluster"' EXIT
+psql_() { psql -X -q -v ON_ERROR_STOP=1 "host=$cluster user=candor dbname=postgres" "$@"; }
+
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| round | store | wall (s) | peak RSS (MiB) |"
+echo "| --: | --- | --: | --: |"
+for round in $(seq "$rounds"); do
+  rm -f "$work/bench.db"
+  /usr/bin/time -f "%e %M" -o "$work/t" "$bin" --quiet --db "$work/bench.db" ingest "$file" >/dev/null
+  read -r wall kib <"$work/t"
+  echo "| $round | SQLite | $wall | $((kib / 1024)) |"
+  psql_ -c "DROP SCHEMA public CASCADE; CREATE SCHEMA public;"
+  /usr/bin/time -f "%e %M" -o "$work/t" "$bin" --quiet --db "$url" ingest "$file" >/dev/null
+  read -r wall kib <"$work/t"
+  echo "| $round | PostgreSQL | $wall | $((kib / 1024)) |"
+done
+
+# 16 distinct 20,000-case files: the first 20,000 cases, their class names made distinct.
+psql_ -c "DROP SCHEMA public CASCADE; CREATE SCHEMA public;"
+small=$work/small.xml
+python3 - "$file" "$small" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+# Cut before the 20,001st case and close the suite it was in.
+at = -1
+for _ in range(20001):
+    at = text.index("<testcase", at + 1)
+open(sys.argv[2], "w").write(text[:at] + "</testsuite>\n</testsuites>\n")
+PY
+for i in $(seq 16); do sed "s/classname=\"/classname=\"shard$i./g" "$small" >"$work/shard$i.xml"; done
+"$bin" --quiet --db "$url" ingest "$work/shard1.xml" >/dev/null   # schema and partition exist
+psql_ -c "TRUNCATE runs, tests, executions"
+echo "load average before the concurrent ingests: $(cut -d' ' -f1-3 /proc/loadavg)"
+start=$(date +%s.%N)
+pids=()
+for i in $(seq 16); do
+  "$bin" --quiet --db "$url" ingest "$work/shard$i.xml" >/dev/null & pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+end=$(date +%s.%N)
+runs=$(psql_ -At -c "SELECT count(*) FROM runs")
+executions=$(psql_ -At -c "SELECT count(*) FROM executions")
+dups=$(psql_ -At -c "SELECT count(*) FROM (SELECT content_key FROM runs GROUP BY 1 HAVING count(*) > 1) d")
+echo "16 concurrent ingests: $runs runs, $executions executions, $dups duplicated, $(python3 -c "print(f'{$end - $start:.2f}')") s wall, $(python3 -c "print(f'{$executions / ($end - $start):,.0f}')") executions/s"
