@@ -470,10 +470,13 @@ fn replay(
 /// The whole suite once, inside the lane's time, with the replays' seed and pinned
 /// environment. `None` when the lane's clock ran out before or during it: a run not made,
 /// not a red one. A runner that wrote no results is an error (exit 2), never a red suite.
+/// The whole suite's run, and its report, or why the runner could not make one.
+type SuiteOutcome = (SuiteRun, Result<RunReport, String>);
+
 fn run_whole_suite(
     plan: &ReplayPlan<'_>,
     frozen: &[String],
-) -> Result<Option<(SuiteRun, Result<RunReport, String>)>, CliError> {
+) -> Result<Option<SuiteOutcome>, CliError> {
     let left = plan.lane_time.saturating_sub(plan.started.elapsed());
     if left.is_zero() {
         return Ok(None);
