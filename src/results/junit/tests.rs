@@ -931,7 +931,7 @@ fn corpus_dir(test: &str) -> Option<std::path::PathBuf> {
         return Some(dir);
     }
     assert!(
-        std::env::var_os("CI").is_none(),
+        std::env::var_os(crate::env_vars::EnvVars::CI).is_none(),
         "{test}: no shared corpus at {}; CI must run the corpus tests",
         dir.display()
     );
