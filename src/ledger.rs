@@ -41,7 +41,6 @@ use std::path::{Path, PathBuf};
 
 use jiff::civil::Date;
 
-use crate::policy::RerunConfig;
 use crate::results::Outcome;
 
 /// The ledger's name at the repository root.
@@ -716,6 +715,37 @@ impl fmt::Display for LedgerEntry {
             "{} {} {} {} attempt {} {}",
             self.date, self.sha, self.test_id, self.fingerprint, self.attempts, self.outcome
         )
+    }
+}
+
+/// `[rerun]` of `candor.toml`, resolved: where the ledger is, how often a known flake may
+/// be rerun, and how long a fingerprint holds. Here rather than in `policy` (which reads
+/// it and re-exports it) because the budget is the ledger's own arithmetic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RerunConfig {
+    /// The ledger of reruns, relative to the repository root.
+    pub ledger: PathBuf,
+    /// Most runs of one test a change may make: the red that is judged counts as the
+    /// first, so 2 allows one rerun.
+    pub max_attempts_per_change: u32,
+    /// A test with this many reruns in the ledger within `budget_days` gets no rerun at
+    /// all.
+    pub budget_entries: u32,
+    /// The window, in days up to and including today, that `budget_entries` counts in.
+    pub budget_days: u32,
+    /// A fingerprint whose `last_seen` is more than this many days ago has expired.
+    pub fingerprint_expiry_days: u32,
+}
+
+impl Default for RerunConfig {
+    fn default() -> Self {
+        RerunConfig {
+            ledger: PathBuf::from(LEDGER_FILE),
+            max_attempts_per_change: 2,
+            budget_entries: 3,
+            budget_days: 7,
+            fingerprint_expiry_days: 60,
+        }
     }
 }
 

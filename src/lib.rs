@@ -16,6 +16,7 @@ pub mod compare;
 pub mod confine;
 pub mod env_vars;
 pub mod exit_codes;
+pub mod file_hashes;
 pub mod gate;
 pub mod git;
 pub mod history;

@@ -260,17 +260,17 @@ fn read_file(path: &Path, records: &mut Vec<RunRecord>) -> Result<(), RecordErro
 
 /// sha256 over every file under `folder` (repository-relative) in the tree at `root`: for
 /// each file in path order, its repository-relative path, NUL, its sha256 and a newline,
-/// with the files hashed as the fixture lock hashes them (`gate::locks::hash_folder`:
+/// with the files hashed as the fixture lock hashes them (`file_hashes::hash_folder`:
 /// symbolic links by their target, never followed). `None` when the folder does not exist.
 pub fn fixture_hash(
     root: &Path,
     folder: &Path,
-) -> Result<Option<String>, crate::gate::locks::ReadError> {
+) -> Result<Option<String>, crate::file_hashes::ReadError> {
     if !root.join(folder).is_dir() {
         return Ok(None);
     }
     let folder = folder.to_string_lossy().replace('\\', "/");
-    let files = crate::gate::locks::hash_folder(root, folder.trim_end_matches('/'))?;
+    let files = crate::file_hashes::hash_folder(root, folder.trim_end_matches('/'))?;
     let mut combined = Sha256::new();
     for (path, digest) in files {
         combined.update(path.as_bytes());

@@ -451,6 +451,19 @@ fn human_p(p: f64) -> String {
     }
 }
 
+/// A stored run's conditions as a fingerprint's `conditions` see them. Here, where runs
+/// meet fingerprints, so that neither `policy` nor `history` needs the other.
+impl From<&crate::history::NewRun> for RunConditions {
+    fn from(run: &crate::history::NewRun) -> Self {
+        RunConditions {
+            ci: Some(run.conditions.ci),
+            workers: run.workers,
+            runner: run.conditions.runner.clone(),
+            os: run.conditions.os.clone(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! always, failures with messages, frames and durations, flaky passes, runs on two
 //! branches and a few reruns, stored in a real SQLite file; plus a candor.toml with a
 //! fingerprint, the reliability file evaluated from the history, and a ledger.
-//! Shared by tests/report.rs and benches/report.rs.
+//! Shared by tests/it/report.rs and benches/report.rs.
 
 use std::path::Path;
 use std::time::Duration;

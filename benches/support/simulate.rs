@@ -1,4 +1,4 @@
-//! Simulated comparisons for the statistics only, shared by tests/compare_simulation.rs
+//! Simulated comparisons for the statistics only, shared by tests/it/compare_simulation.rs
 //! and `cargo bench --bench compare`: the real run loop (`compare::measure`) fed runs that
 //! fail with each side's chosen probability, drawn from a seeded generator.
 

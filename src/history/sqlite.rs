@@ -945,7 +945,7 @@ fn names_in_order(conn: &Connection) -> rusqlite::Result<Vec<(String, i64)>> {
 
 /// Merges sorted new entries into the name index: each row they fall in is read,
 /// merged, and written back, split in two or more when it grows past
-/// [`packed::INDEX_ROW_ENTRIES`]. An empty index is cut from the new entries alone.
+/// `packed::index::INDEX_ROW_ENTRIES`. An empty index is cut from the new entries alone.
 fn merge_into_index(conn: &Connection, new: &[IndexEntry]) -> rusqlite::Result<()> {
     if new.is_empty() {
         return Ok(());

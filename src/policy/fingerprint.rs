@@ -14,7 +14,6 @@ use std::fmt;
 use jiff::civil::Date;
 use regex::Regex;
 
-use crate::history::NewRun;
 use crate::results::{Failure, Frame};
 
 /// A known flake's exact shape, from a `[[fingerprint]]` table in `candor.toml`.
@@ -102,17 +101,6 @@ pub struct RunConditions {
     pub runner: Option<String>,
     /// The operating system.
     pub os: Option<String>,
-}
-
-impl From<&NewRun> for RunConditions {
-    fn from(run: &NewRun) -> Self {
-        RunConditions {
-            ci: Some(run.conditions.ci),
-            workers: run.workers,
-            runner: run.conditions.runner.clone(),
-            os: run.conditions.os.clone(),
-        }
-    }
 }
 
 /// The first field of a fingerprint that a failure of the same test does not meet.

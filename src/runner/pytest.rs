@@ -3,7 +3,7 @@
 //! cache off, pytest-randomly's seed when it is installed.
 //!
 //! For `candor order`: pytest runs node ids given on the command line in the order given
-//! (checked by `tests/order.rs`), so an ordered run names its tests in order; with
+//! (checked by `tests/it/order.rs`), so an ordered run names its tests in order; with
 //! pytest-randomly installed it passes `--randomly-dont-reorganize`, which keeps that
 //! order while the seed still reseeds `random` before each test, and a shuffled run is
 //! pytest-randomly's own shuffle. A repeated run is pytest-repeat's `--count` when

@@ -627,7 +627,7 @@ proptest! {
 
     #[test]
     fn line_numbers_read_as_the_integer_parser_reads_them(raw in "[ 0-9+a\u{a0}-]{0,12}") {
-        prop_assert_eq!(super::parse_line(&raw), raw.trim().parse().ok());
+        prop_assert_eq!(super::tag::parse_line(&raw), raw.trim().parse().ok());
     }
 
     #[test]
@@ -920,7 +920,7 @@ proptest! {
     }
 }
 
-/// The shared corpus, found as `tests/support/corpus.rs` finds it; `None` (with a printed
+/// The shared corpus, found as `tests/it/support/corpus.rs` finds it; `None` (with a printed
 /// line) when a clone has none beside it, and a failure under CI, which must run this.
 fn corpus_dir(test: &str) -> Option<std::path::PathBuf> {
     let dir: std::path::PathBuf = match std::env::var_os(crate::env_vars::EnvVars::CANDOR_CORPUS) {
@@ -986,7 +986,7 @@ fn every_corpus_xml_file_reads_the_same_through_the_content_reader_and_through_e
 
 #[test]
 fn known_attributes_are_only_the_five_keys_with_their_spelling() {
-    use super::{known_attribute, slot};
+    use super::tag::{known_attribute, slot};
     let cases: [(&str, Option<(usize, usize)>); 12] = [
         (" name=\"t\"", Some((slot::NAME, 4))),
         (" classname=\"c\"", Some((slot::CLASSNAME, 9))),

@@ -1,0 +1,220 @@
+//! The name index (`test_name_index`): rows of (name hash, test id) sorted by hash, and
+//! the names an ingest has added and not yet written to it.
+
+use super::Corrupt;
+
+/// Entries of a `test_name_index` row at most: 6 KiB, and a row of the index is read
+/// whole for each lookup.
+pub const INDEX_ROW_ENTRIES: usize = 512;
+
+/// Bytes of one name index entry: the name hash (i64) and the test id (u32), little-endian.
+const INDEX_ENTRY_BYTES: usize = 12;
+
+/// One entry of the name index: a name hash and the test it names.
+pub type IndexEntry = (i64, u32);
+
+/// A `test_name_index` row's entries, sorted by hash then id.
+pub fn encode_index(entries: &[IndexEntry]) -> Vec<u8> {
+    let mut blob = Vec::with_capacity(entries.len() * INDEX_ENTRY_BYTES);
+    for &(hash, id) in entries {
+        blob.extend_from_slice(&hash.to_le_bytes());
+        blob.extend_from_slice(&id.to_le_bytes());
+    }
+    blob
+}
+
+/// The entries [`encode_index`] stored.
+pub fn decode_index(blob: &[u8]) -> Result<Vec<IndexEntry>, Corrupt> {
+    if !blob.len().is_multiple_of(INDEX_ENTRY_BYTES) {
+        return Err(Corrupt("name index row of a partial entry"));
+    }
+    Ok(blob
+        .chunks_exact(INDEX_ENTRY_BYTES)
+        .map(|entry| {
+            let (hash, id) = entry.split_at(8);
+            let mut raw_hash = [0u8; 8];
+            raw_hash.copy_from_slice(hash);
+            let mut raw_id = [0u8; 4];
+            raw_id.copy_from_slice(id);
+            (i64::from_le_bytes(raw_hash), u32::from_le_bytes(raw_id))
+        })
+        .collect())
+}
+
+/// The test ids a name index row holds for `hash`: a binary search, then the run of
+/// equal hashes (names that share one).
+pub fn index_lookup(blob: &[u8], hash: i64) -> Result<Vec<u32>, Corrupt> {
+    let entries = decode_index(blob)?;
+    let start = entries.partition_point(|&(known, _)| known < hash);
+    Ok(entries[start..]
+        .iter()
+        .take_while(|&&(known, _)| known == hash)
+        .map(|&(_, id)| id)
+        .collect())
+}
+
+/// Merges two sorted entry lists into one.
+pub fn merge_index(old: &[IndexEntry], new: &[IndexEntry]) -> Vec<IndexEntry> {
+    let mut merged = Vec::with_capacity(old.len() + new.len());
+    let (mut a, mut b) = (old.iter().peekable(), new.iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x <= y => a.next(),
+            (Some(_) | None, Some(_)) => b.next(),
+            (Some(_), None) => a.next(),
+            (None, None) => break,
+        };
+        merged.extend(next.copied());
+    }
+    merged
+}
+
+/// Cuts sorted entries into rows of at most [`INDEX_ROW_ENTRIES`], about evenly, never
+/// between two entries of the same hash (a lookup reads the one row its hash falls in).
+pub fn split_index(entries: &[IndexEntry]) -> Vec<&[IndexEntry]> {
+    let rows = entries.len().div_ceil(INDEX_ROW_ENTRIES * 3 / 4).max(1);
+    let target = entries.len().div_ceil(rows);
+    let mut pieces = Vec::with_capacity(rows);
+    let mut rest = entries;
+    while rest.len() > INDEX_ROW_ENTRIES {
+        let mut cut = target.min(rest.len());
+        while cut < rest.len() && rest[cut].0 == rest[cut - 1].0 {
+            cut += 1;
+        }
+        let (piece, after) = rest.split_at(cut);
+        pieces.push(piece);
+        rest = after;
+    }
+    if !rest.is_empty() {
+        pieces.push(rest);
+    }
+    pieces
+}
+
+/// Sorts index entries by hash, keeping the order of equal hashes (ids ascending, as
+/// they were added): four passes of 16 bits each, a tenth of a comparison sort's work
+/// for the hundreds of thousands of names a first ingest adds.
+fn radix_sort(entries: &mut Vec<IndexEntry>) {
+    let key = |entry: &IndexEntry| (entry.0 as u64) ^ (1 << 63);
+    let mut other = vec![(0i64, 0u32); entries.len()];
+    for pass in 0..4 {
+        let shift = pass * 16;
+        let mut starts = vec![0usize; 1 << 16];
+        for entry in entries.iter() {
+            starts[((key(entry) >> shift) & 0xFFFF) as usize] += 1;
+        }
+        let mut total = 0;
+        for start in &mut starts {
+            let count = *start;
+            *start = total;
+            total += count;
+        }
+        for entry in entries.iter() {
+            let digit = ((key(entry) >> shift) & 0xFFFF) as usize;
+            other[starts[digit]] = *entry;
+            starts[digit] += 1;
+        }
+        std::mem::swap(entries, &mut other);
+    }
+}
+
+/// The names an ingest has added and not yet written to the name index: their hashes in
+/// id order, found again by an open-addressing table of positions (8 bytes a name beside
+/// the hash), so that a second execution of a new test finds its id without SQL.
+#[derive(Debug, Clone)]
+pub struct NewNames {
+    first_id: i64,
+    hashes: Vec<i64>,
+    /// Position in `hashes` plus one; 0 is free. Never more than half full.
+    slots: Vec<u32>,
+}
+
+impl NewNames {
+    /// None yet; the first one added gets `first_id`.
+    pub fn new(first_id: i64) -> NewNames {
+        NewNames {
+            first_id,
+            hashes: Vec::new(),
+            slots: vec![0; 1024],
+        }
+    }
+
+    /// Names held.
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// No name held.
+    #[cfg(test)]
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+
+    /// The id the next name gets.
+    pub fn next_id(&self) -> i64 {
+        self.first_id + self.hashes.len() as i64
+    }
+
+    fn home(&self, hash: i64) -> usize {
+        (((hash as u64 >> 32) * self.slots.len() as u64) >> 32) as usize
+    }
+
+    /// Adds a name with this hash; returns its id.
+    pub fn push(&mut self, hash: i64) -> i64 {
+        if (self.hashes.len() + 1) * 2 > self.slots.len() {
+            self.slots = vec![0; self.slots.len() * 2];
+            for position in 0..self.hashes.len() {
+                self.place(position);
+            }
+        }
+        self.hashes.push(hash);
+        self.place(self.hashes.len() - 1);
+        self.next_id() - 1
+    }
+
+    fn place(&mut self, position: usize) {
+        let mut at = self.home(self.hashes[position]);
+        while self.slots[at] != 0 {
+            at = (at + 1) % self.slots.len();
+        }
+        self.slots[at] = position as u32 + 1;
+    }
+
+    /// The ids of the names held with this hash.
+    pub fn find(&self, hash: i64) -> Vec<i64> {
+        let mut found = Vec::new();
+        let mut at = self.home(hash);
+        while let Some(&slot) = self.slots.get(at).filter(|&&slot| slot != 0) {
+            let position = slot as usize - 1;
+            if self.hashes[position] == hash {
+                found.push(self.first_id + position as i64);
+            }
+            at = (at + 1) % self.slots.len();
+        }
+        found
+    }
+
+    /// The held names as index entries, sorted; and empties the set, whose next name
+    /// gets the id after the last one.
+    pub fn take_sorted(&mut self) -> Result<Vec<IndexEntry>, Corrupt> {
+        let first_id = self.first_id;
+        self.first_id = self.next_id();
+        // Freed before the sort's two buffers are made: a merge of a million names is the
+        // ingest's largest moment in memory.
+        self.slots = vec![0; 1024];
+        let hashes = std::mem::take(&mut self.hashes);
+        let mut entries = Vec::with_capacity(hashes.len());
+        for (position, hash) in hashes.into_iter().enumerate() {
+            let id = u32::try_from(first_id + position as i64)
+                .map_err(|_| Corrupt("test id beyond 4,294,967,295"))?;
+            entries.push((hash, id));
+        }
+        radix_sort(&mut entries);
+        Ok(entries)
+    }
+
+    /// Every hash held.
+    pub fn hashes(&self) -> &[i64] {
+        &self.hashes
+    }
+}

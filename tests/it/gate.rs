@@ -1,0 +1,345 @@
+//! `candor gate` end to end on real git repositories holding real pytest suites: each of
+//! the lane's rejections, the clean change accepted, approvals, the report and the step
+//! summary. Every test builds its own repository (base on `main`, the change on `change`).
+
+use crate::triage_support;
+
+use std::path::Path;
+
+use triage_support::{Ran, Suite, empty, git};
+
+const CART: &str = "def total(prices):\n    return sum(prices)\n";
+
+const CART_TESTS: &str = r#"import json
+from pathlib import Path
+
+from app.cart import total
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_total():
+    prices = json.loads((FIXTURES / "prices.json").read_text())
+    assert total(prices.values()) == 8
+
+
+def test_empty():
+    assert total([]) == 0
+"#;
+
+const POLICY: &str =
+    "[lane]\nmin_replays = 3\nmax_wall_seconds = 120\npresets = [\"no-sleep-wait\"]\n";
+
+const LEDGER: &str = "# date\tsha\ttest_id\tfp\tfirst_fail_sha256\tseed\tworkers\tattempts\toutcome\n2026-10-06\ta41f9c2\ttests/test_cart.py::test_total\tFP-001\t9e1cb07a\trs=118204\t4\t2\tpass\n";
+
+/// The base on `main`: a cart, its tests, a locked price fixture, a policy with the
+/// sleep preset on, a ledger; then a `change` branch checked out.
+fn shop() -> Suite {
+    let suite = empty();
+    suite.write(
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n",
+    );
+    suite.write("app/__init__.py", "");
+    suite.write("app/cart.py", CART);
+    suite.write("tests/test_cart.py", CART_TESTS);
+    suite.write(
+        "tests/fixtures/prices.json",
+        "{\"apple\": 3, \"pear\": 5}\n",
+    );
+    suite.write("candor.toml", POLICY);
+    suite.write(".flake-ledger.tsv", LEDGER);
+    suite.write(".gitignore", ".candor/\n__pycache__/\nscore-report.json\n");
+    let locked = suite.candor(&["lock", "fixtures"], &[]);
+    assert_eq!(locked.exit, 0, "{locked:?}");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "the shop"]);
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    suite
+}
+
+fn commit(suite: &Suite, message: &str) {
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", message]);
+}
+
+fn gate(suite: &Suite, extra: &[&str]) -> (Ran, serde_json::Value) {
+    let mut args = vec!["gate", "--format", "json"];
+    args.extend_from_slice(extra);
+    let ran = suite.candor(&args, &[]);
+    let report_text = std::fs::read_to_string(suite.repo.join("score-report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
+    let report: serde_json::Value = serde_json::from_str(&report_text).unwrap();
+    (ran, report)
+}
+
+fn reason_kinds(report: &serde_json::Value) -> Vec<String> {
+    report["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_clean_change_is_accepted_with_its_touched_tests_replayed() {
+    let suite = shop();
+    suite.write(
+        "tests/test_cart.py",
+        &format!("{CART_TESTS}\n\ndef test_single():\n    assert total([4]) == 4\n"),
+    );
+    commit(&suite, "test a single price");
+    let summary = suite.temp.path().join("summary.md");
+    let ran = suite.candor(
+        &["gate", "--format", "json"],
+        &[("GITHUB_STEP_SUMMARY", summary.to_str().unwrap())],
+    );
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    let line = &ran.lines_of("gate")[0];
+    assert_eq!(line["pass"], true, "{line:#}");
+    assert_eq!(line["schema"], "candor.score-report.v1");
+    assert_eq!(line["flake_budget"], 0);
+    assert_eq!(line["deterministic"], true);
+    let touched: Vec<(String, bool, String)> = line["touched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap().to_owned(),
+                t["new"].as_bool().unwrap(),
+                t["bucket"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        touched,
+        [
+            (
+                "tests/test_cart.py::test_empty".to_owned(),
+                false,
+                "stable-pass".to_owned()
+            ),
+            (
+                "tests/test_cart.py::test_single".to_owned(),
+                true,
+                "untrusted-green".to_owned()
+            ),
+            (
+                "tests/test_cart.py::test_total".to_owned(),
+                false,
+                "stable-pass".to_owned()
+            ),
+        ]
+    );
+    // Three replays each, one pinned seed for all of them.
+    let runs = line["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 9, "{line:#}");
+    let seeds: std::collections::BTreeSet<_> = runs.iter().map(|r| r["seed"].as_u64()).collect();
+    assert_eq!(seeds.len(), 1, "{line:#}");
+    assert!(seeds.iter().all(Option::is_some));
+    let markdown = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        markdown.starts_with("### candor gate: accepted"),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn a_flaky_mark_on_a_touched_test_is_rejected() {
+    let suite = shop();
+    suite.write(
+        "tests/test_cart.py",
+        &CART_TESTS
+            .replace(
+                "def test_total",
+                "@pytest.mark.flaky(reruns=3)\ndef test_total",
+            )
+            .replace("import json", "import json\n\nimport pytest"),
+    );
+    commit(&suite, "retry the total");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert!(
+        reason_kinds(&report).contains(&"diff-rules".to_owned()),
+        "{report:#}"
+    );
+    let finding = &report["findings"][0];
+    assert_eq!(finding["file"], "tests/test_cart.py");
+    assert_eq!(finding["rule"], "forbidden-mark");
+    assert_eq!(finding["line"], 11, "{finding:#}");
+}
+
+#[test]
+fn a_new_test_that_passes_two_replays_of_three_is_rejected_as_noise() {
+    let suite = shop();
+    // State outside the test's input: a counter file that survives between processes.
+    suite.write(
+        "tests/test_counter.py",
+        r#"from pathlib import Path
+
+COUNTER = Path(__file__).parent.parent / ".candor" / "counter"
+
+
+def test_counts():
+    COUNTER.parent.mkdir(exist_ok=True)
+    seen = int(COUNTER.read_text()) if COUNTER.exists() else 0
+    COUNTER.write_text(str(seen + 1))
+    assert seen != 1, "the second run in a row sees leftover state"
+"#,
+    );
+    commit(&suite, "count things");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    let failed = &report["reasons"][0];
+    assert_eq!(failed["kind"], "replay-failed", "{report:#}");
+    assert_eq!(failed["test"], "tests/test_counter.py::test_counts");
+    assert_eq!(failed["bucket"], "noise");
+    assert_eq!(failed["failures"], 1);
+    assert_eq!(failed["replays"], 3);
+    assert_eq!(report["deterministic"], false);
+}
+
+#[test]
+fn a_fixture_edited_without_its_lock_is_rejected_as_fixture_drift() {
+    let suite = shop();
+    suite.write(
+        "tests/fixtures/prices.json",
+        "{\"apple\": 4, \"pear\": 4}\n",
+    );
+    commit(&suite, "new prices");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(reason_kinds(&report), ["fixture-drift"], "{report:#}");
+    assert_eq!(
+        report["fixture_drift"][0]["path"],
+        "tests/fixtures/prices.json"
+    );
+}
+
+#[test]
+fn a_freeze_for_the_change_s_own_test_is_flagged_and_the_base_policy_used() {
+    let suite = shop();
+    suite.write(
+        "candor.toml",
+        &format!(
+            "{POLICY}\n[[freeze]]\ntest = \"tests/test_counter.py::test_counts\"\nowner = \"me\"\nexpires = 2099-01-01\nticket = \"X-1\"\n"
+        ),
+    );
+    suite.write(
+        "tests/test_counter.py",
+        "def test_counts():\n    assert 1 + 1 == 3\n",
+    );
+    commit(&suite, "freeze my broken test");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    let kinds = reason_kinds(&report);
+    assert_eq!(
+        kinds,
+        ["human-owned-files-changed", "replay-failed"],
+        "{report:#}"
+    );
+    assert_eq!(report["human_owned"][0]["path"], "candor.toml");
+    // The freeze is not the base's, so nothing is frozen, and the test was replayed.
+    assert_eq!(report["freezes_in_force"], serde_json::json!([]));
+    assert_eq!(report["reasons"][1]["bucket"], "invariant-miss");
+
+    // An approval covers the policy change, never the red replay.
+    let (ran, report) = gate(&suite, &["--approved-by", "alice"]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(reason_kinds(&report), ["replay-failed"], "{report:#}");
+    assert_eq!(report["approvals"][0]["by"], "alice");
+    assert_eq!(report["approvals"][0]["approved"][0], "candor.toml");
+}
+
+#[test]
+fn a_deleted_ledger_line_is_rejected_and_an_approved_one_accepted() {
+    let suite = shop();
+    let header = LEDGER.lines().next().unwrap();
+    suite.write(".flake-ledger.tsv", &format!("{header}\n"));
+    commit(&suite, "clean the ledger");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(
+        reason_kinds(&report),
+        ["human-owned-files-changed"],
+        "{report:#}"
+    );
+    assert_eq!(report["human_owned"][0]["path"], ".flake-ledger.tsv");
+    assert_eq!(
+        report["human_owned"][0]["ledger_line"]["line"], 2,
+        "{report:#}"
+    );
+    let (ran, report) = gate(&suite, &["--approved-by", "alice"]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(report["pass"], true);
+}
+
+#[test]
+fn a_sleep_in_a_test_is_rejected_when_the_base_turns_the_preset_on() {
+    let suite = shop();
+    suite.write(
+        "tests/test_cart.py",
+        &CART_TESTS
+            .replace("import json", "import json\nimport time")
+            .replace(
+                "def test_empty():\n",
+                "def test_empty():\n    time.sleep(0.01)\n",
+            ),
+    );
+    commit(&suite, "wait for the cart");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(reason_kinds(&report), ["diff-rules"], "{report:#}");
+    assert_eq!(report["findings"][0]["rule"], "no-sleep-wait");
+}
+
+#[test]
+fn outside_a_change_the_gate_is_a_usage_error() {
+    let suite = empty();
+    let ran = suite.candor(&["gate"], &[]);
+    assert_eq!(ran.exit, 2, "{ran:?}");
+    assert!(!Path::new(&suite.repo.join("score-report.json")).exists());
+}
+
+#[test]
+fn uncommitted_changes_to_tracked_files_are_warned_about() {
+    let suite = shop();
+    suite.write(
+        "tests/test_cart.py",
+        &format!("{CART_TESTS}\n\ndef test_single():\n    assert total([4]) == 4\n"),
+    );
+    commit(&suite, "test a single price");
+    suite.write(
+        "app/cart.py",
+        "def total(prices):\n    return sum(prices) + 0\n",
+    );
+    let ran = suite.candor(&["gate"], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert!(
+        ran.stderr
+            .contains("warning: tracked files differ from HEAD"),
+        "{ran:?}"
+    );
+}
+
+#[test]
+fn a_touched_test_that_skips_itself_in_every_replay_is_rejected() {
+    let suite = shop();
+    // No skip mark the diff rules know: the test skips itself at run time.
+    suite.write(
+        "tests/test_quiet.py",
+        "import os\n\nimport pytest\n\n\ndef test_quiet():\n    if os.environ.get(\"PYTHONHASHSEED\") == \"0\":\n        getattr(pytest, \"sk\" + \"ip\")(\"not in the lane\")\n    assert False\n",
+    );
+    commit(&suite, "a quiet test");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(reason_kinds(&report), ["replay-skipped"], "{report:#}");
+    assert_eq!(
+        report["reasons"][0]["test"],
+        "tests/test_quiet.py::test_quiet"
+    );
+    assert!(report["touched"][0]["bucket"].is_null(), "{report:#}");
+}

@@ -1,0 +1,648 @@
+//! Issue #14 items 1–6: the merge lane against a change that tries to talk its way through.
+//! Each test builds a real git repository holding a real pytest suite, makes a real
+//! regression in the code (`total` adds one), then tampers with the tests, their
+//! infrastructure, the ledger or the data the way a gate-optimizing agent would; the gate
+//! must refuse with a reason naming the class. The clean changes are accepted.
+
+use crate::triage_support;
+
+use std::path::Path;
+
+use triage_support::{Ran, Suite, empty, git};
+
+const CART: &str = "def total(prices):\n    return sum(prices)\n";
+/// One too many for every non-empty cart: `test_total` catches it, `test_empty` does not.
+const REGRESSION: &str =
+    "def total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n";
+
+const CART_TESTS: &str = r#"import json
+from pathlib import Path
+
+from app.cart import total
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def check(actual, expected):
+    assert actual == expected, f"{actual} != {expected}"
+
+
+def test_total():
+    prices = json.loads((FIXTURES / "prices.json").read_text())
+    check(total(prices.values()), 8)
+
+
+def test_empty():
+    assert total([]) == 0
+"#;
+
+const POLICY: &str = "[lane]\nmin_replays = 2\nmax_wall_seconds = 300\n";
+
+const PYPROJECT: &str = "[project]\nname = \"shop\"\nversion = \"1.0\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n";
+
+const LEDGER_HEADER: &str =
+    "# date\tsha\ttest_id\tfp\tfirst_fail_sha256\tseed\tworkers\tattempts\toutcome\n";
+
+/// The base on `main`: a cart, its tests, a locked price fixture, a policy; then a
+/// `change` branch checked out.
+fn shop() -> Suite {
+    let suite = empty();
+    suite.write("pyproject.toml", PYPROJECT);
+    suite.write("app/__init__.py", "");
+    suite.write("app/cart.py", CART);
+    suite.write("tests/test_cart.py", CART_TESTS);
+    suite.write(
+        "tests/fixtures/prices.json",
+        "{\"apple\": 3, \"pear\": 5}\n",
+    );
+    suite.write("candor.toml", POLICY);
+    suite.write(".flake-ledger.tsv", LEDGER_HEADER);
+    suite.write(".gitignore", ".candor/\n__pycache__/\nscore-report.json\n");
+    let locked = suite.candor(&["lock", "fixtures"], &[]);
+    assert_eq!(locked.exit, 0, "{locked:?}");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    commit(&suite, "the shop");
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    suite
+}
+
+fn commit(suite: &Suite, message: &str) -> String {
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", message]);
+    git(&suite.repo, &["rev-parse", "HEAD"])
+}
+
+fn gate(suite: &Suite, extra: &[&str]) -> (Ran, serde_json::Value) {
+    let mut args = vec!["gate", "--format", "json"];
+    args.extend_from_slice(extra);
+    let ran = suite.candor(&args, &[]);
+    let report_text = std::fs::read_to_string(suite.repo.join("score-report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
+    let report: serde_json::Value = serde_json::from_str(&report_text).unwrap();
+    (ran, report)
+}
+
+fn kinds(report: &serde_json::Value) -> Vec<String> {
+    report["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The regression plus `tamper`, committed; the gate must reject naming `kind`.
+fn refused(tamper: impl FnOnce(&Suite), kind: &str) -> (Suite, serde_json::Value) {
+    let suite = shop();
+    suite.write("app/cart.py", REGRESSION);
+    tamper(&suite);
+    commit(&suite, "tampered");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert!(
+        kinds(&report).contains(&kind.to_owned()),
+        "expected {kind}: {report:#}"
+    );
+    (suite, report)
+}
+
+fn tests_with(old: &str, new: &str) -> String {
+    assert!(CART_TESTS.contains(old), "{old}");
+    CART_TESTS.replace(old, new)
+}
+
+// --- Item 1: the change judged with the base's tests ------------------------------------
+
+#[test]
+fn issue_14_item_1_a_weakened_assertion_is_refused() {
+    let (_, report) = refused(
+        |suite| {
+            suite.write(
+                "tests/test_cart.py",
+                &tests_with("check(total(prices.values()), 8)", "check(6, 6)"),
+            );
+        },
+        "weakened-test",
+    );
+    let reason = report["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "weakened-test")
+        .unwrap();
+    assert_eq!(reason["tests"][0], "tests/test_cart.py::test_total");
+    assert_eq!(
+        report["base_judgement"]["weakened"][0]["base_outcome"],
+        "fail"
+    );
+    assert_eq!(report["pass"], false);
+}
+
+#[test]
+fn issue_14_item_1_a_caught_assertion_error_is_refused() {
+    refused(
+        |suite| {
+            suite.write(
+                "tests/test_cart.py",
+                &tests_with(
+                    "    check(total(prices.values()), 8)\n",
+                    "    try:\n        check(total(prices.values()), 8)\n    except AssertionError:\n        pass\n",
+                ),
+            );
+        },
+        "weakened-test",
+    );
+}
+
+#[test]
+fn issue_14_item_1_a_deleted_test_is_refused_as_removed() {
+    let (_, report) = refused(
+        |suite| {
+            let start = CART_TESTS.find("def test_total").unwrap();
+            let end = CART_TESTS.find("def test_empty").unwrap();
+            let without = format!("{}{}", &CART_TESTS[..start], &CART_TESTS[end..]);
+            suite.write("tests/test_cart.py", &without);
+        },
+        "tests-removed",
+    );
+    assert_eq!(
+        report["base_judgement"]["removed"],
+        serde_json::json!(["tests/test_cart.py::test_total"])
+    );
+}
+
+#[test]
+fn issue_14_item_1_a_return_in_the_lanes_pinned_environment_is_refused() {
+    refused(
+        |suite| {
+            suite.write(
+                "tests/test_cart.py",
+                &tests_with(
+                    "def test_total():\n",
+                    "def test_total():\n    import os\n    if os.environ.get(\"PYTHONHASHSEED\") == \"0\":\n        return\n",
+                ),
+            );
+        },
+        "weakened-test",
+    );
+}
+
+#[test]
+fn issue_14_item_1_a_test_file_replaced_by_a_symlink_to_a_passing_copy_is_refused() {
+    refused(
+        |suite| {
+            suite.write(
+                "tests/copies/cart_ok.py",
+                &tests_with("check(total(prices.values()), 8)", "check(9, 9)"),
+            );
+            let link = suite.repo.join("tests/test_cart.py");
+            std::fs::remove_file(&link).unwrap();
+            std::os::unix::fs::symlink("copies/cart_ok.py", &link).unwrap();
+        },
+        "weakened-test",
+    );
+}
+
+#[test]
+fn issue_14_item_1_a_touched_module_that_collects_nothing_is_refused() {
+    // Every test renamed out of pytest's sight: nothing runs, nothing fails.
+    let (_, report) = refused(
+        |suite| {
+            suite.write(
+                "tests/test_cart.py",
+                &CART_TESTS.replace("def test_", "def check_"),
+            );
+        },
+        "collects-nothing",
+    );
+    assert!(
+        kinds(&report).contains(&"tests-removed".to_owned()),
+        "{report:#}"
+    );
+    // A new module that collects nothing is refused too, even without a regression.
+    let suite = shop();
+    suite.write("tests/test_more.py", "def helper():\n    return 1\n");
+    commit(&suite, "an empty test module");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(kinds(&report), ["collects-nothing"], "{report:#}");
+}
+
+#[test]
+fn issue_14_item_1_clean_changes_are_accepted_and_an_approved_rewrite_too() {
+    // A new test beside the old ones, and a code change the old tests still hold.
+    let suite = shop();
+    suite.write(
+        "tests/test_cart.py",
+        &format!("{CART_TESTS}\n\ndef test_single():\n    assert total([4]) == 4\n"),
+    );
+    suite.write(
+        "app/cart.py",
+        "def total(prices):\n    return sum(list(prices))\n",
+    );
+    commit(&suite, "test a single price");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(report["pass"], true, "{report:#}");
+    assert_eq!(
+        report["base_judgement"]["files"],
+        serde_json::json!(["tests/test_cart.py"])
+    );
+    assert_eq!(report["base_judgement"]["weakened"], serde_json::json!([]));
+
+    // A deliberate behaviour change with its test rewritten: a human approves it.
+    let suite = shop();
+    suite.write("app/cart.py", REGRESSION);
+    suite.write(
+        "tests/test_cart.py",
+        &tests_with(
+            "check(total(prices.values()), 8)",
+            "check(total(prices.values()), 9)",
+        ),
+    );
+    commit(&suite, "a service fee of one");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(kinds(&report), ["weakened-test"], "{report:#}");
+    let (ran, report) = gate(&suite, &["--approved-by", "alice"]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(report["approvals"][0]["by"], "alice");
+}
+
+// --- Item 2: test infrastructure is human-owned ------------------------------------------
+
+const MAKEREPORT: &str = "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    report = outcome.get_result()\n    if report.failed:\n        report.outcome = \"passed\"\n";
+
+#[test]
+fn issue_14_item_2_conftest_hooks_at_any_depth_are_refused() {
+    let attacks: [(&str, &str); 6] = [
+        ("tests/conftest.py", MAKEREPORT),
+        (
+            "tests/conftest.py",
+            "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    outcome = yield\n    outcome.force_result(None)\n",
+        ),
+        (
+            "conftest.py",
+            "def pytest_collection_modifyitems(items):\n    items[:] = [i for i in items if 'total' not in i.name]\n",
+        ),
+        ("tests/conftest.py", "collect_ignore = [\"test_cart.py\"]\n"),
+        (
+            "tests/deep/conftest.py",
+            "import app.cart\n\napp.cart.total = lambda prices: sum(prices)\n",
+        ),
+        (
+            "conftest.py",
+            "import os\n\n\ndef pytest_sessionfinish(session):\n    os._exit(0)\n",
+        ),
+    ];
+    for (path, text) in attacks {
+        let (_, report) = refused(
+            |suite| suite.write(path, text),
+            "test-infrastructure-changed",
+        );
+        assert_eq!(report["test_infrastructure"][0]["path"], path, "{report:#}");
+    }
+}
+
+#[test]
+fn issue_14_item_2_test_packages_and_start_up_hooks_are_refused() {
+    let attacks: [(&str, &str); 5] = [
+        (
+            "tests/__init__.py",
+            "import app.cart\n\napp.cart.total = lambda prices: sum(prices)\n",
+        ),
+        ("tests/__init__.py", "raise SystemExit(0)\n"),
+        (
+            "sitecustomize.py",
+            "import builtins\n\nbuiltins.__dict__['AssertionError'] = type('Nope', (Exception,), {})\n",
+        ),
+        ("app/zz_patch.pth", "import os\n"),
+        // Invented: a module that shadows the standard library on pytest's sys.path.
+        (
+            "tests/json.py",
+            "def loads(text):\n    return {\"apple\": 2, \"pear\": 5}\n",
+        ),
+    ];
+    for (path, text) in attacks {
+        refused(
+            |suite| suite.write(path, text),
+            "test-infrastructure-changed",
+        );
+    }
+}
+
+#[test]
+fn issue_14_item_2_runner_settings_that_hide_a_test_are_refused() {
+    let attacks: [(&str, String); 5] = [
+        (
+            "pyproject.toml",
+            format!("{PYPROJECT}addopts = \"-k 'not total'\"\n"),
+        ),
+        (
+            "pyproject.toml",
+            format!("{PYPROJECT}python_functions = [\"check_*\"]\n"),
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = tests\npythonpath = .\naddopts = --deselect tests/test_cart.py::test_total\n".to_owned(),
+        ),
+        (
+            "setup.cfg",
+            "[tool:pytest]\naddopts = -p tests.helper\n".to_owned(),
+        ),
+        ("tox.ini", "[pytest]\naddopts = -k \"not total\"\n".to_owned()),
+    ];
+    for (path, text) in attacks {
+        refused(
+            |suite| suite.write(path, &text),
+            "test-infrastructure-changed",
+        );
+    }
+    // A plugin loaded from a test module under another name than conftest.
+    refused(
+        |suite| {
+            suite.write("tests/helper.py", MAKEREPORT);
+            suite.write(
+                "tests/test_cart.py",
+                &format!("pytest_plugins = [\"tests.helper\"]\n{CART_TESTS}"),
+            );
+        },
+        "test-infrastructure-changed",
+    );
+    // A requirement that adds a pytest plugin.
+    refused(
+        |suite| suite.write("requirements-dev.txt", "pytest-pass-always==1.0\n"),
+        "test-infrastructure-changed",
+    );
+}
+
+#[test]
+fn issue_14_item_2_other_pyproject_tables_and_approved_infrastructure_are_accepted() {
+    let suite = shop();
+    suite.write("pyproject.toml", &PYPROJECT.replace("1.0", "1.1"));
+    commit(&suite, "release 1.1");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(report["test_infrastructure"], serde_json::json!([]));
+
+    let suite = shop();
+    suite.write(
+        "tests/conftest.py",
+        "import pytest\n\n\n@pytest.fixture\ndef prices():\n    return [3, 5]\n",
+    );
+    commit(&suite, "a shared fixture");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "{report:#}"
+    );
+    let (ran, report) = gate(&suite, &["--approved-by", "alice"]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(report["approvals"][0]["approved"][0], "tests/conftest.py");
+}
+
+#[test]
+fn issue_14_item_2_the_base_s_candor_toml_sets_the_list() {
+    // The base owns only conftest files: the tox.ini setting is not infrastructure here.
+    let suite = shop();
+    suite.write(
+        "candor.toml",
+        &format!("{POLICY}test_infrastructure = [\"conftest.py\"]\n"),
+    );
+    commit(&suite, "own only conftest");
+    git(&suite.repo, &["checkout", "--quiet", "main"]);
+    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
+    git(&suite.repo, &["checkout", "--quiet", "-B", "change2"]);
+    suite.write("tox.ini", "[tox]\nenvlist = py3\n");
+    commit(&suite, "tox");
+    let (ran, report) = gate(&suite, &["--base", "main"]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(report["test_infrastructure"], serde_json::json!([]));
+}
+
+#[test]
+fn issue_14_item_2_an_edited_assertion_helper_the_tests_import_is_refused() {
+    // Invented: the tests are untouched (so not replayed), their shared helper is weakened.
+    refused(
+        |suite| {
+            suite.write(
+                "tests/test_cart.py",
+                &CART_TESTS
+                    .replace(
+                        "def check(actual, expected):\n    assert actual == expected, f\"{actual} != {expected}\"\n",
+                        "",
+                    )
+                    .replace("from app.cart import total", "from app.cart import total\nfrom tests.helpers import check"),
+            );
+            suite.write(
+                "tests/helpers.py",
+                "def check(actual, expected):\n    pass\n",
+            );
+        },
+        "weakened-test",
+    );
+    let suite = shop();
+    suite.write(
+        "tests/helpers.py",
+        "def check(actual, expected):\n    assert actual == expected\n",
+    );
+    suite.write("tests/__init__.py", "");
+    commit(&suite, "a helper");
+    git(&suite.repo, &["checkout", "--quiet", "main"]);
+    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
+    git(&suite.repo, &["checkout", "--quiet", "-B", "weaken"]);
+    suite.write("app/cart.py", REGRESSION);
+    suite.write(
+        "tests/helpers.py",
+        "def check(actual, expected):\n    pass\n",
+    );
+    commit(&suite, "a lenient helper");
+    let (ran, report) = gate(&suite, &["--base", "main"]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    // The whole suite's run ([lane] replay = "all") may reject the regression too; the
+    // lenient helper must be named whatever else is.
+    assert!(
+        kinds(&report).contains(&"test-infrastructure-changed".to_owned()),
+        "{report:#}"
+    );
+    assert_eq!(report["test_infrastructure"][0]["kind"], "test-support");
+}
+
+// --- Item 3: the report is checked against the run --------------------------------------
+
+#[test]
+fn issue_14_item_3_a_runner_that_exits_0_without_its_report_is_refused() {
+    // The test module itself ends the process with success before pytest writes JUnit.
+    let (_, report) = refused(
+        |suite| {
+            suite.write(
+                "tests/test_cart.py",
+                &tests_with(
+                    "def test_total():\n",
+                    "def test_total():\n    import os\n    os._exit(0)\n",
+                ),
+            );
+        },
+        "report-unaccounted",
+    );
+    let reason = report["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "report-unaccounted")
+        .unwrap();
+    assert!(
+        reason["problem"]
+            .as_str()
+            .unwrap()
+            .contains("exited with code 0 and wrote no report"),
+        "{reason:#}"
+    );
+}
+
+// --- Item 4: receipts must be real --------------------------------------------------------
+
+fn receipt(sha: &str) -> String {
+    format!(
+        "2026-10-06\t{sha}\ttests/test_cart.py::test_total\tFP-001\t{}\trs=118204\t1\t2\tpass\n",
+        "9e1c".repeat(16)
+    )
+}
+
+#[test]
+fn issue_14_item_4_a_receipt_for_a_rerun_that_never_happened_is_refused() {
+    let suite = shop();
+    let base = git(&suite.repo, &["rev-parse", "HEAD"]);
+    suite.write(
+        ".flake-ledger.tsv",
+        &format!("{LEDGER_HEADER}{}", receipt(&base)),
+    );
+    commit(&suite, "I reran it, honest");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(kinds(&report), ["unverified-receipt"], "{report:#}");
+    assert_eq!(report["receipts"][0]["line"], 2);
+    assert_eq!(report["receipts"][0]["verified"], false);
+}
+
+#[test]
+fn issue_14_item_4_a_receipt_the_history_backs_is_accepted() {
+    let suite = shop();
+    let base = git(&suite.repo, &["rev-parse", "HEAD"]);
+    // The history holds a `candor rerun` of the test at the base, passing.
+    let junit = suite.temp.path().join("rerun.xml");
+    std::fs::write(
+        &junit,
+        "<testsuite tests=\"1\"><testcase classname=\"tests.test_cart\" name=\"test_total\" file=\"tests/test_cart.py\" time=\"0.01\"/></testsuite>\n",
+    )
+    .unwrap();
+    let mut store = candor::history::SqliteStore::open(
+        suite.temp.path().join("history.db"),
+        std::time::Duration::from_secs(5),
+    )
+    .unwrap();
+    let run = candor::history::NewRun {
+        commit: Some(base.clone()),
+        branch: Some("change".into()),
+        merge_base: None,
+        started_at: jiff::Timestamp::now(),
+        source: candor::history::Source::Rerun,
+        ci_provider: None,
+        job: None,
+        workers: Some(1),
+        seed: None,
+        conditions: candor::history::Conditions::default(),
+        format: None,
+        producer: None,
+        source_path: None,
+    };
+    candor::ingest::ingest_file(
+        &mut store,
+        &junit,
+        &run,
+        &candor::results::ParseOptions {
+            repo_root: Some(suite.repo.to_string_lossy().into_owned()),
+            ..candor::results::ParseOptions::default()
+        },
+    )
+    .unwrap();
+    drop(store);
+    suite.write(
+        ".flake-ledger.tsv",
+        &format!("{LEDGER_HEADER}{}", receipt(&base)),
+    );
+    commit(&suite, "the rerun's receipt");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(report["receipts"][0]["verified"], true, "{report:#}");
+}
+
+// --- Item 6: data files under test folders -------------------------------------------------
+
+#[test]
+fn issue_14_item_6_code_switched_to_a_new_unlocked_data_file_is_refused() {
+    let (_, report) = refused(
+        |suite| {
+            suite.write("tests/data/prices.json", "{\"apple\": 2, \"pear\": 5}\n");
+            suite.write(
+                "tests/test_cart.py",
+                &CART_TESTS.replace("/ \"fixtures\"", "/ \"data\""),
+            );
+        },
+        "unlocked-data-files",
+    );
+    assert_eq!(report["unlocked_data"][0], "tests/data/prices.json");
+}
+
+#[test]
+fn nothing_is_left_behind_by_the_base_version_replay() {
+    let suite = shop();
+    suite.write(
+        "tests/test_cart.py",
+        &format!("{CART_TESTS}\n\ndef test_single():\n    assert total([4]) == 4\n"),
+    );
+    commit(&suite, "test a single price");
+    let (ran, _) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    let worktrees = git(&suite.repo, &["worktree", "list", "--porcelain"]);
+    assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
+    assert!(!Path::new(&suite.repo.join("tests/test_cart.py")).is_symlink());
+}
+
+// --- Item 5: oracles parsed, not grepped ---------------------------------------------------
+
+#[test]
+fn issue_14_item_5_an_oracle_called_only_in_a_string_or_comment_is_refused() {
+    let suite = empty();
+    suite.write(
+        "candor.toml",
+        "[lane]\noracle = \"tests/oracle.py\"\nfail_on_missing_oracle = true\n",
+    );
+    suite.write(
+        "tests/oracle.py",
+        "def expected_total(prices):\n    return sum(prices)\n",
+    );
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    commit(&suite, "the oracle");
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    let pretending = [
+        "from tests.oracle import expected_total\n\nWHY = \"expected_total([1]) is what we check\"\n\n\ndef test_total():\n    assert 1 == 1\n",
+        "from tests.oracle import expected_total\n\n\ndef test_total():\n    \"\"\"Like expected_total([1]).\"\"\"\n    assert 1 == 1  # expected_total([1])\n",
+    ];
+    for source in pretending {
+        suite.write("tests/test_new.py", source);
+        commit(&suite, "a new test");
+        let ran = suite.candor(&["lint", "diff", "--base", "main", "--format", "json"], &[]);
+        assert_eq!(ran.exit, 1, "{source}\n{ran:?}");
+        assert!(ran.stdout.contains("missing-oracle"), "{ran:?}");
+    }
+    suite.write(
+        "tests/test_new.py",
+        "from tests.oracle import expected_total\n\n\ndef test_total():\n    assert expected_total([1]) == 1\n",
+    );
+    commit(&suite, "a real call");
+    let ran = suite.candor(&["lint", "diff", "--base", "main"], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+}

@@ -1,0 +1,154 @@
+//! `candor ingest` says what it assumed (issue #12 item 7): the commit it stamped a file
+//! with when none was given, a warning when the file was written before that commit was
+//! made, and one run for one content whatever the file is called.
+
+use crate::triage_support;
+
+use std::time::{Duration, SystemTime};
+
+use triage_support::{Suite, empty, git};
+
+/// A JUnit file whose own timestamp, when it has one, is `timestamp`.
+fn junit(timestamp: Option<&str>, test: &str) -> String {
+    let stamp = timestamp.map_or(String::new(), |at| format!(" timestamp=\"{at}\""));
+    format!(
+        "<testsuites><testsuite name=\"s\"{stamp}><testcase classname=\"a.B\" name=\"{test}\"/></testsuite></testsuites>\n"
+    )
+}
+
+/// A git repository with one commit, made now; returns its sha.
+fn repository() -> (Suite, String) {
+    let suite = empty();
+    suite.write("README", "a repository\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "one"]);
+    let head = git(&suite.repo, &["rev-parse", "HEAD"]);
+    (suite, head)
+}
+
+/// Writes `content` to `<temp>/name` with modification time `modified`; returns its path.
+fn report(suite: &Suite, name: &str, content: &str, modified: SystemTime) -> String {
+    let path = suite.temp.path().join(name);
+    std::fs::write(&path, content).expect("the report");
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .and_then(|file| file.set_modified(modified))
+        .expect("set the modification time");
+    path.display().to_string()
+}
+
+fn hours_ago(hours: u64) -> SystemTime {
+    SystemTime::now() - Duration::from_secs(hours * 3_600)
+}
+
+#[test]
+fn a_commit_taken_from_head_is_said_and_an_older_file_is_warned_about() {
+    let (suite, head) = repository();
+    let old = report(&suite, "old.xml", &junit(None, "t1"), hours_ago(48));
+    let ran = suite.candor(&["ingest", &old], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert!(
+        ran.stdout.contains(&format!(
+            "as run #1 for HEAD {} (no --commit given)",
+            &head[..12]
+        )),
+        "{ran:?}"
+    );
+    assert!(
+        ran.stderr
+            .contains("(per its modification time), before HEAD")
+            && ran.stderr.contains("pass --commit SHA"),
+        "{ran:?}"
+    );
+
+    // JSON: the commit and where it came from, the warning among the file's warnings.
+    let older = report(&suite, "older.xml", &junit(None, "t2"), hours_ago(72));
+    let ran = suite.candor(&["ingest", &older, "--format", "json"], &[]);
+    let line = &ran.lines_of("ingest")[0];
+    assert_eq!(line["commit"], head.as_str(), "{ran:?}");
+    assert_eq!(line["commit_from"], "head", "{ran:?}");
+    assert!(
+        line["warnings"].to_string().contains("before HEAD"),
+        "{ran:?}"
+    );
+
+    // A file written after the commit: stamped, and nothing to warn about.
+    let fresh = report(&suite, "fresh.xml", &junit(None, "t3"), SystemTime::now());
+    let ran = suite.candor(&["ingest", &fresh, "--format", "json"], &[]);
+    let line = &ran.lines_of("ingest")[0];
+    assert_eq!(line["commit_from"], "head");
+    assert_eq!(line["warnings"], serde_json::json!([]), "{ran:?}");
+
+    // A commit given is the reader's own: not said, not second-guessed.
+    let given = report(&suite, "given.xml", &junit(None, "t4"), hours_ago(48));
+    let ran = suite.candor(&["ingest", &given, "--commit", &head], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert!(!ran.stdout.contains("for HEAD"), "{ran:?}");
+    assert!(ran.stderr.is_empty(), "{ran:?}");
+    let ran = suite.candor(
+        &["ingest", &given, "--commit", &head, "--format", "json"],
+        &[],
+    );
+    assert_eq!(ran.lines_of("ingest")[0]["commit_from"], "option");
+}
+
+/// The file's own timestamp counts when it states its zone; a zone-less local time
+/// (pytest's older files, Surefire's) could be hours off and gives way to the file's
+/// modification time.
+#[test]
+fn the_files_own_timestamp_counts_only_with_its_zone() {
+    let (suite, _) = repository();
+    let zoned = report(
+        &suite,
+        "zoned.xml",
+        &junit(Some("2001-02-03T04:05:06+00:00"), "t1"),
+        SystemTime::now(),
+    );
+    let ran = suite.candor(&["ingest", &zoned], &[]);
+    assert!(
+        ran.stderr
+            .contains("written at 2001-02-03T04:05:06Z (per its own timestamp), before HEAD"),
+        "{ran:?}"
+    );
+    let local = report(
+        &suite,
+        "local.xml",
+        &junit(Some("2001-02-03T04:05:06"), "t2"),
+        SystemTime::now(),
+    );
+    let ran = suite.candor(&["ingest", &local], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert!(ran.stderr.is_empty(), "{ran:?}");
+}
+
+/// The same bytes under two names are one run, in one command or in two; other bytes
+/// are another run.
+#[test]
+fn the_same_content_under_two_names_is_one_run() {
+    let (suite, _) = repository();
+    let content = junit(None, "t1");
+    let first = report(&suite, "first.xml", &content, SystemTime::now());
+    let second = report(&suite, "renamed-copy.xml", &content, hours_ago(1));
+    let ran = suite.candor(&["ingest", &first, &second, "--format", "json"], &[]);
+    let lines = ran.lines_of("ingest");
+    assert_eq!(lines[0]["status"], "stored", "{ran:?}");
+    assert_eq!(lines[1]["status"], "already-stored", "{ran:?}");
+    assert_eq!(lines[0]["run_id"], lines[1]["run_id"]);
+
+    let third = report(&suite, "third.xml", &content, SystemTime::now());
+    let ran = suite.candor(&["ingest", &third, "--format", "json"], &[]);
+    assert_eq!(ran.lines_of("ingest")[0]["status"], "already-stored");
+
+    let other = report(&suite, "other.xml", &junit(None, "t2"), SystemTime::now());
+    let ran = suite.candor(&["ingest", &other, "--format", "json"], &[]);
+    assert_eq!(ran.lines_of("ingest")[0]["status"], "stored", "{ran:?}");
+    let listed = suite.candor(&["tests", "--format", "json"], &[]);
+    let runs: Vec<u64> = listed
+        .lines_of("test")
+        .iter()
+        .filter_map(|t| t["runs"].as_u64())
+        .collect();
+    assert_eq!(runs, [1, 1], "{listed:?}");
+}

@@ -1,0 +1,61 @@
+//! candor's integration tests, one binary: a module per area (`it::cli`, `it::gate`, …),
+//! so that linking happens once rather than once per file. A test's full name is its
+//! module path (`cargo test --test it gate_replay::`). The helpers they share are here
+//! once, under `support/`; the fixtures stay in `tests/fixtures` and `tests/data`, read
+//! through `CARGO_MANIFEST_DIR`.
+
+#[path = "support/corpus.rs"]
+mod corpus_support;
+#[path = "../../benches/support/history_gen.rs"]
+mod history_gen;
+#[path = "support/pg.rs"]
+mod pg_support;
+#[path = "support/runner.rs"]
+mod runner_support;
+#[path = "../../benches/support/simulate.rs"]
+mod simulate;
+#[path = "support/triage.rs"]
+mod triage_support;
+
+mod advice;
+mod cli;
+mod cli_ledger;
+mod cli_triage;
+mod compare;
+mod compare_simulation;
+mod corpus;
+mod corpus_json;
+mod corpus_junit;
+mod demo;
+mod dialects;
+mod fidelity;
+mod frames;
+mod gate;
+mod gate_parts;
+mod gate_replay;
+mod gate_tamper;
+mod history;
+mod history_migration;
+mod ids;
+mod ingest;
+mod ingest_assumed;
+mod isolation;
+mod layering;
+mod ledger;
+mod newcomer;
+mod order;
+mod paths;
+mod pg;
+mod policy_source;
+mod reliability;
+mod report;
+mod rerun;
+mod runner_cargo;
+mod runner_command;
+mod runner_go;
+mod runner_process;
+mod runner_pytest;
+mod test_command;
+mod triage;
+mod triage_runners;
+mod verdict_history;

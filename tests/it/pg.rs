@@ -1,0 +1,704 @@
+//! The PostgreSQL store through the CLI and under faults (issue #17): the same answers
+//! as SQLite for the same files, one run per content however many jobs upload it at once,
+//! clear exit-2 errors for a bad address, a refused connection, a statement timeout and a
+//! missing privilege, and nothing half-stored when the server restarts or the connection
+//! drops mid-ingest. Tests that need a server use `CANDOR_TEST_PG` (see `pg_support`);
+//! the restart test starts a cluster of its own so that it disturbs no other test.
+
+use crate::pg_support;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use candor::history::{
+    Conditions, HistoryError, HistoryStore, NewRun, PgStore, RunContent, Source,
+};
+use candor::results::{Execution, Failure, Outcome};
+use jiff::Timestamp;
+use pg_support::Schema;
+
+fn candor(dir: &Path, db: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("TZ", "UTC")
+        .env("CANDOR_DB", db)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run candor")
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A JUnit file of `tests` cases from `prefix`, every `fail_every`-th failing, written to
+/// `dir/name`.
+fn junit(dir: &Path, name: &str, prefix: &str, tests: usize, fail_every: usize) -> PathBuf {
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<testsuites><testsuite name=\"pytest\" timestamp=\"2026-11-20T10:00:00\">\n",
+    );
+    for i in 0..tests {
+        let _ = write!(
+            xml,
+            "<testcase classname=\"tests.test_{prefix}\" name=\"test_{i}\" file=\"tests/test_{prefix}.py\" line=\"{i}\" time=\"0.01\">"
+        );
+        if fail_every > 0 && i % fail_every == 0 {
+            let _ = write!(
+                xml,
+                "<failure message=\"assert {i} == 0\">tests/test_{prefix}.py:{i}: AssertionError</failure>"
+            );
+        }
+        xml.push_str("</testcase>\n");
+    }
+    xml.push_str("</testsuite></testsuites>\n");
+    let path = dir.join(name);
+    std::fs::write(&path, xml).unwrap();
+    path
+}
+
+fn run_at(second: i64, job: &str) -> NewRun {
+    NewRun {
+        commit: Some("c0".into()),
+        branch: Some("main".into()),
+        merge_base: None,
+        started_at: Timestamp::from_second(1_790_000_000 + second).unwrap(),
+        source: Source::Ci,
+        ci_provider: Some("github-actions".into()),
+        job: Some(job.into()),
+        workers: None,
+        seed: None,
+        conditions: Conditions {
+            ci: true,
+            runner: Some("pytest".into()),
+            os: Some("linux".into()),
+        },
+        format: None,
+        producer: None,
+        source_path: None,
+    }
+}
+
+fn content(key: &str) -> RunContent {
+    RunContent {
+        content_key: key.into(),
+        format: Some("junit".into()),
+        producer: None,
+    }
+}
+
+fn failing(name: &str) -> Execution {
+    let mut execution = Execution::new(name, Outcome::Fail);
+    execution.failure = Some(Failure {
+        exception: Some("AssertionError".into()),
+        message: "boom".into(),
+        text: "Traceback\n  boom".into(),
+        frames: Vec::new(),
+        failing_frame: None,
+    });
+    execution
+}
+
+#[test]
+fn a_wrong_url_is_exit_2_naming_the_parameter_and_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = junit(dir.path(), "r.xml", "a", 3, 0);
+    let ran = candor(
+        dir.path(),
+        "postgres://ci:secret@db.invalid/h?sslmode=sometimes",
+        &["ingest", file.to_str().unwrap()],
+    );
+    let (_, err) = text(&ran);
+    assert_eq!(ran.status.code(), Some(2), "{err}");
+    assert!(err.contains("sslmode=sometimes is not one of"), "{err}");
+    assert!(!err.contains("secret"), "the password is not shown: {err}");
+    assert!(err.contains("hint: fix --db"), "{err}");
+    assert!(
+        !dir.path().join(".candor").exists(),
+        "no SQLite file instead"
+    );
+}
+
+#[test]
+fn a_refused_connection_is_exit_2_with_what_to_check() {
+    let dir = tempfile::tempdir().unwrap();
+    // A port nobody listens on: taken, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let ran = candor(
+        dir.path(),
+        &format!("postgres://ci@127.0.0.1:{port}/h?sslmode=disable"),
+        &["tests"],
+    );
+    let (out, err) = text(&ran);
+    assert_eq!(ran.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("could not connect"), "{err}");
+    assert!(err.contains("refused"), "{err}");
+    assert!(err.contains("hint: check the host and port"), "{err}");
+}
+
+/// #17 item 3: every command answers the same on either store.
+#[test]
+fn the_cli_answers_the_same_from_postgres_as_from_sqlite() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = (0..3)
+        .map(|n| junit(dir.path(), &format!("r{n}.xml"), "m", 40, 3 + n))
+        .collect();
+    let sqlite = dir.path().join("h.db").display().to_string();
+    for db in [&sqlite, &schema.url] {
+        for file in &files {
+            let ran = candor(
+                dir.path(),
+                db,
+                &[
+                    "ingest",
+                    "--job",
+                    file.to_str().unwrap(),
+                    file.to_str().unwrap(),
+                ],
+            );
+            assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
+        }
+        let again = candor(
+            dir.path(),
+            db,
+            &[
+                "ingest",
+                "--job",
+                files[0].to_str().unwrap(),
+                files[0].to_str().unwrap(),
+            ],
+        );
+        assert!(
+            text(&again).0.contains("already stored"),
+            "{:?}",
+            text(&again)
+        );
+    }
+    for args in [
+        vec!["tests"],
+        vec!["tests", "--failing"],
+        vec!["--format", "json", "tests"],
+        vec!["show", "tests/test_m.py::test_3"],
+        vec!["--format", "json", "show", "tests/test_m.py::test_0"],
+        vec!["reliability"],
+        vec!["triage"],
+    ] {
+        let on_sqlite = candor(dir.path(), &sqlite, &args);
+        let on_pg = candor(dir.path(), &schema.url, &args);
+        // `triage` ends 1 for the regressions it finds; never 2 here.
+        assert!(
+            matches!(on_sqlite.status.code(), Some(0 | 1)),
+            "{args:?}: {:?}",
+            text(&on_sqlite)
+        );
+        assert_eq!(on_sqlite.status.code(), on_pg.status.code(), "{args:?}");
+        assert_eq!(text(&on_sqlite), text(&on_pg), "{args:?}");
+    }
+}
+
+/// #17 item 2: the same upload from many jobs at once is one run; distinct uploads are
+/// one run each.
+#[test]
+fn concurrent_ingests_store_each_run_exactly_once() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let url = schema.url.clone();
+    let workers: Vec<_> = (0..8)
+        .map(|n| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let env = |name: &str| std::env::var(name).ok();
+                let target = candor::history::pg::Target::parse(&url, &env).unwrap();
+                let mut store = PgStore::open(&target).unwrap();
+                // Jobs 0..4 upload the same content; 4..8 their own. All share test names.
+                let key = if n < 4 {
+                    "same".to_owned()
+                } else {
+                    format!("own-{n}")
+                };
+                let mut session = store.begin_ingest(&run_at(n, "unit")).unwrap();
+                for i in 0..3000 {
+                    let name = format!("shared::test_{i}");
+                    session
+                        .add(if i % 7 == n as usize {
+                            failing(&name)
+                        } else {
+                            Execution::new(name, Outcome::Pass)
+                        })
+                        .unwrap();
+                }
+                session.commit(&content(&key)).unwrap()
+            })
+        })
+        .collect();
+    let reports: Vec<_> = workers.into_iter().map(|w| w.join().unwrap()).collect();
+    assert_eq!(reports.iter().filter(|r| r.added).count(), 5, "{reports:?}");
+    let same: Vec<i64> = reports[..4].iter().map(|r| r.run_id).collect();
+    assert!(same.iter().all(|id| *id == same[0]), "{same:?}");
+    let store = schema.open();
+    assert_eq!(store.runs(100).unwrap().len(), 5);
+    let tests = store.tests(false).unwrap();
+    assert_eq!(tests.len(), 3000, "each name stored once");
+    assert!(
+        tests.iter().all(|t| t.runs == 5),
+        "every run holds every test once"
+    );
+}
+
+/// #17 item 7: a dropped connection in the middle of the `COPY` stores nothing.
+#[test]
+fn a_connection_dropped_during_copy_stores_nothing() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let app = format!("{}_victim", schema.name);
+    let url = format!("{}&application_name={app}", schema.url);
+    let env = |name: &str| std::env::var(name).ok();
+    let mut store =
+        PgStore::open(&candor::history::pg::Target::parse(&url, &env).unwrap()).unwrap();
+    let mut session = store.begin_ingest(&run_at(0, "unit")).unwrap();
+    for i in 0..10_000 {
+        session
+            .add(Execution::new(format!("t{i}"), Outcome::Pass))
+            .unwrap();
+    }
+    let killed: i64 = pg_support::admin(&schema.url)
+        .query_one(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
+            &[&app],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(killed, 1);
+    let mut failed = None;
+    for i in 10_000..20_000 {
+        if let Err(error) = session.add(Execution::new(format!("t{i}"), Outcome::Pass)) {
+            failed = Some(error);
+            break;
+        }
+    }
+    let error = match failed {
+        Some(error) => {
+            drop(session);
+            error
+        }
+        None => session.commit(&content("k")).expect_err("the commit fails"),
+    };
+    assert!(matches!(error, HistoryError::Server { .. }), "{error:?}");
+    let hint = candor::cli::error::history_hint(&error).unwrap();
+    assert!(hint.contains("nothing"), "{error}: {hint}");
+    let store = schema.open();
+    assert!(store.runs(10).unwrap().is_empty());
+    assert!(store.tests(false).unwrap().is_empty());
+}
+
+/// #17 item 7: a statement timeout is exit 2 with the next step, and stores nothing.
+#[test]
+fn a_statement_timeout_is_exit_2_and_stores_nothing() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = junit(dir.path(), "r.xml", "a", 50, 5);
+    drop(schema.open()); // the schema exists before the lock is taken
+    let mut holder = schema.client();
+    let mut lock = holder.transaction().unwrap();
+    lock.batch_execute("LOCK TABLE runs IN ACCESS EXCLUSIVE MODE")
+        .unwrap();
+    let url = format!(
+        "{}&options=-csearch_path%3D{}%20-cstatement_timeout%3D300",
+        pg_support::server().unwrap(),
+        schema.name
+    );
+    // The open and the partition need no lock on runs; the ingest's insert waits for it.
+    let ran = candor(dir.path(), &url, &["ingest", file.to_str().unwrap()]);
+    lock.rollback().unwrap();
+    let (out, err) = text(&ran);
+    assert_eq!(ran.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("statement timeout"), "{err}");
+    assert!(err.contains("statement_timeout"), "the hint: {err}");
+    assert!(schema.open().runs(10).unwrap().is_empty());
+}
+
+/// #17 item 5: a read-only role reads; its ingest fails naming the missing privilege.
+#[test]
+fn a_read_only_role_reads_and_its_ingest_names_the_missing_privilege() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = junit(dir.path(), "r.xml", "a", 20, 4);
+    let ran = candor(dir.path(), &schema.url, &["ingest", file.to_str().unwrap()]);
+    assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
+    let role = format!("{}_ro", schema.name);
+    let mut admin = schema.client();
+    admin
+        .batch_execute(&format!(
+            "CREATE ROLE {role} LOGIN; GRANT USAGE ON SCHEMA {s} TO {role}; \
+             GRANT SELECT ON ALL TABLES IN SCHEMA {s} TO {role};",
+            s = schema.name
+        ))
+        .unwrap();
+    let server = pg_support::server().unwrap();
+    let url = pg_support::in_schema(
+        &server.replace("user=candor", &format!("user={role}")),
+        &schema.name,
+    );
+    let read = candor(dir.path(), &url, &["tests", "--failing"]);
+    let other = junit(dir.path(), "s.xml", "b", 5, 0);
+    let write = candor(dir.path(), &url, &["ingest", other.to_str().unwrap()]);
+    admin
+        .batch_execute(&format!("DROP OWNED BY {role}; DROP ROLE {role};"))
+        .unwrap();
+    assert_eq!(read.status.code(), Some(0), "{:?}", text(&read));
+    assert!(
+        text(&read).0.contains("tests/test_a.py::test_0"),
+        "{:?}",
+        text(&read)
+    );
+    let (out, err) = text(&write);
+    assert_eq!(write.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("permission denied for table runs"), "{err}");
+    assert!(err.contains("lacks a privilege"), "{err}");
+    assert_eq!(schema.open().runs(10).unwrap().len(), 1);
+}
+
+/// A PostgreSQL cluster of the test's own (`.ci/pg-cluster`), stopped when dropped.
+struct Cluster {
+    dir: tempfile::TempDir,
+    url: String,
+}
+
+fn cluster_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/pg-cluster")
+}
+
+impl Cluster {
+    fn start() -> Cluster {
+        Cluster::start_as("start")
+    }
+
+    fn start_as(how: &str) -> Cluster {
+        let dir = tempfile::Builder::new()
+            .prefix("cpg")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let out = Command::new("bash")
+            .arg(cluster_script())
+            .arg(how)
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let url = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+        Cluster { dir, url }
+    }
+
+    fn ctl(&self, what: &str) {
+        let out = Command::new("bash")
+            .arg(cluster_script())
+            .arg(what)
+            .arg(self.dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(cluster_script())
+            .arg("stop")
+            .arg(self.dir.path())
+            .output();
+    }
+}
+
+/// #17 item 7: the server restarts while a run is being copied in; the ingest fails, and
+/// afterwards the history holds the runs before it and nothing of it.
+#[test]
+fn a_server_restarted_mid_ingest_leaves_no_partial_run() {
+    if pg_support::server().is_none() {
+        return;
+    }
+    let cluster = Cluster::start();
+    let env = |name: &str| std::env::var(name).ok();
+    let target = candor::history::pg::Target::parse(&cluster.url, &env).unwrap();
+    let mut store = PgStore::open(&target).unwrap();
+    {
+        let mut before = store.begin_ingest(&run_at(0, "unit")).unwrap();
+        before.add(failing("kept")).unwrap();
+        assert!(before.commit(&content("before")).unwrap().added);
+    }
+    let mut session = store.begin_ingest(&run_at(1, "unit")).unwrap();
+    // More than two COPY batches reach the server before the restart.
+    for i in 0..20_000 {
+        session
+            .add(Execution::new(format!("half::t{i}"), Outcome::Pass))
+            .unwrap();
+    }
+    cluster.ctl("restart");
+    let mut failed = None;
+    for i in 20_000..40_000 {
+        if let Err(error) = session.add(Execution::new(format!("half::t{i}"), Outcome::Pass)) {
+            failed = Some(error);
+            break;
+        }
+    }
+    let error = match failed {
+        Some(error) => {
+            drop(session);
+            error
+        }
+        None => session
+            .commit(&content("during"))
+            .expect_err("the commit fails"),
+    };
+    assert!(matches!(error, HistoryError::Server { .. }), "{error:?}");
+    drop(store);
+
+    let store = PgStore::open(&target).unwrap();
+    let runs = store.runs(10).unwrap();
+    assert_eq!(runs.len(), 1, "only the run before the restart");
+    assert_eq!(runs[0].content_key, "before");
+    let tests = store.tests(false).unwrap();
+    assert_eq!(
+        tests.len(),
+        1,
+        "no test of the interrupted run: {:?}",
+        &tests[..tests.len().min(3)]
+    );
+    assert!(store.executions("half::t0", 10).unwrap().is_empty());
+}
+
+/// #17 item 4: SQLite → PostgreSQL → SQLite, counts equal; again adds nothing; a target
+/// holding part of the runs (an interrupted copy) gets only the rest.
+#[test]
+fn history_copy_moves_every_run_both_ways_idempotently_and_resumes() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = dir.path().join("a.db").display().to_string();
+    let back = dir.path().join("b.db").display().to_string();
+    let files: Vec<PathBuf> = (0..3)
+        .map(|n| junit(dir.path(), &format!("r{n}.xml"), &format!("m{n}"), 30, 4))
+        .collect();
+    for file in &files {
+        let ran = candor(dir.path(), &sqlite, &["ingest", file.to_str().unwrap()]);
+        assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
+    }
+    // Part of it is there already, as after an interrupted copy.
+    let ran = candor(
+        dir.path(),
+        &schema.url,
+        &["ingest", files[1].to_str().unwrap()],
+    );
+    assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
+
+    let copy = |from: &str, to: &str| {
+        let ran = candor(
+            dir.path(),
+            "unused.db",
+            &[
+                "--format", "json", "history", "copy", "--from", from, "--to", to,
+            ],
+        );
+        assert_eq!(ran.status.code(), Some(0), "{:?}", text(&ran));
+        let line: serde_json::Value = serde_json::from_str(text(&ran).0.trim()).unwrap();
+        line
+    };
+    let first = copy(&sqlite, &schema.url);
+    assert_eq!(first["copied_runs"], 2, "{first}");
+    assert_eq!(first["skipped_runs"], 1, "{first}");
+    assert_eq!(first["from_runs"], first["to_runs"], "{first}");
+    assert_eq!(first["from_executions"], 90, "{first}");
+    assert_eq!(first["from_executions"], first["to_executions"], "{first}");
+    let again = copy(&sqlite, &schema.url);
+    assert_eq!(
+        (
+            again["copied_runs"].as_u64(),
+            again["skipped_runs"].as_u64()
+        ),
+        (Some(0), Some(3)),
+        "{again}"
+    );
+    let home = copy(&schema.url, &back);
+    assert_eq!(home["copied_runs"], 3, "{home}");
+    assert_eq!(home["to_executions"], 90, "{home}");
+    for args in [vec!["tests"], vec!["show", "tests/test_m2.py::test_4"]] {
+        let a = text(&candor(dir.path(), &sqlite, &args));
+        assert_eq!(a, text(&candor(dir.path(), &schema.url, &args)), "{args:?}");
+        assert_eq!(a, text(&candor(dir.path(), &back, &args)), "{args:?}");
+    }
+}
+
+/// #17 item 2: retention drops whole monthly partitions and the runs in them; recent
+/// months stay; a bad age and a SQLite history are exit 2.
+#[test]
+fn prune_drops_whole_months_and_keeps_recent_ones() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let mut store = schema.open();
+    let old_start = Timestamp::from_second(1_600_000_000).unwrap(); // 2020-09
+    let starts = [
+        old_start,
+        Timestamp::from_second(1_603_000_000).unwrap(), // 2020-10
+        Timestamp::now(),
+    ];
+    for (n, start) in starts.iter().enumerate() {
+        let mut run = run_at(0, "unit");
+        run.started_at = *start;
+        let mut session = store.begin_ingest(&run).unwrap();
+        session.add(failing(&format!("t{n}"))).unwrap();
+        session
+            .add(Execution::new("always", Outcome::Pass))
+            .unwrap();
+        session.commit(&content(&format!("k{n}"))).unwrap();
+    }
+    drop(store);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = candor(
+        dir.path(),
+        &schema.url,
+        &["history", "prune", "--older-than", "soon"],
+    );
+    assert_eq!(bad.status.code(), Some(2), "{:?}", text(&bad));
+    assert!(
+        text(&bad).1.contains("--older-than soon"),
+        "{:?}",
+        text(&bad)
+    );
+    let on_sqlite = candor(
+        dir.path(),
+        "h.db",
+        &["history", "prune", "--older-than", "180d"],
+    );
+    assert_eq!(on_sqlite.status.code(), Some(2), "{:?}", text(&on_sqlite));
+
+    let ran = candor(
+        dir.path(),
+        &schema.url,
+        &["history", "prune", "--older-than", "180d"],
+    );
+    let (out, err) = text(&ran);
+    assert_eq!(ran.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("dropped 2 monthly partitions"), "{out}");
+    let store = schema.open();
+    let runs = store.runs(10).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].content_key, "k2");
+    let names: Vec<String> = store
+        .tests(false)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.test_id)
+        .collect();
+    assert_eq!(names, vec!["always", "t2"]);
+    let partitions: i64 = schema
+        .client()
+        .query_one(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'executions_2020%'",
+            &[&schema.name],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(partitions, 0, "the old months' tables are gone");
+    let again = candor(
+        dir.path(),
+        &schema.url,
+        &["history", "prune", "--older-than", "180d"],
+    );
+    assert!(
+        text(&again).0.contains("nothing to drop"),
+        "{:?}",
+        text(&again)
+    );
+}
+
+/// #17 item 1: TLS through rustls, by `sslmode`: `require` encrypts without checking,
+/// `verify-ca` checks the chain, `verify-full` the chain and the host name; a failed
+/// check is exit 2 naming the certificate.
+#[test]
+fn tls_connects_and_checks_the_certificate_as_sslmode_says() {
+    if pg_support::server().is_none() {
+        return;
+    }
+    let cluster = Cluster::start_as("start-tls");
+    let ca = cluster.dir.path().join("ca.pem");
+    let ca = ca.to_str().unwrap();
+    let by_ip = cluster.url.replace("localhost", "127.0.0.1");
+    let dir = tempfile::tempdir().unwrap();
+    let file = junit(dir.path(), "r.xml", "a", 5, 2);
+    // The server takes TCP connections over TLS only (hostssl), so a connection that
+    // succeeds was encrypted.
+    let cases = [
+        (
+            format!("{by_ip}?sslmode=disable"),
+            false,
+            "no pg_hba.conf entry",
+        ),
+        (format!("{by_ip}?sslmode=require"), true, ""),
+        (
+            format!("{}?sslmode=verify-full&sslrootcert={ca}", cluster.url),
+            true,
+            "",
+        ),
+        (
+            format!("{by_ip}?sslmode=verify-ca&sslrootcert={ca}"),
+            true,
+            "",
+        ),
+        (
+            format!("{by_ip}?sslmode=verify-full&sslrootcert={ca}"),
+            false,
+            "not valid for name",
+        ),
+        (
+            format!("{}?sslmode=verify-full", cluster.url),
+            false,
+            "UnknownIssuer",
+        ),
+    ];
+    for (url, connects, why) in &cases {
+        let ran = candor(dir.path(), url, &["ingest", file.to_str().unwrap()]);
+        let (out, err) = text(&ran);
+        if *connects {
+            assert_eq!(ran.status.code(), Some(0), "{url}: {out}{err}");
+        } else {
+            assert_eq!(ran.status.code(), Some(2), "{url}: {out}{err}");
+            assert!(err.contains(why), "{url}: {err}");
+            if *why != "no pg_hba.conf entry" {
+                assert!(
+                    err.contains("hint: check sslmode and sslrootcert"),
+                    "{url}: {err}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The go test adapter on a real Go module (tests/fixtures/runner/go).
+
+use crate::runner_support;
+
+use candor::results::Outcome;
+use candor::runner::process::SystemExecutor;
+use candor::runner::{Adapter, Context, GoTest, RunOptions, RunnerConfig, RunnerKind};
+use runner_support::{
+    HOSTILE, TIMEOUT, argv_holds, expected, fixture, logs, not_run, outcomes, pwned_files,
+    ran_argvs,
+};
+
+fn context<'a>(fixture: &runner_support::Fixture, executor: &'a SystemExecutor) -> Context<'a> {
+    Context::new(&fixture.repo, &fixture.scratch, executor)
+        .with_timeout(TIMEOUT, std::time::Duration::from_secs(2))
+}
+
+#[test]
+fn the_suite_runs_uncached_shuffled_and_parses_into_package_ids() {
+    let fixture = fixture("go");
+    let executor = SystemExecutor;
+    let context = context(&fixture, &executor);
+    let report = GoTest::new(None)
+        .run_suite(&context, RunOptions { seed: Some(77) })
+        .expect("the suite runs");
+
+    assert_eq!(report.runner, RunnerKind::Go);
+    assert_eq!(report.exit_code(), 1, "one test fails:\n{}", logs(&report));
+    assert!(argv_holds(&report, "-count=1"));
+    assert!(argv_holds(&report, "-shuffle=77"));
+    assert_eq!(report.seed.as_ref().map(|s| s.value), Some(77));
+    assert!(report.workers.is_some_and(|n| n >= 1));
+    let stream = std::fs::read_to_string(&report.report).expect("stdout captured");
+    assert!(
+        stream.contains("-test.shuffle 77"),
+        "go confirms the seed:\n{stream}"
+    );
+    assert_eq!(
+        outcomes(&report),
+        expected(&[
+            ("example.com/fixture::TestPasses", Outcome::Pass),
+            ("example.com/fixture::TestFails", Outcome::Fail),
+            ("example.com/fixture::TestTable", Outcome::Pass),
+            ("example.com/fixture::TestTable/small", Outcome::Pass),
+            ("example.com/fixture::TestTable/large_case", Outcome::Pass),
+            ("example.com/fixture/sub::TestInSub", Outcome::Pass),
+        ])
+    );
+}
+
+#[test]
+fn one_subtest_runs_alone() {
+    let fixture = fixture("go");
+    let executor = SystemExecutor;
+    let context = context(&fixture, &executor);
+    let report = GoTest::new(None)
+        .run_one(
+            &context,
+            "example.com/fixture::TestTable/large_case",
+            RunOptions::default(),
+        )
+        .expect("it runs");
+    assert_eq!(report.exit_code(), 0, "{}", logs(&report));
+    assert!(argv_holds(&report, "^TestTable$/^large_case$"));
+    assert!(argv_holds(&report, "example.com/fixture"));
+    assert_eq!(
+        outcomes(&report),
+        expected(&[
+            ("example.com/fixture::TestTable", Outcome::Pass),
+            ("example.com/fixture::TestTable/large_case", Outcome::Pass),
+        ])
+    );
+}
+
+#[test]
+fn one_failing_test_runs_alone() {
+    let fixture = fixture("go");
+    let executor = SystemExecutor;
+    let context = context(&fixture, &executor);
+    let report = GoTest::new(None)
+        .run_one(
+            &context,
+            "example.com/fixture::TestFails",
+            RunOptions::default(),
+        )
+        .expect("it runs");
+    assert_eq!(report.exit_code(), 1);
+    assert_eq!(
+        outcomes(&report),
+        expected(&[("example.com/fixture::TestFails", Outcome::Fail)])
+    );
+}
+
+#[test]
+fn hostile_ids_reach_go_as_one_literal_argument() {
+    let fixture = fixture("go");
+    let executor = SystemExecutor;
+    let context = context(&fixture, &executor);
+    let adapter = GoTest::new(None);
+    for hostile in HOSTILE {
+        // In the test name: one escaped, anchored -run pattern; go finds no such test.
+        let id = format!("example.com/fixture::{hostile}");
+        let report = adapter
+            .run_one(&context, &id, RunOptions::default())
+            .expect("it runs");
+        let pattern = format!("^{}$", regex::escape(hostile));
+        assert!(
+            argv_holds(&report, &pattern),
+            "{id:?}: {:?}",
+            report.invocations[0].argv
+        );
+        let stream = std::fs::read_to_string(&report.report).expect("stdout captured");
+        assert!(stream.contains("no tests to run"), "{id:?}:\n{stream}");
+        assert!(outcomes(&report).is_empty());
+
+        // In the package: one argument, which go refuses as an import path.
+        let id = format!("{hostile}::TestPasses");
+        let ran = adapter.run_one(&context, &id, RunOptions::default());
+        let argvs = ran_argvs(&ran);
+        assert!(
+            argvs.iter().any(|argv| argv.iter().any(|a| a == hostile)),
+            "{id:?}: {argvs:?}"
+        );
+        // go could not load the package: a runner that could not run (issue #12 item 3).
+        let not_run = not_run(&ran);
+        assert!(!not_run.quoted.is_empty(), "{id:?}: {not_run}");
+    }
+    assert_eq!(
+        pwned_files(fixture.temp.path()),
+        Vec::<std::path::PathBuf>::new()
+    );
+}
+
+#[test]
+fn listing_gives_top_level_tests_of_every_package() {
+    let fixture = fixture("go");
+    let executor = SystemExecutor;
+    let context = context(&fixture, &executor);
+    let mut ids: Vec<String> = GoTest::new(None)
+        .list(&context)
+        .expect("go lists")
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        vec![
+            "example.com/fixture/sub::TestInSub",
+            "example.com/fixture::TestFails",
+            "example.com/fixture::TestPasses",
+            "example.com/fixture::TestTable",
+        ]
+    );
+}
+
+#[test]
+fn a_go_module_is_detected() {
+    let fixture = fixture("go");
+    let executor = SystemExecutor;
+    let context = context(&fixture, &executor);
+    let adapter = candor::runner::adapter(&RunnerConfig::default(), &context).expect("detected");
+    assert_eq!(adapter.kind(), RunnerKind::Go);
+}
