@@ -2,6 +2,7 @@
 //! its own history and an environment cleared of the host's (so CI=true on the host changes
 //! nothing), and snapshots exit code, stdout and stderr with paths, shas and times redacted.
 
+use crate::proptest_support::proptest_config;
 use crate::triage_support;
 
 use crate::corpus_support;
@@ -14,7 +15,6 @@ use std::process::{Command, Stdio};
 
 use candor::env_vars::EnvVars;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
 use triage_support::git;
 
 /// A temp dir to run candor in, with its own history.
@@ -567,23 +567,6 @@ fn corpus_files_ingest_and_list() {
     for line in &lines[..names.len()] {
         assert_eq!(line["status"], "stored", "{line}");
         assert!(line["tests"].as_u64().is_some_and(|n| n > 0), "{line}");
-    }
-}
-
-fn proptest_config(cases: u32) -> Config {
-    let seed = std::env::var(EnvVars::CANDOR_PROPTEST_SEED)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x00CA_4D0A);
-    eprintln!(
-        "proptest seed {seed} (override with {})",
-        EnvVars::CANDOR_PROPTEST_SEED
-    );
-    Config {
-        cases,
-        rng_seed: RngSeed::Fixed(seed),
-        failure_persistence: None,
-        ..Config::default()
     }
 }
 

@@ -76,7 +76,11 @@ fn every_claimed_dialect_has_a_fixture_read_as_its_producer() {
             .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
         let (executions, summary) = parse_all(reader, &ParseOptions::default())
             .unwrap_or_else(|error| panic!("{file}: {error}"));
-        assert_eq!(summary.format.map(|f| f.as_str()), Some(format), "{file}");
+        assert_eq!(
+            summary.format.map(candor::results::Format::as_str),
+            Some(format),
+            "{file}"
+        );
         assert_eq!(summary.producer.as_deref(), producer, "{file}");
         assert_eq!(executions.len(), count, "{file}:\n{}", render(&executions));
         assert!(

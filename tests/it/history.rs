@@ -4,6 +4,7 @@
 //! PostgreSQL server (`CANDOR_TEST_PG`) alike: one body, two instantiations.
 
 use crate::pg_support;
+use crate::proptest_support::proptest_config;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,24 +18,9 @@ use candor::history::{
 use candor::results::{Execution, Failure, Frame, Outcome};
 use jiff::Timestamp;
 use proptest::prelude::*;
-use proptest::test_runner::{Config as ProptestConfig, RngSeed, TestCaseError};
+use proptest::test_runner::TestCaseError;
 
 const TIMEOUT: Duration = Duration::from_secs(5);
-
-/// A fixed, printed seed, as `candor::test_support::proptest_config` does for unit tests.
-fn proptest_config(cases: u32) -> ProptestConfig {
-    let seed = std::env::var("CANDOR_PROPTEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x00CA_4D0A);
-    eprintln!("proptest seed {seed} (override with CANDOR_PROPTEST_SEED)");
-    ProptestConfig {
-        cases,
-        rng_seed: RngSeed::Fixed(seed),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 fn db_path(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("history.db")

@@ -1,6 +1,7 @@
 //! The ledger file through the public API: real processes appending at once, file round
 //! trips, budgets, the append-only check and the summary lint on a ledger written to disk.
 
+use crate::proptest_support::proptest_config;
 use std::collections::BTreeSet;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -14,26 +15,11 @@ use candor::policy::{RerunConfig, TriageConfig};
 use candor::results::Outcome;
 use jiff::civil::Date;
 use proptest::prelude::*;
-use proptest::test_runner::{Config as ProptestConfig, RngSeed};
 
 /// Set in a child process: `<ledger path>|<child number>|<lines to append>`.
 const CHILD_VAR: &str = "CANDOR_TEST_LEDGER_CHILD";
 const CHILDREN: usize = 8;
 const LINES_PER_CHILD: usize = 40;
-
-fn proptest_config(cases: u32) -> ProptestConfig {
-    let seed = std::env::var("CANDOR_PROPTEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x00CA_4D0A);
-    eprintln!("proptest seed {seed} (override with CANDOR_PROPTEST_SEED)");
-    ProptestConfig {
-        cases,
-        rng_seed: RngSeed::Fixed(seed),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 fn entry(test_id: &str, seed: &str) -> LedgerEntry {
     LedgerEntry {

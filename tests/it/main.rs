@@ -10,6 +10,8 @@ mod corpus_support;
 mod history_gen;
 #[path = "support/pg.rs"]
 mod pg_support;
+#[path = "support/proptest.rs"]
+mod proptest_support;
 #[path = "support/runner.rs"]
 mod runner_support;
 #[path = "../../benches/support/simulate.rs"]
