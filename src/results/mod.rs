@@ -4,6 +4,7 @@
 pub mod frames;
 pub mod gotest;
 pub mod ids;
+pub mod jestjson;
 pub mod junit;
 pub mod libtest;
 pub mod model;
@@ -32,6 +33,8 @@ pub enum Format {
     LibtestJson,
     /// `go test -json`.
     GoTestJson,
+    /// jest's JSON report (`--json`), which vitest's `json` reporter writes too.
+    JestJson,
 }
 
 impl Format {
@@ -41,6 +44,7 @@ impl Format {
             Format::Junit => "junit",
             Format::LibtestJson => "libtest-json",
             Format::GoTestJson => "go-test-json",
+            Format::JestJson => "jest-json",
         }
     }
 }
@@ -205,6 +209,7 @@ pub fn parse<R: Read>(
         Format::Junit => junit::parse(reader, options, sink)?,
         Format::LibtestJson => libtest::parse(reader, options, sink)?,
         Format::GoTestJson => gotest::parse(reader, options, sink)?,
+        Format::JestJson => jestjson::parse(reader, options, sink)?,
     };
     summary.format = Some(format);
     Ok(summary)
@@ -282,6 +287,7 @@ pub fn detect(head: &[u8]) -> Result<Format, ParseError> {
         }
     }
     let (position, message) = match describe_json_report(&text[first..]) {
+        Some(JEST_JSON) => return Ok(Format::JestJson),
         Some(what) => (at_start, not_read_yet(what)),
         None if matches!(text[first], b'{' | b'[') => describe_json(text, head.len()),
         None if is_libtest_listing(text) => (
@@ -358,6 +364,8 @@ fn is_libtest_listing(text: &[u8]) -> bool {
     lines.next().is_some_and(listed)
 }
 
+const JEST_JSON: &str = "a Jest/Vitest JSON report (`--json`)";
+
 const PYTEST_REPORTLOG: &str = "a pytest-reportlog stream (`pytest --report-log`)";
 
 fn not_read_yet(what: &str) -> String {
@@ -384,7 +392,7 @@ fn describe_json_report(head: &[u8]) -> Option<&'static str> {
     } else if has("protocolVersion") || (has("testID") && has("suiteID")) {
         Some("a Dart/Flutter test JSON event stream (`dart test --reporter json`)")
     } else if has("numTotalTests") && has("testResults") {
-        Some("a Jest/Vitest JSON report (`--json`)")
+        Some(JEST_JSON)
     } else if has("config") && (has("configFile") || has("rootDir")) {
         Some("a Playwright JSON report (`--reporter=json`)")
     } else if has("stats") && has("passes") && has("pending") {

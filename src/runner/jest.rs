@@ -1,0 +1,461 @@
+//! The jest adapter: jest's JSON report (`--json --outputFile=PATH` in the scratch folder,
+//! read natively by `results::jestjson`: describe path, line, retry `invocations`), one
+//! test selected by its file (`--runTestsByPath`, after `--`) and an anchored, escaped
+//! `--testNamePattern`, the order shuffled by `--randomize --seed=N`.
+//!
+//! Retries: jest has no command-line switch for `jest.retryTimes` (test code calls it);
+//! a retried test's `invocations` and `retryReasons` are in the report and read as
+//! retries (a pass after them is a flaky pass), never as a plain pass.
+//!
+//! For `candor order`: each test file runs in its own module registry, so a file is the
+//! scope tests share state in. jest runs a file's selected tests in the order they are
+//! defined in it, whatever order they are named in; `--randomize --seed=N` shuffles them.
+//! A custom `testSequencer` orders files, which share nothing, so it cannot give a
+//! chosen order of tests either. jest cannot repeat a test inside one process.
+
+use std::path::Path;
+
+use super::{
+    Adapter, Arrangement, Context, GivenOrder, ListedTest, OrderSupport, RunOptions, RunReport,
+    RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value, strings,
+};
+use crate::results::{Format, ids};
+
+const SEED_CONTROLS: &str = "jest's --seed with --randomize fixes the shuffled order of the tests inside each file and the value of jest.getSeed(); it does not fix the order files run in across workers, timers, or Math.random";
+
+const DEFINITION_ORDER: &str = "jest runs a file's chosen tests in the order they are defined in it, whatever order they are named in; other orders come from --randomize seeds";
+
+/// jest takes a seed between -2^31 and 2^31-1.
+const SEED_MASK: u64 = 0x7fff_ffff;
+
+/// A pattern no title matches: the listing collects every test and runs none.
+const MATCH_NOTHING: &str = "(?!)";
+
+/// jest through a command prefix (the repository's `node_modules/.bin/jest` unless
+/// `[runner] command` says).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Jest {
+    prefix: Vec<String>,
+}
+
+/// Which tests a run selects.
+enum Selection<'a> {
+    Suite,
+    /// One file and the titles pattern.
+    Chosen {
+        file: &'a str,
+        pattern: String,
+        /// The ids the report is cut down to.
+        ids: Vec<String>,
+    },
+    /// Every test collected, none run.
+    Listing,
+}
+
+impl Jest {
+    /// The adapter for a prefix.
+    pub fn new(command: Option<Vec<String>>) -> Self {
+        Jest {
+            prefix: command.unwrap_or_else(|| RunnerKind::Jest.default_command()),
+        }
+    }
+
+    fn argv(
+        &self,
+        selection: &Selection<'_>,
+        shuffle: Option<u64>,
+        report: Option<&Path>,
+    ) -> Vec<String> {
+        let mut argv = self.prefix.clone();
+        // `--ci`: a missing snapshot fails instead of being written.
+        argv.extend(strings(&["--ci", "--watchAll=false"]));
+        if let Some(report) = report {
+            argv.extend(strings(&["--json", "--testLocationInResults"]));
+            argv.push(format!("--outputFile={}", report.display()));
+        }
+        if let Some(seed) = shuffle {
+            argv.push("--randomize".to_owned());
+            argv.push(format!("--seed={seed}"));
+        }
+        match selection {
+            Selection::Suite => {}
+            Selection::Listing => argv.push(format!("--testNamePattern={MATCH_NOTHING}")),
+            Selection::Chosen { file, pattern, .. } => {
+                // Attached, so a pattern starting with `-` is the option's value; the file
+                // after `--`, so it is never read as an option.
+                argv.push(format!("--testNamePattern={pattern}"));
+                argv.push("--runTestsByPath".to_owned());
+                argv.push("--".to_owned());
+                argv.push((*file).to_owned());
+            }
+        }
+        argv
+    }
+
+    fn run(
+        &self,
+        context: &Context<'_>,
+        selection: &Selection<'_>,
+        shuffle: Option<u64>,
+    ) -> Result<RunReport, RunnerError> {
+        let report = context.scratch_path("jest.json");
+        let argv = self.argv(selection, shuffle, Some(&report));
+        let invocation = context.invocation("jest", argv).report_at(&report);
+        let record = context.run(invocation)?;
+        context.check_ran(RunnerKind::Jest, &record, &report)?;
+        let report = match selection {
+            Selection::Chosen { ids, .. } => {
+                let chosen = context.scratch_path("jest-chosen.json");
+                let found = cut_report(&report, &chosen, ids, &context.repo_root)?;
+                if let Some(missing) = ids.iter().find(|id| !found.contains(id)) {
+                    return Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
+                        runner: RunnerKind::Jest,
+                        why: format!("jest ran no test with the id `{missing}`"),
+                        quoted: Vec::new(),
+                        log: record.log.clone(),
+                        unknown_test: true,
+                    })));
+                }
+                chosen
+            }
+            _ => report,
+        };
+        let run = RunReport {
+            runner: RunnerKind::Jest,
+            report,
+            format: Some(Format::JestJson),
+            seed: shuffle.map(|value| Seed {
+                value,
+                argument: format!("--seed={value}"),
+                controls: SEED_CONTROLS,
+            }),
+            workers: match selection {
+                Selection::Chosen { .. } => Some(1),
+                _ => self.workers(),
+            },
+            invocations: vec![record],
+        };
+        context.check_frames(&run)?;
+        Ok(run)
+    }
+
+    /// The selection of tests of one file, by their ids.
+    fn chosen<'a>(test_ids: &'a [String]) -> Result<Selection<'a>, RunnerError> {
+        let mut file = None;
+        let mut alternatives = Vec::new();
+        for test_id in test_ids {
+            let (in_file, titles) = split_id(test_id)?;
+            if file.is_some_and(|f| f != in_file) {
+                return Err(RunnerError::NotATestId {
+                    id: test_id.clone(),
+                    kind: RunnerKind::Jest,
+                    reason: "the tests of one ordered run must be in one file".to_owned(),
+                });
+            }
+            file = Some(in_file);
+            alternatives.push(title_pattern(&titles));
+        }
+        let Some(file) = file else {
+            return Err(RunnerError::NotATestId {
+                id: String::new(),
+                kind: RunnerKind::Jest,
+                reason: "an ordered run needs at least one test".to_owned(),
+            });
+        };
+        let pattern = if alternatives.len() == 1 {
+            format!("^{}$", alternatives[0])
+        } else {
+            format!("^(?:{})$", alternatives.join("|"))
+        };
+        Ok(Selection::Chosen {
+            file,
+            pattern,
+            ids: test_ids.to_vec(),
+        })
+    }
+
+    /// `--maxWorkers`/`-w` from the prefix, 1 for `--runInBand`/`-i`, else jest's default:
+    /// one less than the machine's parallelism.
+    fn workers(&self) -> Option<u32> {
+        if self
+            .prefix
+            .iter()
+            .any(|a| a == "--runInBand" || a == "-i")
+        {
+            return Some(1);
+        }
+        match option_value(&self.prefix, &["--maxWorkers", "-w"], false) {
+            Some(value) => value.parse().ok(),
+            None => available_parallelism().map(|n| n.saturating_sub(1).max(1)),
+        }
+    }
+}
+
+impl Adapter for Jest {
+    fn kind(&self) -> RunnerKind {
+        RunnerKind::Jest
+    }
+
+    fn seed_support(&self) -> SeedSupport {
+        SeedSupport::Controls(SEED_CONTROLS)
+    }
+
+    fn run_suite(
+        &self,
+        context: &Context<'_>,
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        self.run(context, &Selection::Suite, Some(jest_seed(options)))
+    }
+
+    fn run_one(
+        &self,
+        context: &Context<'_>,
+        test_id: &str,
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        let ids = [test_id.to_owned()];
+        self.run(context, &Self::chosen(&ids)?, Some(jest_seed(options)))
+    }
+
+    fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
+        let report = context.scratch_path("jest-list.json");
+        let argv = self.argv(&Selection::Listing, None, Some(&report));
+        let record = context.run(context.invocation("jest-list", argv).report_at(&report))?;
+        context.check_ran(RunnerKind::Jest, &record, &report)?;
+        let options = crate::results::ParseOptions {
+            repo_root: Some(context.repo_root.to_string_lossy().into_owned()),
+            ..crate::results::ParseOptions::default()
+        };
+        let (executions, _) = crate::results::parse_all(fs_err::File::open(&report)?, &options)
+            .map_err(|error| RunnerError::Output {
+                what: "jest --json (listing)".to_owned(),
+                message: error.to_string(),
+            })?;
+        Ok(executions
+            .into_iter()
+            .map(|execution| ListedTest {
+                file: execution.file,
+                id: execution.test_id,
+            })
+            .collect())
+    }
+
+    fn order_support(&self) -> OrderSupport {
+        OrderSupport {
+            given: GivenOrder::Fixed(DEFINITION_ORDER),
+            shuffles: true,
+            repeats: false,
+            seed_reseeds_tests: false,
+            unseeded: false,
+        }
+    }
+
+    fn process_scope<'t>(&self, test_id: &'t str) -> Option<&'t str> {
+        // Each test file has its own module registry: files share no state.
+        test_id.split_once("::").map(|(file, _)| file)
+    }
+
+    fn run_ordered(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        arrangement: Arrangement,
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        let shuffle = match arrangement {
+            Arrangement::AsGiven => None,
+            Arrangement::Shuffled(seed) => Some(seed & SEED_MASK),
+        };
+        self.run(context, &Self::chosen(test_ids)?, shuffle)
+    }
+
+    fn ordered_command(
+        &self,
+        test_ids: &[String],
+        arrangement: Arrangement,
+        _options: RunOptions,
+    ) -> Result<Vec<String>, RunnerError> {
+        let shuffle = match arrangement {
+            Arrangement::AsGiven => None,
+            Arrangement::Shuffled(seed) => Some(seed & SEED_MASK),
+        };
+        Ok(self.argv(&Self::chosen(test_ids)?, shuffle, None))
+    }
+}
+
+/// The seed as jest takes it: below 2^31.
+fn jest_seed(options: RunOptions) -> u64 {
+    options.seed() & SEED_MASK
+}
+
+/// `file::describe > title` into the file and the titles.
+fn split_id(test_id: &str) -> Result<(&str, Vec<&str>), RunnerError> {
+    let not_an_id = |reason: &str| RunnerError::NotATestId {
+        id: test_id.to_owned(),
+        kind: RunnerKind::Jest,
+        reason: reason.to_owned(),
+    };
+    let Some((file, titles)) = ids::js_titles(test_id) else {
+        return Err(not_an_id(
+            "a jest id is `path/to/file.test.js::describe > title`",
+        ));
+    };
+    if file.starts_with('-') {
+        return Err(not_an_id("the file part starts with `-`"));
+    }
+    Ok((file, titles))
+}
+
+/// The pattern matching one test's full name, which jest builds by joining the describe
+/// titles and the test's title with spaces. Each piece is escaped for a JavaScript
+/// `RegExp`; between pieces a space or ` > ` (a title that itself holds ` > ` was split
+/// at it).
+pub(super) fn title_pattern(titles: &[&str]) -> String {
+    titles
+        .iter()
+        .map(|title| js_regex_escape(title))
+        .collect::<Vec<_>>()
+        .join("(?: | > )")
+}
+
+/// Escapes every character that is special in a JavaScript regular expression (with or
+/// without the `u` flag), so the title matches itself only.
+pub(super) fn js_regex_escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '^' | '$' | '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '/'
+        ) {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// Writes to `chosen` the report at `raw` with only the tests named by `ids` (the others
+/// are in it as skipped: jest reports every test of the file it ran), and returns the ids
+/// found. A file that could not run is kept whole: that is the run's answer.
+fn cut_report(
+    raw: &Path,
+    chosen: &Path,
+    ids: &[String],
+    repo_root: &Path,
+) -> Result<Vec<String>, RunnerError> {
+    let output_error = |message: String| RunnerError::Output {
+        what: "jest --json".to_owned(),
+        message,
+    };
+    let mut report: serde_json::Value = serde_json::from_slice(&fs_err::read(raw)?)
+        .map_err(|error| output_error(error.to_string()))?;
+    let root = repo_root.to_string_lossy().replace('\\', "/");
+    let root = root.trim_end_matches('/');
+    let mut found = Vec::new();
+    if let Some(files) = report
+        .get_mut("testResults")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        for file in files {
+            let name = file
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .replace('\\', "/");
+            let relative = name
+                .strip_prefix(root)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .unwrap_or(&name)
+                .to_owned();
+            let Some(assertions) = file
+                .get_mut("assertionResults")
+                .and_then(serde_json::Value::as_array_mut)
+            else {
+                continue;
+            };
+            assertions.retain(|assertion| {
+                let mut titles: Vec<String> = assertion
+                    .get("ancestorTitles")
+                    .and_then(serde_json::Value::as_array)
+                    .map(|titles| {
+                        titles
+                            .iter()
+                            .filter_map(|t| t.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                titles.push(
+                    assertion
+                        .get("title")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                );
+                let id = ids::js(&relative, &titles);
+                let keep = ids.contains(&id);
+                if keep {
+                    found.push(id);
+                }
+                keep
+            });
+        }
+    }
+    let bytes = serde_json::to_vec(&report).map_err(|error| output_error(error.to_string()))?;
+    fs_err::write(chosen, bytes)?;
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_escaped_for_javascript_regexps() {
+        assert_eq!(
+            title_pattern(&["weird (a+b)* [x] | ^$", "a.b/c\\d"]),
+            r"weird \(a\+b\)\* \[x\] \| \^\$(?: | > )a\.b\/c\\d"
+        );
+        // Quotes, backquotes, unicode and `::` are plain characters.
+        assert_eq!(
+            js_regex_escape("\"q\" 'q' `b` ünï :: $HOME"),
+            "\"q\" 'q' `b` ünï :: \\$HOME"
+        );
+    }
+
+    #[test]
+    fn one_test_is_its_file_after_a_double_dash_and_an_anchored_pattern() {
+        let jest = Jest::new(Some(strings(&["jest"])));
+        let ids = ["__tests__/a.test.js::math > adds".to_owned()];
+        let selection = Jest::chosen(&ids).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            jest.argv(&selection, Some(7), None),
+            strings(&[
+                "jest",
+                "--ci",
+                "--watchAll=false",
+                "--randomize",
+                "--seed=7",
+                "--testNamePattern=^math(?: | > )adds$",
+                "--runTestsByPath",
+                "--",
+                "__tests__/a.test.js",
+            ])
+        );
+        assert!(split_id("-c=evil.js::x").is_err());
+        assert!(split_id("no-separator").is_err());
+        let two = [
+            "a.test.js::x".to_owned(),
+            "b.test.js::y".to_owned(),
+        ];
+        assert!(Jest::chosen(&two).is_err());
+    }
+
+    #[test]
+    fn seeds_fit_jest() {
+        let seed = jest_seed(RunOptions {
+            seed: Some(u64::from(u32::MAX)),
+        });
+        assert!(seed <= 0x7fff_ffff);
+    }
+}
