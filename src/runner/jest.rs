@@ -103,10 +103,14 @@ impl Jest {
         let invocation = context.invocation("jest", argv).report_at(&report);
         let record = context.run(invocation)?;
         context.check_ran(RunnerKind::Jest, &record, &report)?;
-        let report = match selection {
-            Selection::Chosen { ids, .. } => {
-                let chosen = context.scratch_path("jest-chosen.json");
-                let found = cut_report(&report, &chosen, ids, &context.repo_root)?;
+        let chosen = match selection {
+            Selection::Chosen { ids, .. } => Some(ids.as_slice()),
+            _ => None,
+        };
+        let rewritten = context.scratch_path("jest-report.json");
+        let found = rewrite_report(&report, &rewritten, chosen, &context.repo_root)?;
+        let report = rewritten;
+        if let Some(ids) = chosen {
                 if let Some(missing) = ids.iter().find(|id| !found.contains(id)) {
                     return Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
                         runner: RunnerKind::Jest,
@@ -116,10 +120,7 @@ impl Jest {
                         unknown_test: true,
                     })));
                 }
-                chosen
-            }
-            _ => report,
-        };
+        }
         let run = RunReport {
             runner: RunnerKind::Jest,
             report,
@@ -335,13 +336,16 @@ pub(super) fn js_regex_escape(text: &str) -> String {
     escaped
 }
 
-/// Writes to `chosen` the report at `raw` with only the tests named by `ids` (the others
-/// are in it as skipped: jest reports every test of the file it ran), and returns the ids
-/// found. A file that could not run is kept whole: that is the run's answer.
-fn cut_report(
+/// Writes to `rewritten` the report at `raw` with its test files' paths relative to the
+/// repository root (jest writes absolute ones: the report then reads the same wherever it
+/// is ingested, and a merge base's worktree gives the ids the branch does), and, when
+/// `chosen` names tests, with only those (jest reports every other test of the file it
+/// ran as skipped); returns the ids it holds. A file that could not run is kept whole:
+/// that is the run's answer.
+fn rewrite_report(
     raw: &Path,
-    chosen: &Path,
-    ids: &[String],
+    rewritten: &Path,
+    chosen: Option<&[String]>,
     repo_root: &Path,
 ) -> Result<Vec<String>, RunnerError> {
     let output_error = |message: String| RunnerError::Output {
@@ -350,8 +354,18 @@ fn cut_report(
     };
     let mut report: serde_json::Value = serde_json::from_slice(&fs_err::read(raw)?)
         .map_err(|error| output_error(error.to_string()))?;
-    let root = repo_root.to_string_lossy().replace('\\', "/");
-    let root = root.trim_end_matches('/');
+    // jest prints real paths: the root as given and as resolved (a temporary folder
+    // behind a symbolic link).
+    let roots: Vec<String> = [Some(repo_root.to_path_buf()), repo_root.canonicalize().ok()]
+        .into_iter()
+        .flatten()
+        .map(|root| {
+            root.to_string_lossy()
+                .replace('\\', "/")
+                .trim_end_matches('/')
+                .to_owned()
+        })
+        .collect();
     let mut found = Vec::new();
     if let Some(files) = report
         .get_mut("testResults")
@@ -363,11 +377,12 @@ fn cut_report(
                 .and_then(serde_json::Value::as_str)
                 .unwrap_or_default()
                 .replace('\\', "/");
-            let relative = name
-                .strip_prefix(root)
-                .and_then(|rest| rest.strip_prefix('/'))
+            let relative = roots
+                .iter()
+                .find_map(|root| name.strip_prefix(root.as_str())?.strip_prefix('/'))
                 .unwrap_or(&name)
                 .to_owned();
+            file["name"] = serde_json::Value::String(relative.clone());
             let Some(assertions) = file
                 .get_mut("assertionResults")
                 .and_then(serde_json::Value::as_array_mut)
@@ -393,7 +408,7 @@ fn cut_report(
                         .to_owned(),
                 );
                 let id = ids::js(&relative, &titles);
-                let keep = ids.contains(&id);
+                let keep = chosen.is_none_or(|ids| ids.contains(&id));
                 if keep {
                     found.push(id);
                 }
@@ -402,7 +417,7 @@ fn cut_report(
         }
     }
     let bytes = serde_json::to_vec(&report).map_err(|error| output_error(error.to_string()))?;
-    fs_err::write(chosen, bytes)?;
+    fs_err::write(rewritten, bytes)?;
     Ok(found)
 }
 

@@ -272,13 +272,18 @@ pub fn jest(finished: &Finished<'_>) -> Verdict {
             || trimmed.contains("not found")
     };
     let Some(report) = finished.report else {
+        // `--runTestsByPath` with a path that is no file: for one test, an unknown id.
+        let no_tests = finished
+            .log
+            .lines()
+            .any(|line| line.trim_start().starts_with("No tests found"));
         return Some((
             format!(
                 "jest exited with code {} and wrote no report",
                 finished.exit_code
             ),
             quote(finished.log, is_error_line),
-            false,
+            no_tests,
         ));
     };
     let Ok(report) = serde_json::from_slice::<serde_json::Value>(report) else {
