@@ -34,10 +34,7 @@ const FLAKY_SEED: u32 = 4;
 
 /// The adapter `[runner] kind = "jest"` builds, its command prefixed with the flaky
 /// test's variables (`env` passes them; no shell).
-fn jest_adapter(
-    suite: &triage_support::Suite,
-    context: &Context<'_>,
-) -> Box<dyn Adapter> {
+fn jest_adapter(suite: &triage_support::Suite, context: &Context<'_>) -> Box<dyn Adapter> {
     let mut command = vec!["env".to_owned()];
     command.extend(
         flaky_vars(suite, FLAKY_SEED)
@@ -106,14 +103,18 @@ fn the_suite_runs_shuffled_by_its_seed_into_file_and_describe_ids() {
         assert_eq!(outcome_of(&pairs, FLAKY), Some(flaky), "run {run}");
         // The seed decides the order, and the order decides the reader.
         let order = ran_order(&report);
-        let writer_first = order.iter().position(|id| id == WRITER)
-            < order.iter().position(|id| id == READER);
+        let writer_first =
+            order.iter().position(|id| id == WRITER) < order.iter().position(|id| id == READER);
         let reader = if writer_first {
             Outcome::Pass
         } else {
             Outcome::Fail
         };
-        assert_eq!(outcome_of(&pairs, READER), Some(reader), "seed {seed}: {order:?}");
+        assert_eq!(
+            outcome_of(&pairs, READER),
+            Some(reader),
+            "seed {seed}: {order:?}"
+        );
     }
     // The same seed, the same order.
     let again = jest
@@ -149,7 +150,10 @@ fn one_test_runs_alone_by_its_id_and_the_report_holds_it_only() {
             logs(&report)
         );
         assert!(argv_holds(&report, "--runTestsByPath"));
-        assert!(argv_holds(&report, id.split_once("::").map_or("", |(f, _)| f)));
+        assert!(argv_holds(
+            &report,
+            id.split_once("::").map_or("", |(f, _)| f)
+        ));
     }
     // The flaky test's runs follow its seeded sequence.
     for n in 0..4 {
@@ -161,7 +165,11 @@ fn one_test_runs_alone_by_its_id_and_the_report_holds_it_only() {
         } else {
             Outcome::Pass
         };
-        assert_eq!(outcomes(&report), vec![(FLAKY.to_owned(), expected)], "run {n}");
+        assert_eq!(
+            outcomes(&report),
+            vec![(FLAKY.to_owned(), expected)],
+            "run {n}"
+        );
     }
 }
 
@@ -172,7 +180,11 @@ fn ids_that_name_no_test_are_a_runner_that_could_not_run_and_never_reach_a_shell
     let context = context(&suite, &executor);
     let jest = jest_adapter(&suite, &context);
     // A title no test has: jest ran the file, and the id was not in it.
-    let missing = jest.run_one(&context, &format!("{FILE}::math > nope"), RunOptions::default());
+    let missing = jest.run_one(
+        &context,
+        &format!("{FILE}::math > nope"),
+        RunOptions::default(),
+    );
     assert!(not_run(&missing).unknown_test, "{missing:?}");
     // A file that does not exist.
     let missing = jest.run_one(&context, "__tests__/nope.test.js::x", RunOptions::default());
@@ -187,7 +199,12 @@ fn ids_that_name_no_test_are_a_runner_that_could_not_run_and_never_reach_a_shell
         assert!(not_run(&ran).unknown_test, "{id:?}: {ran:?}");
         let argvs = ran_argvs(&ran);
         assert_eq!(argvs.len(), 1);
-        assert_eq!(argvs[0].len(), plain[0].len(), "one argument: {:?}", argvs[0]);
+        assert_eq!(
+            argvs[0].len(),
+            plain[0].len(),
+            "one argument: {:?}",
+            argvs[0]
+        );
         assert!(
             argvs[0]
                 .iter()
@@ -199,7 +216,11 @@ fn ids_that_name_no_test_are_a_runner_that_could_not_run_and_never_reach_a_shell
         let id = format!("{hostile}::x");
         let ran = jest.run_one(&context, &id, RunOptions::default());
         let argvs = ran_argvs(&ran);
-        assert_eq!(argvs[0].last().map(String::as_str), Some(hostile), "{argvs:?}");
+        assert_eq!(
+            argvs[0].last().map(String::as_str),
+            Some(hostile),
+            "{argvs:?}"
+        );
         assert!(not_run(&ran).unknown_test, "{id:?}: {ran:?}");
     }
     assert!(pwned_files(suite.temp.path()).is_empty());
@@ -238,7 +259,13 @@ fn the_listing_names_every_test_under_the_ids_run_one_takes() {
         .collect();
     ids.sort();
     let mut expected = vec![
-        ADDS, SUBTRACTS, SKIPPED, FLAKY, WRITER, READER, HOSTILE_TITLE,
+        ADDS,
+        SUBTRACTS,
+        SKIPPED,
+        FLAKY,
+        WRITER,
+        READER,
+        HOSTILE_TITLE,
     ];
     expected.sort_unstable();
     assert_eq!(ids, expected);
@@ -277,11 +304,15 @@ fn an_ordered_run_is_definition_order_or_the_seed_s_shuffle() {
         .expect("it runs");
     assert_eq!(ran_order(&report), [READER, WRITER]);
     assert_eq!(
-        jest.ordered_command(&ids, candor::runner::Arrangement::Shuffled(5), RunOptions::default())
-            .expect("a command")
-            .iter()
-            .filter(|a| a.starts_with("--seed="))
-            .collect::<Vec<_>>(),
+        jest.ordered_command(
+            &ids,
+            candor::runner::Arrangement::Shuffled(5),
+            RunOptions::default()
+        )
+        .expect("a command")
+        .iter()
+        .filter(|a| a.starts_with("--seed="))
+        .collect::<Vec<_>>(),
         ["--seed=5"]
     );
     let other_file = [READER.to_owned(), HOSTILE_TITLE.to_owned()];
@@ -330,7 +361,11 @@ fn candor_test_triage_and_rerun_on_a_jest_project() {
     let run = &ran.lines_of("test-run")[0];
     assert_eq!(run["runner"], "jest", "{ran:?}");
     // Seed 1 keeps the writer before the reader; the flaky test's first run fails.
-    assert_eq!((&run["red"], &run["tests"]), (&2.into(), &7.into()), "{ran:?}");
+    assert_eq!(
+        (&run["red"], &run["tests"]),
+        (&2.into(), &7.into()),
+        "{ran:?}"
+    );
     let verdicts: Vec<(String, String)> = ran
         .lines_of("verdict")
         .iter()
@@ -404,7 +439,10 @@ fn gate_replays_a_new_jest_test_and_accepts_a_clean_change() {
         "__tests__/cart.test.js",
         "test('totals', () => { expect(1 + 2).toBe(3); });\n",
     );
-    suite.write("candor.toml", "[lane]\nmin_replays = 3\nmax_wall_seconds = 300\n");
+    suite.write(
+        "candor.toml",
+        "[lane]\nmin_replays = 3\nmax_wall_seconds = 300\n",
+    );
     triage_support::git(&suite.repo, &["checkout", "--quiet", "main"]);
     commit(&suite, "a clean suite");
     triage_support::git(&suite.repo, &["checkout", "--quiet", "-B", "change"]);

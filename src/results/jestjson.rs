@@ -148,13 +148,9 @@ fn execution(file: &str, assertion: Assertion, options: &ParseOptions) -> Execut
     execution.file = Some(file.to_owned());
     execution.line = assertion.location.and_then(|l| l.line);
     // The first failure is the one that made the runner retry.
-    let text = assertion
-        .retry_reasons
-        .into_iter()
-        .next()
-        .or_else(|| {
-            (!assertion.failure_messages.is_empty()).then(|| assertion.failure_messages.join("\n\n"))
-        });
+    let text = assertion.retry_reasons.into_iter().next().or_else(|| {
+        (!assertion.failure_messages.is_empty()).then(|| assertion.failure_messages.join("\n\n"))
+    });
     if outcome.failed_at_least_once() {
         execution.failure = Some(build_failure(
             None,
@@ -217,7 +213,11 @@ mod tests {
         assert_eq!(
             seen,
             [
-                ("__tests__/a.test.js::math > deep > adds", Outcome::Pass, Some(4)),
+                (
+                    "__tests__/a.test.js::math > deep > adds",
+                    Outcome::Pass,
+                    Some(4)
+                ),
                 ("__tests__/a.test.js::top", Outcome::Fail, None),
                 ("__tests__/a.test.js::math > later", Outcome::Skip, None),
             ]
@@ -225,7 +225,10 @@ mod tests {
         let failure = executions[1].failure.as_ref().expect("a failure");
         assert_eq!(failure.message, "boom");
         assert_eq!(
-            failure.failing_frame.as_ref().map(|f| f.location()),
+            failure
+                .failing_frame
+                .as_ref()
+                .map(super::super::model::Frame::location),
             Some("__tests__/a.test.js:9".to_owned())
         );
     }

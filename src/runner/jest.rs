@@ -110,16 +110,14 @@ impl Jest {
         let rewritten = context.scratch_path("jest-report.json");
         let found = rewrite_report(&report, &rewritten, chosen, &context.repo_root)?;
         let report = rewritten;
-        if let Some(ids) = chosen {
-                if let Some(missing) = ids.iter().find(|id| !found.contains(id)) {
-                    return Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
-                        runner: RunnerKind::Jest,
-                        why: format!("jest ran no test with the id `{missing}`"),
-                        quoted: Vec::new(),
-                        log: record.log.clone(),
-                        unknown_test: true,
-                    })));
-                }
+        if let Some(missing) = chosen.and_then(|ids| ids.iter().find(|id| !found.contains(id))) {
+            return Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
+                runner: RunnerKind::Jest,
+                why: format!("jest ran no test with the id `{missing}`"),
+                quoted: Vec::new(),
+                log: record.log.clone(),
+                unknown_test: true,
+            })));
         }
         let run = RunReport {
             runner: RunnerKind::Jest,
@@ -141,7 +139,7 @@ impl Jest {
     }
 
     /// The selection of tests of one file, by their ids.
-    fn chosen<'a>(test_ids: &'a [String]) -> Result<Selection<'a>, RunnerError> {
+    fn chosen(test_ids: &[String]) -> Result<Selection<'_>, RunnerError> {
         let mut file = None;
         let mut alternatives = Vec::new();
         for test_id in test_ids {
@@ -178,11 +176,7 @@ impl Jest {
     /// `--maxWorkers`/`-w` from the prefix, 1 for `--runInBand`/`-i`, else jest's default:
     /// one less than the machine's parallelism.
     fn workers(&self) -> Option<u32> {
-        if self
-            .prefix
-            .iter()
-            .any(|a| a == "--runInBand" || a == "-i")
-        {
+        if self.prefix.iter().any(|a| a == "--runInBand" || a == "-i") {
             return Some(1);
         }
         match option_value(&self.prefix, &["--maxWorkers", "-w"], false) {
@@ -327,7 +321,20 @@ pub(super) fn js_regex_escape(text: &str) -> String {
     for c in text.chars() {
         if matches!(
             c,
-            '\\' | '^' | '$' | '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '/'
+            '\\' | '^'
+                | '$'
+                | '.'
+                | '*'
+                | '+'
+                | '?'
+                | '('
+                | ')'
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | '|'
+                | '/'
         ) {
             escaped.push('\\');
         }
@@ -459,10 +466,7 @@ mod tests {
         );
         assert!(split_id("-c=evil.js::x").is_err());
         assert!(split_id("no-separator").is_err());
-        let two = [
-            "a.test.js::x".to_owned(),
-            "b.test.js::y".to_owned(),
-        ];
+        let two = ["a.test.js::x".to_owned(), "b.test.js::y".to_owned()];
         assert!(Jest::chosen(&two).is_err());
     }
 

@@ -590,19 +590,40 @@ mod tests {
     fn jest_ran_when_every_test_file_ran() {
         let ran = br#"{"numRuntimeErrorTestSuites":0,"testResults":[{"name":"/r/a.test.js","message":"\u001b[1m\u25cf math \u203a adds","assertionResults":[{"title":"adds","status":"failed"}]}]}"#;
         assert_eq!(jest(&finished(1, "", Some(ran))), None);
-        let (why, quoted, unknown) = jest(&finished(1, "● Validation Error:\n  Module x in the setupFiles option was not found.\n", None)).unwrap_or_default();
+        let (why, quoted, unknown) = jest(&finished(
+            1,
+            "● Validation Error:\n  Module x in the setupFiles option was not found.\n",
+            None,
+        ))
+        .unwrap_or_default();
         assert!(why.contains("wrote no report"), "{why}");
         assert!(!unknown);
-        assert_eq!(quoted, vec!["● Validation Error:", "  Module x in the setupFiles option was not found."]);
+        assert_eq!(
+            quoted,
+            vec![
+                "● Validation Error:",
+                "  Module x in the setupFiles option was not found."
+            ]
+        );
         let broken = br#"{"numRuntimeErrorTestSuites":1,"testResults":[{"name":"/r/b.test.js","message":"  \u001b[1m\u25cf Test suite failed to run\n\n    SyntaxError: /r/b.test.js: Unexpected token (3:1)","assertionResults":[]}]}"#;
         let (why, quoted, unknown) = jest(&finished(1, "", Some(broken))).unwrap_or_default();
         assert_eq!(why, "jest could not run 1 test file(s)");
-        assert_eq!(quoted, vec!["/r/b.test.js: SyntaxError: /r/b.test.js: Unexpected token (3:1)"]);
+        assert_eq!(
+            quoted,
+            vec!["/r/b.test.js: SyntaxError: /r/b.test.js: Unexpected token (3:1)"]
+        );
         assert!(!unknown);
         let missing = br#"{"numRuntimeErrorTestSuites":1,"testResults":[{"name":"/r/nope.test.js","message":"ENOENT: no such file or directory, open '/r/nope.test.js'","assertionResults":[]}]}"#;
         assert!(jest(&finished(1, "", Some(missing))).is_some_and(|(_, _, unknown)| unknown));
         let none = br#"{"numRuntimeErrorTestSuites":0,"testResults":[]}"#;
-        assert!(jest(&finished(1, "No tests found, exiting with code 1", Some(none))).is_some());
+        assert!(
+            jest(&finished(
+                1,
+                "No tests found, exiting with code 1",
+                Some(none)
+            ))
+            .is_some()
+        );
     }
 
     #[test]

@@ -70,7 +70,10 @@ pub fn commit(suite: &Suite, message: &str) {
 pub fn flaky_vars(suite: &Suite, seed: u32) -> Vec<(String, String)> {
     vec![
         (SEED_VARIABLE.to_owned(), seed.to_string()),
-        (COUNTER_VARIABLE.to_owned(), counter(suite).display().to_string()),
+        (
+            COUNTER_VARIABLE.to_owned(),
+            counter(suite).display().to_string(),
+        ),
     ]
 }
 
@@ -82,9 +85,11 @@ pub fn counter(suite: &Suite) -> PathBuf {
 /// mulberry32, as the fixtures' flaky.js computes it.
 fn mulberry32(a: i64) -> f64 {
     #[expect(clippy::cast_possible_truncation, reason = "JavaScript's `a |= 0`")]
-    let a = (a as i32).wrapping_add(0x6d2b_79f5_u32.cast_signed()).cast_unsigned();
+    let a = (a as i32)
+        .wrapping_add(0x6d2b_79f5_u32.cast_signed())
+        .cast_unsigned();
     let mut t = (a ^ (a >> 15)).wrapping_mul(1 | a);
-    t = t.wrapping_add((t ^ (t >> 7)).wrapping_mul(61 | t)) ^ t;
+    t = t.wrapping_add((t ^ (t >> 7)).wrapping_mul(0x3d | t)) ^ t;
     f64::from(t ^ (t >> 14)) / 4_294_967_296.0
 }
 

@@ -548,7 +548,10 @@ fn mocha_xunit_ids_keep_the_suite_path() {
     let reporter = "<testsuites name=\"Mocha Tests\"><testsuite name=\"latexParser\"><testcase classname=\"should throw SyntaxError\" name=\"latexParser should throw SyntaxError\"/></testsuite></testsuites>";
     let (executions, summary) = merged(reporter);
     assert_eq!(summary.producer.as_deref(), Some("mocha"));
-    assert_eq!(executions[0].test_id, "latexParser should throw SyntaxError");
+    assert_eq!(
+        executions[0].test_id,
+        "latexParser should throw SyntaxError"
+    );
 }
 
 #[test]
