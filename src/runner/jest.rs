@@ -1,4 +1,7 @@
-//! The jest adapter: jest's JSON report (`--json --outputFile=PATH` in the scratch folder,
+//! The jest and vitest adapters (vitest writes jest's JSON report and takes the same kind
+//! of title pattern; where they differ is said below).
+//!
+//! jest: jest's JSON report (`--json --outputFile=PATH` in the scratch folder,
 //! read natively by `results::jestjson`: describe path, line, retry `invocations`), one
 //! test selected by its file (`--runTestsByPath`, after `--`) and an anchored, escaped
 //! `--testNamePattern`, the order shuffled by `--randomize --seed=N`.
@@ -12,6 +15,14 @@
 //! defined in it, whatever order they are named in; `--randomize --seed=N` shuffles them.
 //! A custom `testSequencer` orders files, which share nothing, so it cannot give a
 //! chosen order of tests either. jest cannot repeat a test inside one process.
+//!
+//! vitest: `vitest run --reporter=default --reporter=json --outputFile.json=PATH`, the
+//! same JSON (`results::jestjson`); one test by `--testNamePattern` and its file as a
+//! filter (vitest's positional arguments are path filters, and its argument parser takes
+//! nothing after `--` as a filter, so a file starting with `-` is refused instead);
+//! `--retry=0` turns its retries off; `--sequence.shuffle --sequence.seed=N` shuffles
+//! files and the tests inside them. A file's tests share its module state, as in jest;
+//! vitest's `sequence.sequencer` orders files only, so "as given" is definition order.
 
 use std::path::Path;
 
@@ -23,7 +34,11 @@ use crate::results::{Format, ids};
 
 const SEED_CONTROLS: &str = "jest's --seed with --randomize fixes the shuffled order of the tests inside each file and the value of jest.getSeed(); it does not fix the order files run in across workers, timers, or Math.random";
 
+const VITEST_SEED_CONTROLS: &str = "vitest's --sequence.seed with --sequence.shuffle fixes the shuffled order of files and of the tests inside each file; it does not fix how files spread over workers, timers, or Math.random";
+
 const DEFINITION_ORDER: &str = "jest runs a file's chosen tests in the order they are defined in it, whatever order they are named in; other orders come from --randomize seeds";
+
+const VITEST_DEFINITION_ORDER: &str = "vitest runs a file's chosen tests in the order they are defined in it, whatever order they are named in; other orders come from --sequence.shuffle seeds";
 
 /// jest takes a seed between -2^31 and 2^31-1.
 const SEED_MASK: u64 = 0x7fff_ffff;
@@ -31,11 +46,12 @@ const SEED_MASK: u64 = 0x7fff_ffff;
 /// A pattern no title matches: the listing collects every test and runs none.
 const MATCH_NOTHING: &str = "(?!)";
 
-/// jest through a command prefix (the repository's `node_modules/.bin/jest` unless
-/// `[runner] command` says).
+/// jest or vitest through a command prefix (the repository's `node_modules/.bin/jest`,
+/// or `node_modules/.bin/vitest run`, unless `[runner] command` says).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Jest {
     prefix: Vec<String>,
+    kind: RunnerKind,
 }
 
 /// Which tests a run selects.
@@ -57,6 +73,35 @@ impl Jest {
     pub fn new(command: Option<Vec<String>>) -> Self {
         Jest {
             prefix: command.unwrap_or_else(|| RunnerKind::Jest.default_command()),
+            kind: RunnerKind::Jest,
+        }
+    }
+
+    /// The vitest adapter for a prefix.
+    pub fn vitest(command: Option<Vec<String>>) -> Self {
+        Jest {
+            prefix: command.unwrap_or_else(|| RunnerKind::Vitest.default_command()),
+            kind: RunnerKind::Vitest,
+        }
+    }
+
+    fn vitest_flavour(&self) -> bool {
+        self.kind == RunnerKind::Vitest
+    }
+
+    fn seed_controls(&self) -> &'static str {
+        if self.vitest_flavour() {
+            VITEST_SEED_CONTROLS
+        } else {
+            SEED_CONTROLS
+        }
+    }
+
+    fn seed_argument(&self, seed: u64) -> String {
+        if self.vitest_flavour() {
+            format!("--sequence.seed={seed}")
+        } else {
+            format!("--seed={seed}")
         }
     }
 
@@ -67,15 +112,28 @@ impl Jest {
         report: Option<&Path>,
     ) -> Vec<String> {
         let mut argv = self.prefix.clone();
-        // `--ci`: a missing snapshot fails instead of being written.
-        argv.extend(strings(&["--ci", "--watchAll=false"]));
-        if let Some(report) = report {
-            argv.extend(strings(&["--json", "--testLocationInResults"]));
-            argv.push(format!("--outputFile={}", report.display()));
-        }
-        if let Some(seed) = shuffle {
-            argv.push("--randomize".to_owned());
-            argv.push(format!("--seed={seed}"));
+        if self.vitest_flavour() {
+            // No retries; in CI vitest never writes a missing snapshot.
+            argv.push("--retry=0".to_owned());
+            if let Some(report) = report {
+                argv.extend(strings(&["--reporter=default", "--reporter=json"]));
+                argv.push(format!("--outputFile.json={}", report.display()));
+            }
+            if let Some(seed) = shuffle {
+                argv.push("--sequence.shuffle".to_owned());
+                argv.push(self.seed_argument(seed));
+            }
+        } else {
+            // `--ci`: a missing snapshot fails instead of being written.
+            argv.extend(strings(&["--ci", "--watchAll=false"]));
+            if let Some(report) = report {
+                argv.extend(strings(&["--json", "--testLocationInResults"]));
+                argv.push(format!("--outputFile={}", report.display()));
+            }
+            if let Some(seed) = shuffle {
+                argv.push("--randomize".to_owned());
+                argv.push(self.seed_argument(seed));
+            }
         }
         match selection {
             Selection::Suite => {}
@@ -84,9 +142,14 @@ impl Jest {
                 // Attached, so a pattern starting with `-` is the option's value; the file
                 // after `--`, so it is never read as an option.
                 argv.push(format!("--testNamePattern={pattern}"));
-                argv.push("--runTestsByPath".to_owned());
-                argv.push("--".to_owned());
-                argv.push((*file).to_owned());
+                if self.vitest_flavour() {
+                    // A filter; `split_id` refused a file starting with `-`.
+                    argv.push((*file).to_owned());
+                } else {
+                    argv.push("--runTestsByPath".to_owned());
+                    argv.push("--".to_owned());
+                    argv.push((*file).to_owned());
+                }
             }
         }
         argv
@@ -98,35 +161,36 @@ impl Jest {
         selection: &Selection<'_>,
         shuffle: Option<u64>,
     ) -> Result<RunReport, RunnerError> {
-        let report = context.scratch_path("jest.json");
+        let name = self.kind.as_str();
+        let report = context.scratch_path(&format!("{name}.json"));
         let argv = self.argv(selection, shuffle, Some(&report));
-        let invocation = context.invocation("jest", argv).report_at(&report);
+        let invocation = context.invocation(name, argv).report_at(&report);
         let record = context.run(invocation)?;
-        context.check_ran(RunnerKind::Jest, &record, &report)?;
+        context.check_ran(self.kind, &record, &report)?;
         let chosen = match selection {
             Selection::Chosen { ids, .. } => Some(ids.as_slice()),
             _ => None,
         };
-        let rewritten = context.scratch_path("jest-report.json");
+        let rewritten = context.scratch_path(&format!("{name}-report.json"));
         let found = rewrite_report(&report, &rewritten, chosen, &context.repo_root)?;
         let report = rewritten;
         if let Some(missing) = chosen.and_then(|ids| ids.iter().find(|id| !found.contains(id))) {
             return Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
-                runner: RunnerKind::Jest,
-                why: format!("jest ran no test with the id `{missing}`"),
+                runner: self.kind,
+                why: format!("{name} ran no test with the id `{missing}`"),
                 quoted: Vec::new(),
                 log: record.log.clone(),
                 unknown_test: true,
             })));
         }
         let run = RunReport {
-            runner: RunnerKind::Jest,
+            runner: self.kind,
             report,
             format: Some(Format::JestJson),
             seed: shuffle.map(|value| Seed {
                 value,
-                argument: format!("--seed={value}"),
-                controls: SEED_CONTROLS,
+                argument: self.seed_argument(value),
+                controls: self.seed_controls(),
             }),
             workers: match selection {
                 Selection::Chosen { .. } => Some(1),
@@ -139,15 +203,15 @@ impl Jest {
     }
 
     /// The selection of tests of one file, by their ids.
-    fn chosen(test_ids: &[String]) -> Result<Selection<'_>, RunnerError> {
+    fn chosen<'a>(&self, test_ids: &'a [String]) -> Result<Selection<'a>, RunnerError> {
         let mut file = None;
         let mut alternatives = Vec::new();
         for test_id in test_ids {
-            let (in_file, titles) = split_id(test_id)?;
+            let (in_file, titles) = split_id(self.kind, test_id)?;
             if file.is_some_and(|f| f != in_file) {
                 return Err(RunnerError::NotATestId {
                     id: test_id.clone(),
-                    kind: RunnerKind::Jest,
+                    kind: self.kind,
                     reason: "the tests of one ordered run must be in one file".to_owned(),
                 });
             }
@@ -157,7 +221,7 @@ impl Jest {
         let Some(file) = file else {
             return Err(RunnerError::NotATestId {
                 id: String::new(),
-                kind: RunnerKind::Jest,
+                kind: self.kind,
                 reason: "an ordered run needs at least one test".to_owned(),
             });
         };
@@ -188,11 +252,11 @@ impl Jest {
 
 impl Adapter for Jest {
     fn kind(&self) -> RunnerKind {
-        RunnerKind::Jest
+        self.kind
     }
 
     fn seed_support(&self) -> SeedSupport {
-        SeedSupport::Controls(SEED_CONTROLS)
+        SeedSupport::Controls(self.seed_controls())
     }
 
     fn run_suite(
@@ -210,21 +274,22 @@ impl Adapter for Jest {
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
         let ids = [test_id.to_owned()];
-        self.run(context, &Self::chosen(&ids)?, Some(jest_seed(options)))
+        self.run(context, &self.chosen(&ids)?, Some(jest_seed(options)))
     }
 
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
-        let report = context.scratch_path("jest-list.json");
+        let name = format!("{}-list", self.kind);
+        let report = context.scratch_path(&format!("{name}.json"));
         let argv = self.argv(&Selection::Listing, None, Some(&report));
-        let record = context.run(context.invocation("jest-list", argv).report_at(&report))?;
-        context.check_ran(RunnerKind::Jest, &record, &report)?;
+        let record = context.run(context.invocation(&name, argv).report_at(&report))?;
+        context.check_ran(self.kind, &record, &report)?;
         let options = crate::results::ParseOptions {
             repo_root: Some(context.repo_root.to_string_lossy().into_owned()),
             ..crate::results::ParseOptions::default()
         };
         let (executions, _) = crate::results::parse_all(fs_err::File::open(&report)?, &options)
             .map_err(|error| RunnerError::Output {
-                what: "jest --json (listing)".to_owned(),
+                what: format!("{} --json (listing)", self.kind),
                 message: error.to_string(),
             })?;
         Ok(executions
@@ -238,7 +303,11 @@ impl Adapter for Jest {
 
     fn order_support(&self) -> OrderSupport {
         OrderSupport {
-            given: GivenOrder::Fixed(DEFINITION_ORDER),
+            given: GivenOrder::Fixed(if self.vitest_flavour() {
+                VITEST_DEFINITION_ORDER
+            } else {
+                DEFINITION_ORDER
+            }),
             shuffles: true,
             repeats: false,
             seed_reseeds_tests: false,
@@ -262,7 +331,7 @@ impl Adapter for Jest {
             Arrangement::AsGiven => None,
             Arrangement::Shuffled(seed) => Some(seed & SEED_MASK),
         };
-        self.run(context, &Self::chosen(test_ids)?, shuffle)
+        self.run(context, &self.chosen(test_ids)?, shuffle)
     }
 
     fn ordered_command(
@@ -275,7 +344,7 @@ impl Adapter for Jest {
             Arrangement::AsGiven => None,
             Arrangement::Shuffled(seed) => Some(seed & SEED_MASK),
         };
-        Ok(self.argv(&Self::chosen(test_ids)?, shuffle, None))
+        Ok(self.argv(&self.chosen(test_ids)?, shuffle, None))
     }
 }
 
@@ -285,15 +354,15 @@ fn jest_seed(options: RunOptions) -> u64 {
 }
 
 /// `file::describe > title` into the file and the titles.
-fn split_id(test_id: &str) -> Result<(&str, Vec<&str>), RunnerError> {
+fn split_id(kind: RunnerKind, test_id: &str) -> Result<(&str, Vec<&str>), RunnerError> {
     let not_an_id = |reason: &str| RunnerError::NotATestId {
         id: test_id.to_owned(),
-        kind: RunnerKind::Jest,
+        kind,
         reason: reason.to_owned(),
     };
     let Some((file, titles)) = ids::js_titles(test_id) else {
         return Err(not_an_id(
-            "a jest id is `path/to/file.test.js::describe > title`",
+            "a JavaScript test id is `path/to/file.test.js::describe > title`",
         ));
     };
     if file.starts_with('-') {
@@ -356,7 +425,7 @@ fn rewrite_report(
     repo_root: &Path,
 ) -> Result<Vec<String>, RunnerError> {
     let output_error = |message: String| RunnerError::Output {
-        what: "jest --json".to_owned(),
+        what: "the JSON report".to_owned(),
         message,
     };
     let mut report: serde_json::Value = serde_json::from_slice(&fs_err::read(raw)?)
@@ -449,7 +518,7 @@ mod tests {
     fn one_test_is_its_file_after_a_double_dash_and_an_anchored_pattern() {
         let jest = Jest::new(Some(strings(&["jest"])));
         let ids = ["__tests__/a.test.js::math > adds".to_owned()];
-        let selection = Jest::chosen(&ids).unwrap_or_else(|e| panic!("{e}"));
+        let selection = jest.chosen(&ids).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             jest.argv(&selection, Some(7), None),
             strings(&[
@@ -464,10 +533,10 @@ mod tests {
                 "__tests__/a.test.js",
             ])
         );
-        assert!(split_id("-c=evil.js::x").is_err());
-        assert!(split_id("no-separator").is_err());
+        assert!(split_id(RunnerKind::Jest, "-c=evil.js::x").is_err());
+        assert!(split_id(RunnerKind::Jest, "no-separator").is_err());
         let two = ["a.test.js::x".to_owned(), "b.test.js::y".to_owned()];
-        assert!(Jest::chosen(&two).is_err());
+        assert!(jest.chosen(&two).is_err());
     }
 
     #[test]

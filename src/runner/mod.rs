@@ -78,17 +78,20 @@ pub enum RunnerKind {
     Command,
     /// jest, reporting jest's JSON.
     Jest,
+    /// vitest, reporting jest-compatible JSON.
+    Vitest,
 }
 
 impl RunnerKind {
     /// Every kind, in detection order where detection applies.
-    pub const ALL: [RunnerKind; 6] = [
+    pub const ALL: [RunnerKind; 7] = [
         RunnerKind::Pytest,
         RunnerKind::Cargo,
         RunnerKind::Nextest,
         RunnerKind::Go,
         RunnerKind::Command,
         RunnerKind::Jest,
+        RunnerKind::Vitest,
     ];
 
     /// The spelling used in `candor.toml` and stored with each run.
@@ -100,13 +103,14 @@ impl RunnerKind {
             RunnerKind::Go => "go",
             RunnerKind::Command => "command",
             RunnerKind::Jest => "jest",
+            RunnerKind::Vitest => "vitest",
         }
     }
 
     /// Whether the runner is a JavaScript one, installed in the repository's
     /// `node_modules`.
     pub fn is_javascript(self) -> bool {
-        matches!(self, RunnerKind::Jest)
+        matches!(self, RunnerKind::Jest | RunnerKind::Vitest)
     }
 
     /// Parses the spelling back.
@@ -126,6 +130,7 @@ impl RunnerKind {
             RunnerKind::Go => &["go", "test"],
             RunnerKind::Command => &[],
             RunnerKind::Jest => &["node_modules/.bin/jest"],
+            RunnerKind::Vitest => &["node_modules/.bin/vitest", "run"],
         })
     }
 }
@@ -366,6 +371,7 @@ impl<'a> Context<'a> {
             RunnerKind::Go => ran::go(&finished),
             RunnerKind::Command => ran::command(&finished),
             RunnerKind::Jest => ran::jest(&finished),
+            RunnerKind::Vitest => ran::vitest(&finished),
         };
         match ran::not_run(kind, record.log.clone(), verdict) {
             Some(not_run) => Err(RunnerError::CouldNotRun(Box::new(not_run))),
@@ -522,7 +528,7 @@ pub enum RunnerError {
     Io(#[from] std::io::Error),
     /// Nothing in the repository says which runner it uses.
     #[error(
-        "no test runner found in {}: none of pyproject.toml, pytest.ini, setup.cfg, tox.ini, Cargo.toml, go.mod, or a package.json naming jest; set [runner] kind in candor.toml",
+        "no test runner found in {}: none of pyproject.toml, pytest.ini, setup.cfg, tox.ini, Cargo.toml, go.mod, or a package.json naming jest or vitest; set [runner] kind in candor.toml",
         root.display()
     )]
     NotDetected {
@@ -787,6 +793,7 @@ pub fn adapter(
         RunnerKind::Go => Box::new(GoTest::new(command)),
         RunnerKind::Command => Box::new(UserCommand::new(command)?),
         RunnerKind::Jest => Box::new(Jest::new(command)),
+        RunnerKind::Vitest => Box::new(Jest::vitest(command)),
     })
 }
 

@@ -1,10 +1,11 @@
 //! Which JavaScript test runner a `package.json` says the project uses, for runner
 //! detection and `candor init`. Pure: the file's text in, a runner kind out.
 //!
-//! The rule, first match wins: a runner in `dependencies`, `devDependencies` or
-//! `optionalDependencies` (`jest`, or a package that brings it: `ts-jest`,
-//! `react-scripts`); else a runner named in the `test` script (`jest`,
-//! `react-scripts test`). A project whose `test` script is something candor has no
+//! The rule, first match wins: the runner the `test` script starts (`vitest`, `jest`,
+//! `react-scripts test`), which says which one runs when both are installed (a
+//! migration); else a runner in `dependencies`, `devDependencies` or
+//! `optionalDependencies`: `vitest`, then `jest` or a package that brings it
+//! (`ts-jest`, `babel-jest`, `react-scripts`). A project whose `test` script is something candor has no
 //! adapter for is no JavaScript project to candor (detection goes on, then says it found
 //! nothing).
 
@@ -45,18 +46,27 @@ pub fn runner(text: &str) -> Option<RunnerKind> {
             .iter()
             .any(|table| manifest.get(table).and_then(|t| t.get(package)).is_some())
     };
-    if JEST_PACKAGES.iter().any(|p| depends_on(p)) {
-        return Some(RunnerKind::Jest);
-    }
     let test_script = manifest
         .get("scripts")
         .and_then(|s| s.get("test"))
         .and_then(serde_json::Value::as_str)
         .unwrap_or_default();
     let words: Vec<&str> = test_script.split_whitespace().collect();
-    if words.iter().any(|w| *w == "jest" || w.ends_with("/jest"))
-        || words.windows(2).any(|w| w == ["react-scripts", "test"])
-    {
+    let names = |runner: &str| {
+        words
+            .iter()
+            .any(|w| *w == runner || w.ends_with(&format!("/{runner}")))
+    };
+    if names("vitest") {
+        return Some(RunnerKind::Vitest);
+    }
+    if names("jest") || words.windows(2).any(|w| w == ["react-scripts", "test"]) {
+        return Some(RunnerKind::Jest);
+    }
+    if depends_on("vitest") {
+        return Some(RunnerKind::Vitest);
+    }
+    if JEST_PACKAGES.iter().any(|p| depends_on(p)) {
         return Some(RunnerKind::Jest);
     }
     None
@@ -86,6 +96,15 @@ mod tests {
         );
         // A package named like a runner is not one.
         assert_eq!(runner(r#"{"devDependencies": {"jest-junit": "16"}}"#), None);
+        assert_eq!(
+            runner(r#"{"devDependencies": {"vitest": "2", "@vitest/ui": "2"}}"#),
+            Some(RunnerKind::Vitest)
+        );
+        // Both installed: the test script says which one runs.
+        let both = r#"{"scripts": {"test": "jest"}, "devDependencies": {"jest": "29", "vitest": "2"}}"#;
+        assert_eq!(runner(both), Some(RunnerKind::Jest));
+        let both = r#"{"scripts": {"test": "vitest run"}, "devDependencies": {"jest": "29", "vitest": "2"}}"#;
+        assert_eq!(runner(both), Some(RunnerKind::Vitest));
         assert_eq!(runner("not json"), None);
         assert_eq!(runner("[]"), None);
     }

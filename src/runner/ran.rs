@@ -10,7 +10,7 @@
 //! | nextest | exit 0 or 100 (tests failed) and a report | exit 101 (build failed), 4 (no tests to run: for one test, an unknown id), 96 (setup error), 102 (test list failed), any other exit or signal, or no report |
 //! | go | a JSON report with no `[build failed]` or `[setup failed]` package | an empty report, or a package that failed to build or set up |
 //! | command | a report | no report |
-//! | jest | a JSON report in which every test file ran | no report (a bad option or config), a report that does not parse, a test file jest could not run (a syntax error, a failing import, a missing path: `numRuntimeErrorTestSuites`), no test file |
+//! | jest, vitest | a JSON report in which every test file ran | no report (a bad option or config), a report that does not parse, a test file jest could not run (a syntax error, a failing import, a missing path: `numRuntimeErrorTestSuites`), no test file |
 //!
 //! A run stopped by the timeout ran: a test hung, which is the test's red, not the runner's
 //! failure.
@@ -255,6 +255,17 @@ fn is_go_compiler_line(line: &str) -> bool {
 /// failing import, a path that is no test file: `numRuntimeErrorTestSuites`, or a file
 /// with a message and no test), or no test file at all.
 pub fn jest(finished: &Finished<'_>) -> Verdict {
+    jest_json("jest", finished)
+}
+
+/// vitest: its JSON report (jest's format), by jest's rule. A bad option is a `CACError`
+/// and no report; a path filter that matches no file is `No test files found` and no
+/// report (for one test, an unknown id).
+pub fn vitest(finished: &Finished<'_>) -> Verdict {
+    jest_json("vitest", finished)
+}
+
+fn jest_json(runner: &str, finished: &Finished<'_>) -> Verdict {
     if finished.timed_out {
         return None;
     }
@@ -267,7 +278,8 @@ pub fn jest(finished: &Finished<'_>) -> Verdict {
             || trimmed.starts_with("ReferenceError:")
             || trimmed.starts_with("Cannot find module")
             || trimmed.starts_with("ENOENT")
-            || trimmed.starts_with("No tests found")
+            || trimmed.starts_with("No test")
+            || trimmed.starts_with("CACError:")
             || trimmed.contains("No such file or directory")
             || trimmed.contains("not found")
     };
@@ -276,10 +288,10 @@ pub fn jest(finished: &Finished<'_>) -> Verdict {
         let no_tests = finished
             .log
             .lines()
-            .any(|line| line.trim_start().starts_with("No tests found"));
+            .any(|line| line.trim_start().starts_with("No test"));
         return Some((
             format!(
-                "jest exited with code {} and wrote no report",
+                "{runner} exited with code {} and wrote no report",
                 finished.exit_code
             ),
             quote(finished.log, is_error_line),
@@ -289,7 +301,7 @@ pub fn jest(finished: &Finished<'_>) -> Verdict {
     let Ok(report) = serde_json::from_slice::<serde_json::Value>(report) else {
         return Some((
             format!(
-                "jest exited with code {} and its JSON report does not parse",
+                "{runner} exited with code {} and its JSON report does not parse",
                 finished.exit_code
             ),
             quote(finished.log, is_error_line),
@@ -344,7 +356,7 @@ pub fn jest(finished: &Finished<'_>) -> Verdict {
         let unknown_test = quoted.iter().any(|line| line.contains("ENOENT"));
         return Some((
             format!(
-                "jest could not run {} test file(s)",
+                "{runner} could not run {} test file(s)",
                 runtime_errors.max(quoted.len() as u64)
             ),
             quoted,
@@ -354,7 +366,7 @@ pub fn jest(finished: &Finished<'_>) -> Verdict {
     if files.is_empty() {
         return Some((
             format!(
-                "jest exited with code {} and found no test file",
+                "{runner} exited with code {} and found no test file",
                 finished.exit_code
             ),
             quote(finished.log, is_error_line),
@@ -529,6 +541,7 @@ mod tests {
         assert_eq!(go(&hung), None);
         assert_eq!(command(&hung), None);
         assert_eq!(jest(&hung), None);
+        assert_eq!(vitest(&hung), None);
     }
 
     #[test]
