@@ -1,5 +1,5 @@
 //! Running a repository's tests: one adapter per runner (pytest, cargo test, cargo-nextest,
-//! go test, jest, a user's command) that runs the suite or exactly one test with retries and
+//! go test, jest, vitest, a user's command) that runs the suite or exactly one test with retries and
 //! caches off, a recorded seed and a machine-readable report in a scratch directory, and
 //! lists the tests under the same canonical ids the result parsers give
 //! (`results::ids`). Children run through the [`process`] layer behind the
@@ -16,6 +16,7 @@
 //! | go | `go test -json -count=1 ./...`, stdout is the report | `-run '^Test$/^sub$' PKG`, each level escaped | no retries in go; `-count=1` | `-shuffle=N` | `-p`, `GOMAXPROCS`, else CPUs | `go test -json -list . ./...` (top-level tests, no files) |
 //! | command | template without elements naming `{test}` | `{test}` filled in, one pass | the user's business | `{seed}` when the template has it | unknown | not supported |
 //! | jest | `--ci --json --testLocationInResults --outputFile=PATH`, read natively (`results::jestjson`) | `--testNamePattern=^…$` (each title escaped for a JavaScript `RegExp`) `--runTestsByPath -- FILE`, the report cut to the test | `jest.retryTimes` is test code: `invocations` read as retries | `--randomize --seed=N` | `--maxWorkers`, `--runInBand`, else CPUs − 1 | a run whose `--testNamePattern=(?!)` runs nothing |
+//! | vitest | `run --retry=0 --reporter=default --reporter=json --outputFile.json=PATH`, jest's JSON | `--testNamePattern=^…$` and the file as a path filter (no `-` first) | `--retry=0` | `--sequence.shuffle --sequence.seed=N` | CPUs − 1 | as jest |
 //!
 //! All runners side by side, with the ones candor only ingests: docs/runners.md.
 //!
@@ -26,7 +27,7 @@
 //! | --- | --- | --- | --- | --- |
 //! | pytest | the session (`-n 0` overrides an xdist `-n`) | node ids in the order given after `--`; `--randomly-dont-reorganize` with pytest-randomly, whose seed still reseeds `random` | `-p randomly --randomly-seed=N` (pytest-randomly only) | `--count=N` when `pytest -VV` lists pytest-repeat |
 //! | go | one package | `-run '^(A\|B)$' -shuffle=off PKG`: source order, whatever order the ids come in; a subtest runs through its top-level test | `-shuffle=N` | `-count=N` |
-//! | jest | one test file (its own module registry) | `--testNamePattern=^(?:A\|B)$ --runTestsByPath -- FILE`: definition order, whatever order the ids come in | `--randomize --seed=N` | unsupported |
+//! | jest, vitest | one test file (its own module registry) | `--testNamePattern=^(?:A\|B)$ --runTestsByPath -- FILE`: definition order, whatever order the ids come in | `--randomize --seed=N` | unsupported |
 //! | cargo, nextest, command | — | unsupported | unsupported | unsupported |
 
 mod cargo;
