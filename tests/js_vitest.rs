@@ -111,12 +111,20 @@ fn one_test_runs_alone_by_its_id_and_unknown_ids_could_not_run() {
             logs(&report)
         );
     }
-    let missing = vitest.run_one(&context, "test/basic.test.js::math > nope", RunOptions::default());
+    let missing = vitest.run_one(
+        &context,
+        "test/basic.test.js::math > nope",
+        RunOptions::default(),
+    );
     assert!(not_run(&missing).unknown_test, "{missing:?}");
     for hostile in HOSTILE {
         let ran = vitest.run_one(&context, &format!("{hostile}::x"), RunOptions::default());
         let argvs = ran_argvs(&ran);
-        assert_eq!(argvs[0].last().map(String::as_str), Some(hostile), "{argvs:?}");
+        assert_eq!(
+            argvs[0].last().map(String::as_str),
+            Some(hostile),
+            "{argvs:?}"
+        );
         assert!(not_run(&ran).unknown_test, "{ran:?}");
         let ran = vitest.run_one(
             &context,
@@ -154,14 +162,20 @@ fn a_bad_option_and_a_broken_file_are_a_runner_that_could_not_run() {
     assert!(error.why.contains("wrote no report"), "{error}");
     // vitest's own words: `CACError: Unknown option \`--suchOption\``.
     assert!(
-        error.quoted.iter().any(|l| l.starts_with("CACError: Unknown option")),
+        error
+            .quoted
+            .iter()
+            .any(|l| l.starts_with("CACError: Unknown option")),
         "{error}"
     );
     suite.write("test/broken.test.js", "test('x', () => {\n");
     let vitest = vitest_adapter(&suite, &context);
     let ran = vitest.run_suite(&context, RunOptions { seed: Some(1) });
     let error = not_run(&ran);
-    assert!(error.why.contains("could not run 1 test file(s)"), "{error}");
+    assert!(
+        error.why.contains("could not run 1 test file(s)"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -177,7 +191,15 @@ fn the_listing_runs_no_test() {
         .map(|t| t.id)
         .collect();
     ids.sort();
-    let mut expected = vec![ADDS, SUBTRACTS, SKIPPED, FLAKY, WRITER, READER, HOSTILE_TITLE];
+    let mut expected = vec![
+        ADDS,
+        SUBTRACTS,
+        SKIPPED,
+        FLAKY,
+        WRITER,
+        READER,
+        HOSTILE_TITLE,
+    ];
     expected.sort_unstable();
     assert_eq!(ids, expected);
     assert!(!counter(&suite).exists());
@@ -190,11 +212,18 @@ fn candor_test_rerun_and_compare_on_a_vitest_project() {
     commit(&suite, "an unrelated change");
     let mut vars = flaky_vars(&suite, FLAKY_SEED);
     vars.push(("CANDOR_TODAY".to_owned(), TODAY.to_owned()));
-    let ran = suite.candor(&["test", "--seed", "1", "--format", "json"], &borrowed(&vars));
+    let ran = suite.candor(
+        &["test", "--seed", "1", "--format", "json"],
+        &borrowed(&vars),
+    );
     let run = &ran.lines_of("test-run")[0];
     assert_eq!(run["runner"], "vitest", "{ran:?}");
     // Seed 1 keeps the reader green; the flaky test's first run fails.
-    assert_eq!((&run["red"], &run["tests"]), (&2.into(), &7.into()), "{ran:?}");
+    assert_eq!(
+        (&run["red"], &run["tests"]),
+        (&2.into(), &7.into()),
+        "{ran:?}"
+    );
     assert_eq!(ran.exit, 1, "{ran:?}");
     let report = run["report"].as_str().expect("a report").to_owned();
     let triaged = suite.candor(&["triage", "--format", "json", &report], &borrowed(&vars));

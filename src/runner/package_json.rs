@@ -101,7 +101,8 @@ mod tests {
             Some(RunnerKind::Vitest)
         );
         // Both installed: the test script says which one runs.
-        let both = r#"{"scripts": {"test": "jest"}, "devDependencies": {"jest": "29", "vitest": "2"}}"#;
+        let both =
+            r#"{"scripts": {"test": "jest"}, "devDependencies": {"jest": "29", "vitest": "2"}}"#;
         assert_eq!(runner(both), Some(RunnerKind::Jest));
         let both = r#"{"scripts": {"test": "vitest run"}, "devDependencies": {"jest": "29", "vitest": "2"}}"#;
         assert_eq!(runner(both), Some(RunnerKind::Vitest));
