@@ -137,7 +137,7 @@ impl ParseError {
                 "the file is damaged or cut short; regenerate it from the runner, nothing from it was stored"
             }
             ParseError::NotResults { .. } => {
-                "candor reads JUnit XML, libtest JSON and `go test -json`; ask the runner for one of those"
+                "candor reads JUnit XML, libtest JSON, `go test -json` and jest/vitest JSON; ask the runner for one of those"
             }
             ParseError::Ambiguous { .. } => {
                 "give --binary or --crate only for libtest JSON, one test binary's results per file (docs/formats.md#test-ids); nothing from this file was stored"
@@ -634,6 +634,25 @@ mod fidelity_tests {
             message("tests::a: test\ntests::b: test\n\n2 tests, 0 benchmarks\n"),
             "1:1: a libtest test listing (`cargo test -- --list`): test names, no results"
         );
+    }
+
+    /// Issue #20: a jest or vitest JSON report (`--json`) is read, not refused, and its
+    /// paths are made relative to the repository root.
+    #[test]
+    fn a_jest_json_report_is_read_through_detection() {
+        let report = r#"{"numFailedTestSuites":0,"numTotalTests":1,"testResults":[{"name":"/ci/repo/src/a.test.ts","status":"passed","message":"","assertionResults":[{"ancestorTitles":["cart"],"title":"totals","status":"passed","invocations":1}]}]}"#;
+        assert_eq!(
+            super::detect(report.as_bytes()).ok(),
+            Some(super::Format::JestJson)
+        );
+        let options = ParseOptions {
+            repo_root: Some("/ci/repo".to_owned()),
+            ..ParseOptions::default()
+        };
+        let (executions, summary) = parse_all(report.as_bytes(), &options).expect("it parses");
+        assert_eq!(summary.format, Some(super::Format::JestJson));
+        assert_eq!(summary.producer.as_deref(), Some("jest"));
+        assert_eq!(executions[0].test_id, "src/a.test.ts::cart > totals");
     }
 
     #[test]
