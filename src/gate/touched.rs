@@ -349,7 +349,7 @@ fn same_unit(runner: RunnerKind, id: &str, path: &str) -> bool {
                     .split("::")
                     .any(|segment| !module.is_empty() && segment == module)
         }
-        RunnerKind::Pytest | RunnerKind::Command => false,
+        RunnerKind::Pytest | RunnerKind::Command | RunnerKind::Jest | RunnerKind::Vitest => false,
     }
 }
 
@@ -364,6 +364,8 @@ fn defines_function(runner: RunnerKind, text: &str, name: &str) -> bool {
         RunnerKind::Pytest | RunnerKind::Command => {
             vec![format!("def {name}("), format!("async def {name}(")]
         }
+        // A JavaScript test is a call (`test('title', …)`), not a named function.
+        RunnerKind::Jest | RunnerKind::Vitest => Vec::new(),
     };
     text.lines().any(|line| {
         let line = line.trim_start();

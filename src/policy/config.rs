@@ -636,8 +636,9 @@ fn resolve_runner(
                 source.error(
                     Some(kind.span()),
                     format!(
-                        "`runner.kind` is {:?}: expected \"pytest\", \"cargo\", \"nextest\", \"go\" or \"command\" (or leave it out to detect the runner)",
-                        kind.get_ref()
+                        "`runner.kind` is {:?}: expected one of {} (or leave it out to detect the runner)",
+                        kind.get_ref(),
+                        RunnerKind::ALL.map(|k| format!("\"{k}\"")).join(", ")
                     ),
                 )
             })
@@ -1240,8 +1241,9 @@ mod tests {
             }
         );
         assert_eq!(parse("").unwrap().runner, RunnerConfig::default());
-        let error = parse("[runner]\nkind = \"jest\"\n").unwrap_err();
+        let error = parse("[runner]\nkind = \"karma\"\n").unwrap_err();
         assert_eq!(error.line, 2);
+        assert!(error.message.contains("\"karma\""), "{}", error.message);
         assert!(error.message.contains("\"jest\""), "{}", error.message);
         let limited = parse("[runner]\ntimeout_seconds = 90\ngrace_seconds = 2\n").unwrap();
         assert_eq!(limited.runner.timeout, Duration::from_secs(90));

@@ -233,6 +233,42 @@ pub fn cargo(binary: Option<&str>, name: &str) -> String {
     }
 }
 
+/// jest, vitest, mocha, node and Playwright test id: the test file (relative to the
+/// repository root), then the describe path and the title, `file::describe > title`. The
+/// runner's title filter (`-t`, `--grep`, `--test-name-pattern`) matches the titles joined
+/// by a space; the adapters build that pattern from the id ([`js_titles`]).
+pub fn js(file: &str, titles: &[String]) -> String {
+    format!("{file}::{}", titles.join(JS_SEPARATOR))
+}
+
+/// What separates describe levels and the title in a JavaScript id.
+pub const JS_SEPARATOR: &str = " > ";
+
+/// A JavaScript id split into its file and its titles (describe path, then the test's
+/// title); `None` when it has no `::` or an empty part. The split is at the first `::`
+/// (paths hold none; titles may) and at every ` > `, so a title that itself holds ` > `
+/// comes back in pieces: the adapters' patterns accept a space or ` > ` between pieces.
+pub fn js_titles(id: &str) -> Option<(&str, Vec<&str>)> {
+    let (file, rest) = id.split_once("::")?;
+    if file.is_empty() || rest.is_empty() {
+        return None;
+    }
+    Some((file, rest.split(JS_SEPARATOR).collect()))
+}
+
+/// mocha test id: the full title, the suite path and the test's title joined by a space,
+/// as mocha's `fullTitle()` writes it and `--grep` selects it. mocha-junit-reporter writes
+/// it whole in `name`; mocha's own xunit reporter splits it into `classname` (the suite
+/// path, empty for a test outside any `describe`) and `name` (the title), so two tests
+/// with the same title in different suites stay two tests.
+pub fn mocha_full_title(suite_path: &str, title: &str) -> String {
+    if suite_path.is_empty() {
+        title.to_owned()
+    } else {
+        format!("{suite_path} {title}")
+    }
+}
+
 /// Any other JUnit writer: `classname::name`, or `name` when there is no classname.
 pub fn junit_generic(classname: Option<&str>, name: &str) -> String {
     match classname.map(str::trim).filter(|c| !c.is_empty()) {

@@ -4,6 +4,7 @@
 pub mod frames;
 pub mod gotest;
 pub mod ids;
+pub mod jestjson;
 pub mod junit;
 pub mod libtest;
 pub mod model;
@@ -32,6 +33,8 @@ pub enum Format {
     LibtestJson,
     /// `go test -json`.
     GoTestJson,
+    /// jest's JSON report (`--json`), which vitest's `json` reporter writes too.
+    JestJson,
 }
 
 impl Format {
@@ -41,6 +44,7 @@ impl Format {
             Format::Junit => "junit",
             Format::LibtestJson => "libtest-json",
             Format::GoTestJson => "go-test-json",
+            Format::JestJson => "jest-json",
         }
     }
 }
@@ -133,7 +137,7 @@ impl ParseError {
                 "the file is damaged or cut short; regenerate it from the runner, nothing from it was stored"
             }
             ParseError::NotResults { .. } => {
-                "candor reads JUnit XML, libtest JSON and `go test -json`; ask the runner for one of those"
+                "candor reads JUnit XML, libtest JSON, `go test -json` and jest/vitest JSON; ask the runner for one of those"
             }
             ParseError::Ambiguous { .. } => {
                 "give --binary or --crate only for libtest JSON, one test binary's results per file (docs/formats.md#test-ids); nothing from this file was stored"
@@ -205,6 +209,7 @@ pub fn parse<R: Read>(
         Format::Junit => junit::parse(reader, options, sink)?,
         Format::LibtestJson => libtest::parse(reader, options, sink)?,
         Format::GoTestJson => gotest::parse(reader, options, sink)?,
+        Format::JestJson => jestjson::parse(reader, options, sink)?,
     };
     summary.format = Some(format);
     Ok(summary)
@@ -282,6 +287,7 @@ pub fn detect(head: &[u8]) -> Result<Format, ParseError> {
         }
     }
     let (position, message) = match describe_json_report(&text[first..]) {
+        Some(JEST_JSON) => return Ok(Format::JestJson),
         Some(what) => (at_start, not_read_yet(what)),
         None if matches!(text[first], b'{' | b'[') => describe_json(text, head.len()),
         None if is_libtest_listing(text) => (
@@ -358,6 +364,8 @@ fn is_libtest_listing(text: &[u8]) -> bool {
     lines.next().is_some_and(listed)
 }
 
+const JEST_JSON: &str = "a Jest/Vitest JSON report (`--json`)";
+
 const PYTEST_REPORTLOG: &str = "a pytest-reportlog stream (`pytest --report-log`)";
 
 fn not_read_yet(what: &str) -> String {
@@ -384,7 +392,7 @@ fn describe_json_report(head: &[u8]) -> Option<&'static str> {
     } else if has("protocolVersion") || (has("testID") && has("suiteID")) {
         Some("a Dart/Flutter test JSON event stream (`dart test --reporter json`)")
     } else if has("numTotalTests") && has("testResults") {
-        Some("a Jest/Vitest JSON report (`--json`)")
+        Some(JEST_JSON)
     } else if has("config") && (has("configFile") || has("rootDir")) {
         Some("a Playwright JSON report (`--reporter=json`)")
     } else if has("stats") && has("passes") && has("pending") {
@@ -626,6 +634,25 @@ mod fidelity_tests {
             message("tests::a: test\ntests::b: test\n\n2 tests, 0 benchmarks\n"),
             "1:1: a libtest test listing (`cargo test -- --list`): test names, no results"
         );
+    }
+
+    /// Issue #20: a jest or vitest JSON report (`--json`) is read, not refused, and its
+    /// paths are made relative to the repository root.
+    #[test]
+    fn a_jest_json_report_is_read_through_detection() {
+        let report = r#"{"numFailedTestSuites":0,"numTotalTests":1,"testResults":[{"name":"/ci/repo/src/a.test.ts","status":"passed","message":"","assertionResults":[{"ancestorTitles":["cart"],"title":"totals","status":"passed","invocations":1}]}]}"#;
+        assert_eq!(
+            super::detect(report.as_bytes()).ok(),
+            Some(super::Format::JestJson)
+        );
+        let options = ParseOptions {
+            repo_root: Some("/ci/repo".to_owned()),
+            ..ParseOptions::default()
+        };
+        let (executions, summary) = parse_all(report.as_bytes(), &options).expect("it parses");
+        assert_eq!(summary.format, Some(super::Format::JestJson));
+        assert_eq!(summary.producer.as_deref(), Some("jest"));
+        assert_eq!(executions[0].test_id, "src/a.test.ts::cart > totals");
     }
 
     #[test]

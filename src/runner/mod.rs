@@ -1,5 +1,5 @@
 //! Running a repository's tests: one adapter per runner (pytest, cargo test, cargo-nextest,
-//! go test, a user's command) that runs the suite or exactly one test with retries and
+//! go test, jest, vitest, a user's command) that runs the suite or exactly one test with retries and
 //! caches off, a recorded seed and a machine-readable report in a scratch directory, and
 //! lists the tests under the same canonical ids the result parsers give
 //! (`results::ids`). Children run through the [`process`] layer behind the
@@ -15,6 +15,10 @@
 //! | nextest | JUnit through a generated tool config (profile `candor`, store in scratch) | `-p P --lib\|… -- --exact NAME` | `--retries 0`, profile `retries = 0` | none: nextest has no shuffle | `-j`, `NEXTEST_TEST_THREADS`, else CPUs | `cargo nextest list --message-format json` |
 //! | go | `go test -json -count=1 ./...`, stdout is the report | `-run '^Test$/^sub$' PKG`, each level escaped | no retries in go; `-count=1` | `-shuffle=N` | `-p`, `GOMAXPROCS`, else CPUs | `go test -json -list . ./...` (top-level tests, no files) |
 //! | command | template without elements naming `{test}` | `{test}` filled in, one pass | the user's business | `{seed}` when the template has it | unknown | not supported |
+//! | jest | `--ci --json --testLocationInResults --outputFile=PATH`, read natively (`results::jestjson`) | `--testNamePattern=^…$` (each title escaped for a JavaScript `RegExp`) `--runTestsByPath -- FILE`, the report cut to the test | `jest.retryTimes` is test code: `invocations` read as retries | `--randomize --seed=N` | `--maxWorkers`, `--runInBand`, else CPUs − 1 | a run whose `--testNamePattern=(?!)` runs nothing |
+//! | vitest | `run --retry=0 --reporter=default --reporter=json --outputFile.json=PATH`, jest's JSON | `--testNamePattern=^…$` and the file as a path filter (no `-` first) | `--retry=0` | `--sequence.shuffle --sequence.seed=N` | CPUs − 1 | as jest |
+//!
+//! All runners side by side, with the ones candor only ingests: docs/runners.md.
 //!
 //! For `candor order` ([`Adapter::run_ordered`], [`Adapter::run_repeated`],
 //! [`Adapter::process_scope`]; docs/order.md):
@@ -23,6 +27,7 @@
 //! | --- | --- | --- | --- | --- |
 //! | pytest | the session (`-n 0` overrides an xdist `-n`) | node ids in the order given after `--`; `--randomly-dont-reorganize` with pytest-randomly, whose seed still reseeds `random` | `-p randomly --randomly-seed=N` (pytest-randomly only) | `--count=N` when `pytest -VV` lists pytest-repeat |
 //! | go | one package | `-run '^(A\|B)$' -shuffle=off PKG`: source order, whatever order the ids come in; a subtest runs through its top-level test | `-shuffle=N` | `-count=N` |
+//! | jest, vitest | one test file (its own module registry) | `--testNamePattern=^(?:A\|B)$ --runTestsByPath -- FILE`: definition order, whatever order the ids come in | `--randomize --seed=N` | unsupported |
 //! | cargo, nextest, command | — | unsupported | unsupported | unsupported |
 
 mod cargo;
@@ -30,7 +35,9 @@ mod command;
 pub mod fake;
 mod go;
 pub mod isolation;
+mod jest;
 mod nextest;
+pub mod package_json;
 pub mod process;
 mod pytest;
 pub mod ran;
@@ -51,6 +58,7 @@ pub use cargo::CargoTest;
 pub use command::UserCommand;
 pub use go::GoTest;
 pub use isolation::{Crossing, Isolation};
+pub use jest::Jest;
 pub use nextest::Nextest;
 pub use pytest::Pytest;
 pub use ran::NotRun;
@@ -69,16 +77,22 @@ pub enum RunnerKind {
     Go,
     /// Any command, from an argv template with `{test}`, `{report}` and `{seed}`.
     Command,
+    /// jest, reporting jest's JSON.
+    Jest,
+    /// vitest, reporting jest-compatible JSON.
+    Vitest,
 }
 
 impl RunnerKind {
     /// Every kind, in detection order where detection applies.
-    pub const ALL: [RunnerKind; 5] = [
+    pub const ALL: [RunnerKind; 7] = [
         RunnerKind::Pytest,
         RunnerKind::Cargo,
         RunnerKind::Nextest,
         RunnerKind::Go,
         RunnerKind::Command,
+        RunnerKind::Jest,
+        RunnerKind::Vitest,
     ];
 
     /// The spelling used in `candor.toml` and stored with each run.
@@ -89,7 +103,15 @@ impl RunnerKind {
             RunnerKind::Nextest => "nextest",
             RunnerKind::Go => "go",
             RunnerKind::Command => "command",
+            RunnerKind::Jest => "jest",
+            RunnerKind::Vitest => "vitest",
         }
+    }
+
+    /// Whether the runner is a JavaScript one, installed in the repository's
+    /// `node_modules`.
+    pub fn is_javascript(self) -> bool {
+        matches!(self, RunnerKind::Jest | RunnerKind::Vitest)
     }
 
     /// Parses the spelling back.
@@ -98,7 +120,9 @@ impl RunnerKind {
     }
 
     /// The command prefix used when `[runner] command` does not give one; empty for
-    /// `command`, which has no usual command.
+    /// `command`, which has no usual command. A JavaScript runner is the repository's own
+    /// install (`node_modules/.bin/jest`, resolved against the repository root), never
+    /// `npx`, which downloads a package it does not find.
     pub fn default_command(self) -> Vec<String> {
         strings(match self {
             RunnerKind::Pytest => &["python3", "-m", "pytest"],
@@ -106,6 +130,8 @@ impl RunnerKind {
             RunnerKind::Nextest => &["cargo", "nextest", "run"],
             RunnerKind::Go => &["go", "test"],
             RunnerKind::Command => &[],
+            RunnerKind::Jest => &["node_modules/.bin/jest"],
+            RunnerKind::Vitest => &["node_modules/.bin/vitest", "run"],
         })
     }
 }
@@ -345,6 +371,8 @@ impl<'a> Context<'a> {
             RunnerKind::Nextest => ran::nextest(&finished),
             RunnerKind::Go => ran::go(&finished),
             RunnerKind::Command => ran::command(&finished),
+            RunnerKind::Jest => ran::jest(&finished),
+            RunnerKind::Vitest => ran::vitest(&finished),
         };
         match ran::not_run(kind, record.log.clone(), verdict) {
             Some(not_run) => Err(RunnerError::CouldNotRun(Box::new(not_run))),
@@ -501,7 +529,7 @@ pub enum RunnerError {
     Io(#[from] std::io::Error),
     /// Nothing in the repository says which runner it uses.
     #[error(
-        "no test runner found in {}: none of pyproject.toml, pytest.ini, setup.cfg, tox.ini, Cargo.toml, go.mod; set [runner] kind in candor.toml",
+        "no test runner found in {}: none of pyproject.toml, pytest.ini, setup.cfg, tox.ini, Cargo.toml, go.mod, or a package.json naming jest or vitest; set [runner] kind in candor.toml",
         root.display()
     )]
     NotDetected {
@@ -752,9 +780,12 @@ pub fn adapter(
         Some(kind) => kind,
         None => detect(context)?,
     };
+    // A JavaScript runner's usual command is a path in the repository: rooted like a
+    // user's.
     let command = config
         .command
         .clone()
+        .or_else(|| kind.is_javascript().then(|| kind.default_command()))
         .map(|argv| rooted_program(argv, &context.repo_root));
     Ok(match kind {
         RunnerKind::Pytest => Box::new(Pytest::probe(command, context)?),
@@ -762,6 +793,8 @@ pub fn adapter(
         RunnerKind::Nextest => Box::new(Nextest::new(command)?),
         RunnerKind::Go => Box::new(GoTest::new(command)),
         RunnerKind::Command => Box::new(UserCommand::new(command)?),
+        RunnerKind::Jest => Box::new(Jest::new(command)),
+        RunnerKind::Vitest => Box::new(Jest::vitest(command)),
     })
 }
 
@@ -785,7 +818,8 @@ pub const PYTEST_MARKERS: [&str; 4] = ["pyproject.toml", "pytest.ini", "setup.cf
 
 /// The runner a repository uses, from its files, in this order: a pytest configuration
 /// file → pytest; `Cargo.toml` → nextest when `cargo nextest --version` works, else cargo;
-/// `go.mod` → go.
+/// `go.mod` → go; a `package.json` that names a JavaScript runner
+/// ([`package_json::runner`]) → that runner.
 pub fn detect(context: &Context<'_>) -> Result<RunnerKind, RunnerError> {
     let root = &context.repo_root;
     if PYTEST_MARKERS.iter().any(|name| root.join(name).is_file()) {
@@ -809,6 +843,12 @@ pub fn detect(context: &Context<'_>) -> Result<RunnerKind, RunnerError> {
     }
     if root.join("go.mod").is_file() {
         return Ok(RunnerKind::Go);
+    }
+    if let Some(kind) = fs_err::read_to_string(root.join("package.json"))
+        .ok()
+        .and_then(|text| package_json::runner(&text))
+    {
+        return Ok(kind);
     }
     Err(RunnerError::NotDetected { root: root.clone() })
 }

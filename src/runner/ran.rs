@@ -10,6 +10,7 @@
 //! | nextest | exit 0 or 100 (tests failed) and a report | exit 101 (build failed), 4 (no tests to run: for one test, an unknown id), 96 (setup error), 102 (test list failed), any other exit or signal, or no report |
 //! | go | a JSON report with no `[build failed]` or `[setup failed]` package | an empty report, or a package that failed to build or set up |
 //! | command | a report | no report |
+//! | jest, vitest | a JSON report in which every test file ran | no report (a bad option or config), a report that does not parse, a test file jest could not run (a syntax error, a failing import, a missing path: `numRuntimeErrorTestSuites`), no test file |
 //!
 //! A run stopped by the timeout ran: a test hung, which is the test's red, not the runner's
 //! failure.
@@ -248,6 +249,152 @@ fn is_go_compiler_line(line: &str) -> bool {
         .is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
+/// jest: a JSON report in which every test file ran. jest exits 1 both for failed tests
+/// and for a configuration it cannot load, so the report decides: none (a bad option or
+/// config, jest not installed), or a test file jest could not run (a syntax error, a
+/// failing import, a path that is no test file: `numRuntimeErrorTestSuites`, or a file
+/// with a message and no test), or no test file at all.
+pub fn jest(finished: &Finished<'_>) -> Verdict {
+    jest_json("jest", finished)
+}
+
+/// vitest: its JSON report (jest's format), by jest's rule. A bad option is a `CACError`
+/// and no report; a path filter that matches no file is `No test files found` and no
+/// report (for one test, an unknown id).
+pub fn vitest(finished: &Finished<'_>) -> Verdict {
+    jest_json("vitest", finished)
+}
+
+fn jest_json(runner: &str, finished: &Finished<'_>) -> Verdict {
+    if finished.timed_out {
+        return None;
+    }
+    let is_error_line = |line: &str| {
+        let trimmed = line.trim_start();
+        trimmed.starts_with('●')
+            || trimmed.starts_with("Error:")
+            || trimmed.starts_with("SyntaxError:")
+            || trimmed.starts_with("TypeError:")
+            || trimmed.starts_with("ReferenceError:")
+            || trimmed.starts_with("Cannot find module")
+            || trimmed.starts_with("ENOENT")
+            || trimmed.starts_with("No test")
+            || trimmed.starts_with("CACError:")
+            || trimmed.contains("No such file or directory")
+            || trimmed.contains("not found")
+    };
+    let Some(report) = finished.report else {
+        // `--runTestsByPath` with a path that is no file: for one test, an unknown id.
+        let no_tests = finished
+            .log
+            .lines()
+            .any(|line| line.trim_start().starts_with("No test"));
+        return Some((
+            format!(
+                "{runner} exited with code {} and wrote no report",
+                finished.exit_code
+            ),
+            quote(finished.log, is_error_line),
+            no_tests,
+        ));
+    };
+    let Ok(report) = serde_json::from_slice::<serde_json::Value>(report) else {
+        return Some((
+            format!(
+                "{runner} exited with code {} and its JSON report does not parse",
+                finished.exit_code
+            ),
+            quote(finished.log, is_error_line),
+            false,
+        ));
+    };
+    let files = report
+        .get("testResults")
+        .and_then(serde_json::Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let broken: Vec<String> = files
+        .iter()
+        .filter(|file| {
+            let no_tests = file
+                .get("assertionResults")
+                .and_then(serde_json::Value::as_array)
+                .is_none_or(Vec::is_empty);
+            let message = file
+                .get("message")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default();
+            file.get("testExecError").is_some_and(|e| !e.is_null())
+                || (no_tests && !message.trim().is_empty())
+        })
+        .map(|file| {
+            let name = file
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("?");
+            let message = file
+                .get("message")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default();
+            let first = strip_ansi_codes(message)
+                .lines()
+                .map(str::trim)
+                .find(|line| !line.is_empty() && !line.starts_with('●'))
+                .unwrap_or_default()
+                .to_owned();
+            cut(&format!("{name}: {first}"))
+        })
+        .collect();
+    let runtime_errors = report
+        .get("numRuntimeErrorTestSuites")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0);
+    if !broken.is_empty() || runtime_errors > 0 {
+        let mut quoted = broken;
+        quoted.truncate(MAX_QUOTED);
+        // A path that is no file: for one test, the id names no test.
+        let unknown_test = quoted.iter().any(|line| line.contains("ENOENT"));
+        return Some((
+            format!(
+                "{runner} could not run {} test file(s)",
+                runtime_errors.max(quoted.len() as u64)
+            ),
+            quoted,
+            unknown_test,
+        ));
+    }
+    if files.is_empty() {
+        return Some((
+            format!(
+                "{runner} exited with code {} and found no test file",
+                finished.exit_code
+            ),
+            quote(finished.log, is_error_line),
+            true,
+        ));
+    }
+    None
+}
+
+/// Text without terminal colour codes (jest colours its messages even in JSON).
+fn strip_ansi_codes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A user's command: a report is a run.
 pub fn command(finished: &Finished<'_>) -> Verdict {
     if finished.timed_out || finished.report.is_some() {
@@ -393,6 +540,8 @@ mod tests {
         assert_eq!(nextest(&hung), None);
         assert_eq!(go(&hung), None);
         assert_eq!(command(&hung), None);
+        assert_eq!(jest(&hung), None);
+        assert_eq!(vitest(&hung), None);
     }
 
     #[test]
@@ -448,6 +597,46 @@ mod tests {
         let ran = r#"{"Action":"fail","Package":"m/p","Test":"TestA"}"#;
         assert_eq!(go(&finished(1, "", Some(ran.as_bytes()))), None);
         assert!(go(&finished(1, "go: cannot find main module", None)).is_some());
+    }
+
+    #[test]
+    fn jest_ran_when_every_test_file_ran() {
+        let ran = br#"{"numRuntimeErrorTestSuites":0,"testResults":[{"name":"/r/a.test.js","message":"\u001b[1m\u25cf math \u203a adds","assertionResults":[{"title":"adds","status":"failed"}]}]}"#;
+        assert_eq!(jest(&finished(1, "", Some(ran))), None);
+        let (why, quoted, unknown) = jest(&finished(
+            1,
+            "● Validation Error:\n  Module x in the setupFiles option was not found.\n",
+            None,
+        ))
+        .unwrap_or_default();
+        assert!(why.contains("wrote no report"), "{why}");
+        assert!(!unknown);
+        assert_eq!(
+            quoted,
+            vec![
+                "● Validation Error:",
+                "  Module x in the setupFiles option was not found."
+            ]
+        );
+        let broken = br#"{"numRuntimeErrorTestSuites":1,"testResults":[{"name":"/r/b.test.js","message":"  \u001b[1m\u25cf Test suite failed to run\n\n    SyntaxError: /r/b.test.js: Unexpected token (3:1)","assertionResults":[]}]}"#;
+        let (why, quoted, unknown) = jest(&finished(1, "", Some(broken))).unwrap_or_default();
+        assert_eq!(why, "jest could not run 1 test file(s)");
+        assert_eq!(
+            quoted,
+            vec!["/r/b.test.js: SyntaxError: /r/b.test.js: Unexpected token (3:1)"]
+        );
+        assert!(!unknown);
+        let missing = br#"{"numRuntimeErrorTestSuites":1,"testResults":[{"name":"/r/nope.test.js","message":"ENOENT: no such file or directory, open '/r/nope.test.js'","assertionResults":[]}]}"#;
+        assert!(jest(&finished(1, "", Some(missing))).is_some_and(|(_, _, unknown)| unknown));
+        let none = br#"{"numRuntimeErrorTestSuites":0,"testResults":[]}"#;
+        assert!(
+            jest(&finished(
+                1,
+                "No tests found, exiting with code 1",
+                Some(none)
+            ))
+            .is_some()
+        );
     }
 
     #[test]

@@ -8,6 +8,8 @@
 mod corpus_support;
 #[path = "../../benches/support/history_gen.rs"]
 mod history_gen;
+#[path = "support/js.rs"]
+mod js_support;
 #[path = "support/pg.rs"]
 mod pg_support;
 #[path = "support/proptest.rs"]
@@ -42,6 +44,9 @@ mod ids;
 mod ingest;
 mod ingest_assumed;
 mod isolation;
+mod js_jest;
+mod js_mocha;
+mod js_vitest;
 mod layering;
 mod ledger;
 mod newcomer;

@@ -119,7 +119,7 @@ fn a_runner_that_fails_without_a_red_test_is_not_green() {
 #[test]
 fn a_broken_policy_stops_before_the_suite_runs() {
     let suite = pytest_repo();
-    suite.write("candor.toml", "[runner]\nkind = \"jest\"\n");
+    suite.write("candor.toml", "[runner]\nkind = \"karma\"\n");
     // Judged by the work tree's policy (the explicit override), the broken file stops it.
     let ran = suite.candor(&["test", "--policy", "worktree"], &vars(Some("flake")));
     assert_eq!(ran.exit, 2, "{ran:?}");

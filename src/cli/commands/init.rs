@@ -23,7 +23,8 @@ pub(super) fn run(
     if path.exists() && !settings.force {
         return Err(CliError::ConfigExists { path });
     }
-    write_atomic(&path, DEFAULT_CONFIG).map_err(|source| CliError::Write {
+    let starter = crate::runner::package_json::starter_config(DEFAULT_CONFIG, repo_root);
+    write_atomic(&path, &starter).map_err(|source| CliError::Write {
         path: path.clone(),
         source,
     })?;

@@ -19,6 +19,7 @@ pub(super) enum Producer {
     Vitest,
     Playwright,
     Mocha,
+    MochaXunit,
     Phpunit,
     Googletest,
     Catch2,
@@ -42,6 +43,7 @@ impl Producer {
             Producer::Vitest => "vitest",
             Producer::Playwright => "playwright",
             Producer::Mocha => "mocha",
+            Producer::MochaXunit => "mocha-xunit",
             Producer::Phpunit => "phpunit",
             Producer::Googletest => "googletest",
             Producer::Catch2 => "catch2",
@@ -59,9 +61,11 @@ impl Producer {
             Producer::Nextest | Producer::Cargo2junit => Language::Rust,
             Producer::GoJunitReport | Producer::Gotestsum => Language::Go,
             Producer::Surefire | Producer::Ant | Producer::Testng => Language::Java,
-            Producer::JestJunit | Producer::Vitest | Producer::Playwright | Producer::Mocha => {
-                Language::JavaScript
-            }
+            Producer::JestJunit
+            | Producer::Vitest
+            | Producer::Playwright
+            | Producer::Mocha
+            | Producer::MochaXunit => Language::JavaScript,
             Producer::Phpunit
             | Producer::Googletest
             | Producer::Catch2
@@ -78,6 +82,9 @@ pub(super) struct Hints {
     pub(super) nextest: bool,
     /// `name` of the root element.
     pub(super) root_name: Option<String>,
+    /// The root element is a `<testsuite>` (mocha's built-in xunit reporter writes one
+    /// suite; mocha-junit-reporter a `<testsuites>` of several).
+    pub(super) root_suite: bool,
     /// A root `<testsuites id="" name="">`, as Playwright writes it.
     pub(super) root_anonymous: bool,
     /// Surefire's schema location or a `surefire.*` property.
@@ -168,6 +175,8 @@ pub(super) fn decide(hints: &Hints, case: FirstCase<'_>) -> Producer {
         Producer::Vitest
     } else if root == "jest tests" {
         Producer::JestJunit
+    } else if root == "Mocha Tests" && hints.root_suite {
+        Producer::MochaXunit
     } else if root == "Mocha Tests" {
         Producer::Mocha
     } else if hints.pytest_suite || root.starts_with("pytest") {
@@ -302,6 +311,9 @@ impl Ids {
             Producer::Nextest | Producer::Cargo2junit => ids::junit_generic(Some(classname), name),
             // mocha-junit-reporter's name is the full title, what `--grep` selects.
             Producer::Mocha => name.to_owned(),
+            // mocha's xunit reporter splits the full title: the suite path in
+            // `classname`, the test's own title in `name` (issue #20 item 5).
+            Producer::MochaXunit => ids::mocha_full_title(classname, name),
             // One test runs once per project (browser); the reporter puts the project in
             // `hostname`. Without it in the id, chromium's and firefox's runs of a test
             // would be taken for retries of each other.

@@ -622,6 +622,7 @@ impl<'o> State<'o> {
                     }
                     b"testsuite" => {
                         self.tolerated.root = "testsuite";
+                        self.hints.root_suite = true;
                         self.root_attributes(&tag);
                         self.open_suite(&tag)?;
                         (Context::Suite, "testsuite")

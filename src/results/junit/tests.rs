@@ -517,6 +517,43 @@ fn producers_and_their_ids() {
     }
 }
 
+/// Issue #20 item 5 (corpus B): mocha's built-in xunit reporter writes the suite path in
+/// `classname` and the title in `name`. Two tests with the same title in different suites
+/// are two tests, each under its full title, as mocha-junit-reporter names them.
+#[test]
+fn mocha_xunit_ids_keep_the_suite_path() {
+    let xunit = concat!(
+        "<testsuite name=\"Mocha Tests\" tests=\"3\" failures=\"1\" errors=\"1\" skipped=\"0\">",
+        "<testcase classname=\"bibtexParser\" name=\"should throw SyntaxError\" time=\"0\"/>",
+        "<testcase classname=\"latexParser\" name=\"should throw SyntaxError\" time=\"0\">",
+        "<failure>expected [Function] to throw SyntaxError</failure></testcase>",
+        "<testcase classname=\"\" name=\"top-level test\" time=\"0\"/>",
+        "</testsuite>"
+    );
+    let (executions, summary) = merged(xunit);
+    assert_eq!(summary.producer.as_deref(), Some("mocha-xunit"));
+    let ids: Vec<(&str, u32)> = executions
+        .iter()
+        .map(|e| (e.test_id.as_str(), e.attempts))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("bibtexParser should throw SyntaxError", 1),
+            ("latexParser should throw SyntaxError", 1),
+            ("top-level test", 1),
+        ]
+    );
+    // The same test through mocha-junit-reporter gets the same id.
+    let reporter = "<testsuites name=\"Mocha Tests\"><testsuite name=\"latexParser\"><testcase classname=\"should throw SyntaxError\" name=\"latexParser should throw SyntaxError\"/></testsuite></testsuites>";
+    let (executions, summary) = merged(reporter);
+    assert_eq!(summary.producer.as_deref(), Some("mocha"));
+    assert_eq!(
+        executions[0].test_id,
+        "latexParser should throw SyntaxError"
+    );
+}
+
 #[test]
 fn absolute_pytest_files_are_made_relative_to_the_repository() {
     let input = "<testsuite name=\"pytest\"><testcase classname=\"tests.test_order.TestOrder\" name=\"test_a\" file=\"/home/ci/repo/tests/test_order.py\"/></testsuite>";

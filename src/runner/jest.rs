@@ -1,0 +1,549 @@
+//! The jest and vitest adapters (vitest writes jest's JSON report and takes the same kind
+//! of title pattern; where they differ is said below).
+//!
+//! jest: jest's JSON report (`--json --outputFile=PATH` in the scratch folder,
+//! read natively by `results::jestjson`: describe path, line, retry `invocations`), one
+//! test selected by its file (`--runTestsByPath`, after `--`) and an anchored, escaped
+//! `--testNamePattern`, the order shuffled by `--randomize --seed=N`.
+//!
+//! Retries: jest has no command-line switch for `jest.retryTimes` (test code calls it);
+//! a retried test's `invocations` and `retryReasons` are in the report and read as
+//! retries (a pass after them is a flaky pass), never as a plain pass.
+//!
+//! For `candor order`: each test file runs in its own module registry, so a file is the
+//! scope tests share state in. jest runs a file's selected tests in the order they are
+//! defined in it, whatever order they are named in; `--randomize --seed=N` shuffles them.
+//! A custom `testSequencer` orders files, which share nothing, so it cannot give a
+//! chosen order of tests either. jest cannot repeat a test inside one process.
+//!
+//! vitest: `vitest run --reporter=default --reporter=json --outputFile.json=PATH`, the
+//! same JSON (`results::jestjson`); one test by `--testNamePattern` and its file as a
+//! filter (vitest's positional arguments are path filters, and its argument parser takes
+//! nothing after `--` as a filter, so a file starting with `-` is refused instead);
+//! `--retry=0` turns its retries off; `--sequence.shuffle --sequence.seed=N` shuffles
+//! files and the tests inside them. A file's tests share its module state, as in jest;
+//! vitest's `sequence.sequencer` orders files only, so "as given" is definition order.
+
+use std::path::Path;
+
+use super::{
+    Adapter, Arrangement, Context, GivenOrder, ListedTest, OrderSupport, RunOptions, RunReport,
+    RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value, strings,
+};
+use crate::results::{Format, ids};
+
+const SEED_CONTROLS: &str = "jest's --seed with --randomize fixes the shuffled order of the tests inside each file and the value of jest.getSeed(); it does not fix the order files run in across workers, timers, or Math.random";
+
+const VITEST_SEED_CONTROLS: &str = "vitest's --sequence.seed with --sequence.shuffle fixes the shuffled order of files and of the tests inside each file; it does not fix how files spread over workers, timers, or Math.random";
+
+const DEFINITION_ORDER: &str = "jest runs a file's chosen tests in the order they are defined in it, whatever order they are named in; other orders come from --randomize seeds";
+
+const VITEST_DEFINITION_ORDER: &str = "vitest runs a file's chosen tests in the order they are defined in it, whatever order they are named in; other orders come from --sequence.shuffle seeds";
+
+/// jest takes a seed between -2^31 and 2^31-1.
+const SEED_MASK: u64 = 0x7fff_ffff;
+
+/// A pattern no title matches: the listing collects every test and runs none.
+const MATCH_NOTHING: &str = "(?!)";
+
+/// jest or vitest through a command prefix (the repository's `node_modules/.bin/jest`,
+/// or `node_modules/.bin/vitest run`, unless `[runner] command` says).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Jest {
+    prefix: Vec<String>,
+    kind: RunnerKind,
+}
+
+/// Which tests a run selects.
+enum Selection<'a> {
+    Suite,
+    /// One file and the titles pattern.
+    Chosen {
+        file: &'a str,
+        pattern: String,
+        /// The ids the report is cut down to.
+        ids: Vec<String>,
+    },
+    /// Every test collected, none run.
+    Listing,
+}
+
+impl Jest {
+    /// The adapter for a prefix.
+    pub fn new(command: Option<Vec<String>>) -> Self {
+        Jest {
+            prefix: command.unwrap_or_else(|| RunnerKind::Jest.default_command()),
+            kind: RunnerKind::Jest,
+        }
+    }
+
+    /// The vitest adapter for a prefix.
+    pub fn vitest(command: Option<Vec<String>>) -> Self {
+        Jest {
+            prefix: command.unwrap_or_else(|| RunnerKind::Vitest.default_command()),
+            kind: RunnerKind::Vitest,
+        }
+    }
+
+    fn vitest_flavour(&self) -> bool {
+        self.kind == RunnerKind::Vitest
+    }
+
+    fn seed_controls(&self) -> &'static str {
+        if self.vitest_flavour() {
+            VITEST_SEED_CONTROLS
+        } else {
+            SEED_CONTROLS
+        }
+    }
+
+    fn seed_argument(&self, seed: u64) -> String {
+        if self.vitest_flavour() {
+            format!("--sequence.seed={seed}")
+        } else {
+            format!("--seed={seed}")
+        }
+    }
+
+    fn argv(
+        &self,
+        selection: &Selection<'_>,
+        shuffle: Option<u64>,
+        report: Option<&Path>,
+    ) -> Vec<String> {
+        let mut argv = self.prefix.clone();
+        if self.vitest_flavour() {
+            // No retries; in CI vitest never writes a missing snapshot.
+            argv.push("--retry=0".to_owned());
+            if let Some(report) = report {
+                argv.extend(strings(&["--reporter=default", "--reporter=json"]));
+                argv.push(format!("--outputFile.json={}", report.display()));
+            }
+            if let Some(seed) = shuffle {
+                argv.push("--sequence.shuffle".to_owned());
+                argv.push(self.seed_argument(seed));
+            }
+        } else {
+            // `--ci`: a missing snapshot fails instead of being written.
+            argv.extend(strings(&["--ci", "--watchAll=false"]));
+            if let Some(report) = report {
+                argv.extend(strings(&["--json", "--testLocationInResults"]));
+                argv.push(format!("--outputFile={}", report.display()));
+            }
+            if let Some(seed) = shuffle {
+                argv.push("--randomize".to_owned());
+                argv.push(self.seed_argument(seed));
+            }
+        }
+        match selection {
+            Selection::Suite => {}
+            Selection::Listing => argv.push(format!("--testNamePattern={MATCH_NOTHING}")),
+            Selection::Chosen { file, pattern, .. } => {
+                // Attached, so a pattern starting with `-` is the option's value; the file
+                // after `--`, so it is never read as an option.
+                argv.push(format!("--testNamePattern={pattern}"));
+                if self.vitest_flavour() {
+                    // A filter; `split_id` refused a file starting with `-`.
+                    argv.push((*file).to_owned());
+                } else {
+                    argv.push("--runTestsByPath".to_owned());
+                    argv.push("--".to_owned());
+                    argv.push((*file).to_owned());
+                }
+            }
+        }
+        argv
+    }
+
+    fn run(
+        &self,
+        context: &Context<'_>,
+        selection: &Selection<'_>,
+        shuffle: Option<u64>,
+    ) -> Result<RunReport, RunnerError> {
+        let name = self.kind.as_str();
+        let report = context.scratch_path(&format!("{name}.json"));
+        let argv = self.argv(selection, shuffle, Some(&report));
+        let invocation = context.invocation(name, argv).report_at(&report);
+        let record = context.run(invocation)?;
+        context.check_ran(self.kind, &record, &report)?;
+        let chosen = match selection {
+            Selection::Chosen { ids, .. } => Some(ids.as_slice()),
+            _ => None,
+        };
+        let rewritten = context.scratch_path(&format!("{name}-report.json"));
+        let found = rewrite_report(&report, &rewritten, chosen, &context.repo_root)?;
+        let report = rewritten;
+        if let Some(missing) = chosen.and_then(|ids| ids.iter().find(|id| !found.contains(id))) {
+            return Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
+                runner: self.kind,
+                why: format!("{name} ran no test with the id `{missing}`"),
+                quoted: Vec::new(),
+                log: record.log.clone(),
+                unknown_test: true,
+            })));
+        }
+        let run = RunReport {
+            runner: self.kind,
+            report,
+            format: Some(Format::JestJson),
+            seed: shuffle.map(|value| Seed {
+                value,
+                argument: self.seed_argument(value),
+                controls: self.seed_controls(),
+            }),
+            workers: match selection {
+                Selection::Chosen { .. } => Some(1),
+                _ => self.workers(),
+            },
+            invocations: vec![record],
+        };
+        context.check_frames(&run)?;
+        Ok(run)
+    }
+
+    /// The selection of tests of one file, by their ids.
+    fn chosen<'a>(&self, test_ids: &'a [String]) -> Result<Selection<'a>, RunnerError> {
+        let mut file = None;
+        let mut alternatives = Vec::new();
+        for test_id in test_ids {
+            let (in_file, titles) = split_id(self.kind, test_id)?;
+            if file.is_some_and(|f| f != in_file) {
+                return Err(RunnerError::NotATestId {
+                    id: test_id.clone(),
+                    kind: self.kind,
+                    reason: "the tests of one ordered run must be in one file".to_owned(),
+                });
+            }
+            file = Some(in_file);
+            alternatives.push(title_pattern(&titles));
+        }
+        let Some(file) = file else {
+            return Err(RunnerError::NotATestId {
+                id: String::new(),
+                kind: self.kind,
+                reason: "an ordered run needs at least one test".to_owned(),
+            });
+        };
+        let pattern = if alternatives.len() == 1 {
+            format!("^{}$", alternatives[0])
+        } else {
+            format!("^(?:{})$", alternatives.join("|"))
+        };
+        Ok(Selection::Chosen {
+            file,
+            pattern,
+            ids: test_ids.to_vec(),
+        })
+    }
+
+    /// `--maxWorkers`/`-w` from the prefix, 1 for `--runInBand`/`-i`, else jest's default:
+    /// one less than the machine's parallelism.
+    fn workers(&self) -> Option<u32> {
+        if self.prefix.iter().any(|a| a == "--runInBand" || a == "-i") {
+            return Some(1);
+        }
+        match option_value(&self.prefix, &["--maxWorkers", "-w"], false) {
+            Some(value) => value.parse().ok(),
+            None => available_parallelism().map(|n| n.saturating_sub(1).max(1)),
+        }
+    }
+}
+
+impl Adapter for Jest {
+    fn kind(&self) -> RunnerKind {
+        self.kind
+    }
+
+    fn seed_support(&self) -> SeedSupport {
+        SeedSupport::Controls(self.seed_controls())
+    }
+
+    fn run_suite(
+        &self,
+        context: &Context<'_>,
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        self.run(context, &Selection::Suite, Some(jest_seed(options)))
+    }
+
+    fn run_one(
+        &self,
+        context: &Context<'_>,
+        test_id: &str,
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        let ids = [test_id.to_owned()];
+        self.run(context, &self.chosen(&ids)?, Some(jest_seed(options)))
+    }
+
+    fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
+        let name = format!("{}-list", self.kind);
+        let report = context.scratch_path(&format!("{name}.json"));
+        let argv = self.argv(&Selection::Listing, None, Some(&report));
+        let record = context.run(context.invocation(&name, argv).report_at(&report))?;
+        context.check_ran(self.kind, &record, &report)?;
+        let options = crate::results::ParseOptions {
+            repo_root: Some(context.repo_root.to_string_lossy().into_owned()),
+            ..crate::results::ParseOptions::default()
+        };
+        let (executions, _) = crate::results::parse_all(fs_err::File::open(&report)?, &options)
+            .map_err(|error| RunnerError::Output {
+                what: format!("{} --json (listing)", self.kind),
+                message: error.to_string(),
+            })?;
+        Ok(executions
+            .into_iter()
+            .map(|execution| ListedTest {
+                file: execution.file,
+                id: execution.test_id,
+            })
+            .collect())
+    }
+
+    fn order_support(&self) -> OrderSupport {
+        OrderSupport {
+            given: GivenOrder::Fixed(if self.vitest_flavour() {
+                VITEST_DEFINITION_ORDER
+            } else {
+                DEFINITION_ORDER
+            }),
+            shuffles: true,
+            repeats: false,
+            seed_reseeds_tests: false,
+            unseeded: false,
+        }
+    }
+
+    fn process_scope<'t>(&self, test_id: &'t str) -> Option<&'t str> {
+        // Each test file has its own module registry: files share no state.
+        test_id.split_once("::").map(|(file, _)| file)
+    }
+
+    fn run_ordered(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        arrangement: Arrangement,
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        let shuffle = match arrangement {
+            Arrangement::AsGiven => None,
+            Arrangement::Shuffled(seed) => Some(seed & SEED_MASK),
+        };
+        self.run(context, &self.chosen(test_ids)?, shuffle)
+    }
+
+    fn ordered_command(
+        &self,
+        test_ids: &[String],
+        arrangement: Arrangement,
+        _options: RunOptions,
+    ) -> Result<Vec<String>, RunnerError> {
+        let shuffle = match arrangement {
+            Arrangement::AsGiven => None,
+            Arrangement::Shuffled(seed) => Some(seed & SEED_MASK),
+        };
+        Ok(self.argv(&self.chosen(test_ids)?, shuffle, None))
+    }
+}
+
+/// The seed as jest takes it: below 2^31.
+fn jest_seed(options: RunOptions) -> u64 {
+    options.seed() & SEED_MASK
+}
+
+/// `file::describe > title` into the file and the titles.
+fn split_id(kind: RunnerKind, test_id: &str) -> Result<(&str, Vec<&str>), RunnerError> {
+    let not_an_id = |reason: &str| RunnerError::NotATestId {
+        id: test_id.to_owned(),
+        kind,
+        reason: reason.to_owned(),
+    };
+    let Some((file, titles)) = ids::js_titles(test_id) else {
+        return Err(not_an_id(
+            "a JavaScript test id is `path/to/file.test.js::describe > title`",
+        ));
+    };
+    if file.starts_with('-') {
+        return Err(not_an_id("the file part starts with `-`"));
+    }
+    Ok((file, titles))
+}
+
+/// The pattern matching one test's full name, which jest builds by joining the describe
+/// titles and the test's title with spaces. Each piece is escaped for a JavaScript
+/// `RegExp`; between pieces a space or ` > ` (a title that itself holds ` > ` was split
+/// at it).
+pub(super) fn title_pattern(titles: &[&str]) -> String {
+    titles
+        .iter()
+        .map(|title| js_regex_escape(title))
+        .collect::<Vec<_>>()
+        .join("(?: | > )")
+}
+
+/// Escapes every character that is special in a JavaScript regular expression (with or
+/// without the `u` flag), so the title matches itself only.
+pub(super) fn js_regex_escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '^'
+                | '$'
+                | '.'
+                | '*'
+                | '+'
+                | '?'
+                | '('
+                | ')'
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | '|'
+                | '/'
+        ) {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// Writes to `rewritten` the report at `raw` with its test files' paths relative to the
+/// repository root (jest writes absolute ones: the report then reads the same wherever it
+/// is ingested, and a merge base's worktree gives the ids the branch does), and, when
+/// `chosen` names tests, with only those (jest reports every other test of the file it
+/// ran as skipped); returns the ids it holds. A file that could not run is kept whole:
+/// that is the run's answer.
+fn rewrite_report(
+    raw: &Path,
+    rewritten: &Path,
+    chosen: Option<&[String]>,
+    repo_root: &Path,
+) -> Result<Vec<String>, RunnerError> {
+    let output_error = |message: String| RunnerError::Output {
+        what: "the JSON report".to_owned(),
+        message,
+    };
+    let mut report: serde_json::Value = serde_json::from_slice(&fs_err::read(raw)?)
+        .map_err(|error| output_error(error.to_string()))?;
+    // jest prints real paths: the root as given and as resolved (a temporary folder
+    // behind a symbolic link).
+    let roots: Vec<String> = [Some(repo_root.to_path_buf()), repo_root.canonicalize().ok()]
+        .into_iter()
+        .flatten()
+        .map(|root| {
+            root.to_string_lossy()
+                .replace('\\', "/")
+                .trim_end_matches('/')
+                .to_owned()
+        })
+        .collect();
+    let mut found = Vec::new();
+    if let Some(files) = report
+        .get_mut("testResults")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        for file in files {
+            let name = file
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .replace('\\', "/");
+            let relative = roots
+                .iter()
+                .find_map(|root| name.strip_prefix(root.as_str())?.strip_prefix('/'))
+                .unwrap_or(&name)
+                .to_owned();
+            file["name"] = serde_json::Value::String(relative.clone());
+            let Some(assertions) = file
+                .get_mut("assertionResults")
+                .and_then(serde_json::Value::as_array_mut)
+            else {
+                continue;
+            };
+            assertions.retain(|assertion| {
+                let mut titles: Vec<String> = assertion
+                    .get("ancestorTitles")
+                    .and_then(serde_json::Value::as_array)
+                    .map(|titles| {
+                        titles
+                            .iter()
+                            .filter_map(|t| t.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                titles.push(
+                    assertion
+                        .get("title")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                );
+                let id = ids::js(&relative, &titles);
+                let keep = chosen.is_none_or(|ids| ids.contains(&id));
+                if keep {
+                    found.push(id);
+                }
+                keep
+            });
+        }
+    }
+    let bytes = serde_json::to_vec(&report).map_err(|error| output_error(error.to_string()))?;
+    fs_err::write(rewritten, bytes)?;
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_escaped_for_javascript_regexps() {
+        assert_eq!(
+            title_pattern(&["weird (a+b)* [x] | ^$", "a.b/c\\d"]),
+            r"weird \(a\+b\)\* \[x\] \| \^\$(?: | > )a\.b\/c\\d"
+        );
+        // Quotes, backquotes, unicode and `::` are plain characters.
+        assert_eq!(
+            js_regex_escape("\"q\" 'q' `b` ünï :: $HOME"),
+            "\"q\" 'q' `b` ünï :: \\$HOME"
+        );
+    }
+
+    #[test]
+    fn one_test_is_its_file_after_a_double_dash_and_an_anchored_pattern() {
+        let jest = Jest::new(Some(strings(&["jest"])));
+        let ids = ["__tests__/a.test.js::math > adds".to_owned()];
+        let selection = jest.chosen(&ids).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            jest.argv(&selection, Some(7), None),
+            strings(&[
+                "jest",
+                "--ci",
+                "--watchAll=false",
+                "--randomize",
+                "--seed=7",
+                "--testNamePattern=^math(?: | > )adds$",
+                "--runTestsByPath",
+                "--",
+                "__tests__/a.test.js",
+            ])
+        );
+        assert!(split_id(RunnerKind::Jest, "-c=evil.js::x").is_err());
+        assert!(split_id(RunnerKind::Jest, "no-separator").is_err());
+        let two = ["a.test.js::x".to_owned(), "b.test.js::y".to_owned()];
+        assert!(jest.chosen(&two).is_err());
+    }
+
+    #[test]
+    fn seeds_fit_jest() {
+        let seed = jest_seed(RunOptions {
+            seed: Some(u64::from(u32::MAX)),
+        });
+        assert!(seed <= 0x7fff_ffff);
+    }
+}
