@@ -9,6 +9,7 @@
 //! resolves arguments and prints. See
 //! `docs/architecture.md`.
 
+pub mod app;
 pub mod ci_env;
 pub mod classify;
 pub mod cli;

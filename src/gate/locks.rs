@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::git::{Git, GitError};
+use crate::git::{GitError, Repository};
 
 /// The `schema` of a fixture lock.
 pub const FIXTURE_LOCK_SCHEMA: &str = "fixtures-lock.v1";
@@ -395,11 +395,15 @@ pub fn hash_listed(repo_root: &Path, paths: &[String]) -> Result<Hashes, ReadErr
 }
 
 /// Every file under `folder` at `revision`, hashed from git's objects.
-pub fn hash_at_revision(git: &Git, revision: &str, folder: &str) -> Result<Hashes, GitError> {
+pub fn hash_at_revision(
+    git: &dyn Repository,
+    revision: &str,
+    folder: &str,
+) -> Result<Hashes, GitError> {
     let files = git.tree_files(revision, folder)?;
     let oids: Vec<String> = files.iter().map(|file| file.oid.clone()).collect();
     let mut hashes = Hashes::new();
-    git.read_blobs(&oids, |index, bytes| {
+    git.read_blobs(&oids, &mut |index, bytes| {
         if let Some(file) = files.get(index) {
             hashes.insert(file.path.clone(), sha256_hex(bytes));
         }

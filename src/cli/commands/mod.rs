@@ -19,7 +19,7 @@ mod order;
 mod reliability;
 mod report;
 mod rerun;
-mod running;
+pub(crate) mod running;
 mod show;
 mod test;
 mod tests;
@@ -119,7 +119,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Whether a command may start a new history or needs one that exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Open {
+pub(crate) enum Open {
     /// `ingest`: create the database (and its folder) when missing.
     CreateIfMissing,
     /// Commands that only read: a missing database is an error, not an empty history,
@@ -127,7 +127,7 @@ enum Open {
     Existing,
 }
 
-fn open_store(db: &Location, mode: Open) -> Result<Box<dyn HistoryStore>, CliError> {
+pub(crate) fn open_store(db: &Location, mode: Open) -> Result<Box<dyn HistoryStore>, CliError> {
     match db {
         Location::Sqlite(path) => {
             if mode == Open::Existing && !path.exists() {
@@ -149,5 +149,63 @@ fn open_store(db: &Location, mode: Open) -> Result<Box<dyn HistoryStore>, CliErr
         // A server's database exists or the connection fails; an empty one is a history
         // that holds nothing yet, which its schema (created on first use) says.
         Location::Postgres(text) => Ok(Box::new(PgStore::open(&Location::pg_target(text)?)?)),
+    }
+}
+
+/// The ports of the real world for a workflow of `app`: processes, the `git` program in
+/// the repository, the wall clock, and notes printed as progress, warnings and a bar.
+fn real_ports<T>(
+    repo_root: &std::path::Path,
+    printer: &mut Printer,
+    workflow: impl FnOnce(&mut crate::app::Ports<'_>) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    let git = crate::git::Git::new(repo_root);
+    let clock = crate::app::SystemClock::start();
+    let mut notes = PrinterNotes { printer, bar: None };
+    let mut ports = crate::app::Ports {
+        repo_root,
+        executor: &crate::runner::process::SystemExecutor,
+        git: &git,
+        clock: &clock,
+        notes: &mut notes,
+    };
+    let result = workflow(&mut ports);
+    if let Some(bar) = notes.bar.take() {
+        bar.finish_and_clear();
+    }
+    result
+}
+
+/// A workflow's notes on the terminal: progress and warnings on stderr, steps as a bar.
+struct PrinterNotes<'p> {
+    printer: &'p mut Printer,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl crate::app::Notes for PrinterNotes<'_> {
+    fn note(&mut self, note: crate::app::Note) -> Result<(), CliError> {
+        use crate::app::Note;
+        match note {
+            Note::Progress(text) => self.printer.progress(&text)?,
+            Note::Warning(text) => self.printer.warning(&text)?,
+            Note::Step {
+                done,
+                total,
+                message,
+            } => {
+                let printer = &*self.printer;
+                let bar = self.bar.get_or_insert_with(|| printer.progress_bar(total));
+                bar.set_position(done);
+                if !message.is_empty() {
+                    bar.set_message(message);
+                }
+            }
+            Note::StepsDone => {
+                if let Some(bar) = self.bar.take() {
+                    bar.finish_and_clear();
+                }
+            }
+        }
+        Ok(())
     }
 }

@@ -1,7 +1,4 @@
-//! `candor order TEST [--from RESULT_FILE] [--seed N] [--budget-seconds N]`: whether the
-//! test's red depends on the tests before it, on the seed, or on running twice in one
-//! process (`crate::order`). Every probe is a real run through the runner adapter,
-//! logged and recorded under `.candor/runs/order-*/`.
+//! `candor order`: settings in, `app::order` with the real ports, the finding out.
 //!
 //! Exit codes, as `compare`'s: 0 when a verified order, seed or repeat dependence explains
 //! the red (the test's own defect, not the change's); 1 when nothing explains it (fails in
@@ -10,166 +7,33 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use super::running::scratch;
-use crate::classify::Classified;
+use super::real_ports;
+use crate::app::order::OrderFound;
 use crate::cli::error::CliError;
 use crate::cli::output::{Printer, Style, terminal_safe};
 use crate::cli::settings::OrderSettings;
 use crate::exit_codes;
-use crate::ingest::{IngestError, parse_failure};
+use crate::order::Verdict;
 use crate::order::driver::{Investigation, Purpose, Tally};
-use crate::order::explain::shell_words;
-use crate::order::prefix::{go_shuffle_seed, tests_before};
-use crate::order::{self, Finding, Plan, RecordedOrder, SystemClock, Verdict};
-use crate::policy::Config;
-use crate::results::{self, Execution, Outcome, ParseOptions};
-use crate::runner::process::SystemExecutor;
-use crate::runner::{self, Adapter};
-
-/// `{"type":"order"}`: see docs/json-output.md.
-#[derive(Serialize)]
-struct OrderLine<'a> {
-    runner: &'static str,
-    #[serde(flatten)]
-    finding: &'a Finding,
-    /// The reproduction joined for a POSIX shell.
-    reproduction_command: Option<String>,
-    /// Tests of the recorded order left out because the runner no longer lists them or
-    /// they run in another process.
-    recorded_dropped: usize,
-    /// The classifier's bucket, when the verdict explains the red.
-    classified: Option<Classified>,
-}
+use crate::results::Outcome;
 
 pub(super) fn run(
     settings: &OrderSettings,
     repo_root: &Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
-    // The budget covers everything from here, listing included.
-    let clock = SystemClock::start();
-    let config = Config::load(repo_root)?;
-    let executor = SystemExecutor;
-    let dir = scratch(repo_root, "order")?;
-    let runner_config = &config.runner;
-    let setup_context = runner::Context::new(repo_root, dir.join("setup"), &executor)
-        .with_timeout(Some(runner_config.timeout), runner_config.grace);
-    let adapter = runner::adapter(runner_config, &setup_context)?;
-    let test = settings.test_id.as_str();
-    let parse = &settings.workspace.parse;
-    let recorded = match &settings.from {
-        Some(file) => Some(recorded_order(file, test, &*adapter, parse)?),
-        None => None,
-    };
-    let setup = order::Setup {
-        adapter: &*adapter,
-        executor: &executor,
-        repo_root,
-        dir: &dir,
-        timeout: runner_config.timeout,
-        grace: runner_config.grace,
-        parse,
-        commit: settings.workspace.commit.as_deref(),
-        fixtures: &config.lane.fixtures,
-    };
-    printer.progress(&format!(
-        "listing the tests with {}…",
-        adapter.kind().as_str()
-    ))?;
-    let (request, dropped) = order::build_request(&setup, test, recorded)?;
-    let base_seed = settings.seed.unwrap_or_else(crate::runner::pick_seed);
-    let plan = Plan::new(base_seed, settings.budget);
-    let finding = {
-        let mut on_probe = |probe: &order::Probe, observed: &order::Observation| {
-            let outcome = observed.outcome.map_or("did not run", |o| o.as_str());
-            // A progress line that cannot be written (stderr gone) is no reason to stop
-            // the investigation.
-            let _ = printer.progress(&format!(
-                "probe {} ({}, seed {}): {outcome}",
-                probe.number,
-                probe.purpose.as_str(),
-                probe.seed
-            ));
-        };
-        order::investigate(&setup, &request, &plan, &clock, &mut on_probe).map_err(|error| {
-            match error {
-                // pytest's `not found`, nextest's `no tests to run`: the id names no test.
-                runner::RunnerError::CouldNotRun(not_run) if not_run.unknown_test => {
-                    CliError::TestDidNotRun {
-                        id: test.to_owned(),
-                        log: Some(not_run.log.clone()),
-                        said: not_run.quoted.clone(),
-                    }
-                }
-                other => CliError::Runner(other),
-            }
-        })?
-    };
-    let investigation = &finding.investigation;
-    if investigation.verdict == Verdict::NotRun {
-        return Err(CliError::TestDidNotRun {
-            id: test.to_owned(),
-            log: investigation.probes.iter().find_map(|p| p.log.clone()),
-            said: Vec::new(),
-        });
-    }
-    let pasted = finding.reproduction.as_deref().map(shell_words);
+    let found = real_ports(repo_root, printer, |ports| {
+        crate::app::order::order(settings, ports)
+    })?;
     if printer.is_json() {
-        printer.json(
-            "order",
-            &OrderLine {
-                runner: adapter.kind().as_str(),
-                finding: &finding,
-                reproduction_command: pasted,
-                recorded_dropped: dropped,
-                classified: order::classified(&finding),
-            },
-        )?;
+        printer.json("order", &found)?;
     } else {
-        print_human(printer, &finding, &*adapter, pasted.as_deref(), dropped)?;
+        print_human(printer, &found)?;
     }
-    Ok(if investigation.verdict.explains_red() {
+    Ok(if found.finding.investigation.verdict.explains_red() {
         exit_codes::OK
     } else {
         exit_codes::NEGATIVE
-    })
-}
-
-/// The tests before `test` in the results file that share its process, and the file's
-/// seed where the format records it (`go test -json`).
-pub(super) fn recorded_order(
-    file: &Path,
-    test: &str,
-    adapter: &dyn Adapter,
-    parse: &ParseOptions,
-) -> Result<RecordedOrder, CliError> {
-    let read_error = |source| {
-        CliError::Results(IngestError::Read {
-            path: file.to_owned(),
-            source,
-        })
-    };
-    let bytes = fs_err::read(file).map_err(read_error)?;
-    let mut executions: Vec<Execution> = Vec::new();
-    results::parse(bytes.as_slice(), parse, &mut |execution| {
-        executions.push(execution);
-        Ok(())
-    })
-    .map_err(|error| CliError::Results(parse_failure(file, error)))?;
-    let scope = adapter.process_scope(test);
-    let before = tests_before(&executions, test, |id| {
-        scope.is_some() && adapter.process_scope(id) == scope
-    })
-    .ok_or_else(|| CliError::NotInResults {
-        id: test.to_owned(),
-        file: file.to_owned(),
-    })?;
-    Ok(RecordedOrder {
-        source: format!("the order in {}", file.display()),
-        before,
-        seed: go_shuffle_seed(&String::from_utf8_lossy(&bytes)),
     })
 }
 
@@ -182,32 +46,19 @@ fn tally(tally: Tally) -> String {
     format!("red {} of {}{missing}", tally.red, tally.runs)
 }
 
-fn print_human(
-    printer: &mut Printer,
-    finding: &Finding,
-    adapter: &dyn Adapter,
-    pasted: Option<&str>,
-    dropped: usize,
-) -> Result<(), CliError> {
+fn print_human(printer: &mut Printer, report: &OrderFound) -> Result<(), CliError> {
+    let finding = &report.finding;
     let found: &Investigation = &finding.investigation;
     let color = printer.color_stdout();
     printer.line(&format!(
         "order {} ({}, base seed {})",
         terminal_safe(&found.test),
-        adapter.kind().as_str(),
+        report.runner,
         found.base_seed
     ))?;
     printer.line(&format!("  alone: {}", tally(found.alone)))?;
     if let Some(unseeded) = found.unseeded {
-        let how = adapter
-            .unseeded_command(&found.test)
-            .ok()
-            .and_then(|argv| {
-                argv.iter()
-                    .position(|a| a == "no:randomly")
-                    .map(|_| " (-p no:randomly)")
-            })
-            .unwrap_or("");
+        let how = report.unseeded_how;
         printer.line(&format!(
             "  alone without reseeding{how}: {}",
             tally(unseeded)
@@ -233,9 +84,10 @@ fn print_human(
             terminal_safe(&context.source),
             context.seed
         ))?;
-        if dropped > 0 {
+        if report.recorded_dropped > 0 {
             printer.line(&format!(
-                "    {dropped} tests of the recorded order left out: not listed by the runner any more, or run in another process"
+                "    {} tests of the recorded order left out: not listed by the runner any more, or run in another process",
+                report.recorded_dropped
             ))?;
         }
     }
@@ -311,7 +163,7 @@ fn print_human(
                     "  smallest flipping set observed: {} tests",
                     bisection.culprits.len()
                 ))?;
-            } else if let runner::GivenOrder::Fixed(why) = adapter.order_support().given {
+            } else if let Some(why) = report.fixed_order {
                 printer.line(&format!("  {why}"))?;
             }
         }
@@ -323,7 +175,7 @@ fn print_human(
             terminal_safe(&state.to_string())
         ))?;
     }
-    if let Some(command) = pasted {
+    if let Some(command) = &report.reproduction_command {
         printer.line(&format!("  reproduce: {}", terminal_safe(command)))?;
     }
     if let Some(fix) = &finding.suggested_fix {
