@@ -16,6 +16,7 @@ pub mod cli;
 pub mod compare;
 pub mod confine;
 pub mod env_vars;
+pub mod events;
 pub mod exit_codes;
 pub mod gate;
 pub mod git;

@@ -7,16 +7,16 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use jiff::civil::Date;
-use serde::Serialize;
 
-use super::{History, Lap, Note, Ports, short};
-use crate::classify::{Classified, classify};
-use crate::cli::commands::running::{RunPlace, run_record, scratch};
+use super::{History, Lap, Ports, short};
+use crate::app::running::{RunPlace, run_record, scratch};
+use crate::classify::classify;
 use crate::cli::error::CliError;
 use crate::cli::output::terminal_safe;
 use crate::cli::settings::{CompareSettings, Workspace};
 use crate::compare::ticket::{self, FirstFailure, Ticket};
 use crate::compare::{self, CompareVerdict, Measurement, SideSummary, run_seed};
+use crate::events::{CompareEvent, Event, SuiteHistory};
 use crate::git::Repository;
 use crate::history::{HistoryStore, Source};
 use crate::policy::Config;
@@ -249,8 +249,7 @@ impl Bench<'_> {
         if !fs_err::metadata(&report.report).is_ok_and(|m| m.len() > 0) {
             return Ok(());
         }
-        let mut run =
-            crate::cli::commands::running::new_run(self.workspace, report, Source::Compare);
+        let mut run = crate::app::running::new_run(self.workspace, report, Source::Compare);
         run.commit = Some(self.side(side).commit.clone());
         if side == Side::Base {
             run.branch = None;
@@ -311,70 +310,22 @@ pub(crate) fn prepare<'a>(
     Ok((bench, config))
 }
 
-/// What a comparison found: the `compare` line of docs/json-output.md, field for field.
-#[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
-    /// The test.
-    pub test: String,
-    /// The verdict.
-    pub verdict: CompareVerdict,
-    /// The merge base's runs.
-    pub base: SideSummary,
-    /// The branch's runs.
-    pub branch: SideSummary,
-    /// Fisher's one-sided p-value at the last look.
-    pub p_value: f64,
-    /// Why the runs stopped.
-    pub stopped: compare::Stop,
-    /// Runs made on both sides.
-    pub runs: u32,
-    /// The design's alpha.
-    pub alpha: f64,
-    /// The design's most runs per side.
-    pub max_runs_per_side: u32,
-    /// The increase one fixed test of these runs would catch with 80% power.
-    pub detectable_increase: Option<f64>,
-    /// What the design protects; null where it has no meaning (both sides failed every
-    /// run: no rise is possible; the branch failed less: the question is a drop).
-    pub protection: Option<compare::Protection>,
-    /// The branch failed less: the drop and the runs that would show it; null otherwise.
-    pub drop: Option<compare::Drop>,
-    /// Suite runs (ci or local) of the test in the history at the branch's commit.
-    pub suite_history: SuiteHistory,
-    /// The seed every run's seed derives from.
-    pub seed: u64,
-    /// The runner.
-    pub runner: &'static str,
-    /// What the seed controls, or why the runner takes none.
-    pub seed_controls: &'static str,
-    /// The classifier's buckets of the branch's runs.
-    pub buckets: Vec<Classified>,
-    /// The ticket written on same-rate.
-    pub ticket: Option<PathBuf>,
-    /// The run records' folder.
-    pub records: PathBuf,
-    /// What the reader does next.
-    pub advice: String,
-    /// The order investigation run when isolation did not explain a red seen in a suite
-    /// run (docs/order.md); null otherwise.
-    pub order: Option<crate::order::Finding>,
-}
-
 /// `candor compare`: the test on the merge base and on the branch, interleaved, until
 /// the sequential design decides. The merge base's worktree is this run's own and goes
 /// with it.
 pub fn compare(
     settings: &CompareSettings,
     ports: &mut Ports<'_>,
+    git: &dyn Repository,
     history: &mut History,
-    today: Date,
-) -> Result<Comparison, CliError> {
+) -> Result<CompareEvent, CliError> {
+    let today = ports.clock.today();
     let workspace = &settings.workspace;
-    let repo_root = ports.repo_root;
+    let repo_root = ports.root;
     let (mut bench, config) = prepare(
         &settings.test_id,
         settings.base.as_deref(),
-        (repo_root, ports.executor, ports.git),
+        (repo_root, ports.executor, git),
         history,
         workspace,
         "compare",
@@ -397,9 +348,9 @@ pub fn compare(
     ports.progress(format!(
         "comparing {} on the merge base {} and the branch {} with {runner_name}, seed {seed}",
         terminal_safe(&settings.test_id),
-        short(&base_commit),
-        short(&head),
-    ))?;
+        short(&base_commit, 12),
+        short(&head, 12),
+    ));
     let total = u64::from(design.max_runs()) * 2;
     let message = RefCell::new(String::new());
     let mut done = 0;
@@ -409,7 +360,7 @@ pub fn compare(
             let run_seed = takes_seed.then(|| run_seed(seed, sequence));
             let record = bench.run(side, sequence, run_seed)?;
             done += 1;
-            ports.step(done, total, message.borrow().clone())?;
+            ports.step(message.borrow().clone(), done, total);
             Ok::<_, CliError>(record)
         },
         |base, branch| {
@@ -419,7 +370,6 @@ pub fn compare(
             );
         },
     );
-    ports.notes.note(Note::StepsDone)?;
     let measured = measured?;
     let verdict = measured.verdict();
     let base_summary = SideSummary::of(&measured.records, Side::Base, measured.base);
@@ -467,7 +417,7 @@ pub fn compare(
             Err(error) => {
                 ports.warning(format!(
                     "the red seen in a suite run was not rerun in its order: {error}"
-                ))?;
+                ));
                 None
             }
         }
@@ -494,7 +444,7 @@ pub fn compare(
         timing,
         seed: (!takes_seed).then_some(seed_controls),
     });
-    Ok(Comparison {
+    let found = CompareEvent {
         test: settings.test_id.clone(),
         verdict,
         base: base_summary,
@@ -509,23 +459,16 @@ pub fn compare(
         drop,
         suite_history,
         seed,
-        runner: runner_name,
-        seed_controls,
+        runner: runner_name.to_owned(),
+        seed_controls: seed_controls.to_owned(),
         buckets,
         ticket,
         records: records_dir,
         advice,
         order,
-    })
-}
-
-/// Suite runs of the test at the branch's commit, from the history.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct SuiteHistory {
-    /// Suite runs in which it passed.
-    pub green: u32,
-    /// Suite runs in which it failed.
-    pub red: u32,
+    };
+    ports.emit(Event::Compare(found.clone()));
+    Ok(found)
 }
 
 /// A suite run is a ci or local run of more than this one test.
@@ -721,11 +664,11 @@ fn suite_context(
             "isolation does not explain the outcome of suite run #{}: rerunning {} in that order",
             run.id,
             terminal_safe(bench.test)
-        ))?,
+        )),
         None => ports.progress(format!(
             "fails alone on both sides: rerunning {} in the runner's order before advising",
             terminal_safe(bench.test)
-        ))?,
+        )),
     }
     let parse = &workspace.parse;
     let recorded = chosen
@@ -736,7 +679,7 @@ fn suite_context(
         .and_then(|path| {
             super::order::recorded_order(path, bench.test, &*bench.adapter, parse).ok()
         });
-    let repo_root = ports.repo_root;
+    let repo_root = ports.root;
     let dir = scratch(repo_root, "order")?;
     let setup = crate::order::Setup {
         adapter: &*bench.adapter,
@@ -865,7 +808,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::app::fakes::{FakeGit, Kept, Scene, TickingClock, junit, tree, workspace};
+    use crate::app::fakes::{FakeGit, Scene, TickingClock, junit, said, steps, tree, workspace};
+    use crate::events::Collected;
     use crate::runner::fake::{FakeExecutor, FakeRun};
 
     const TEST: &str = "tests/test_pool.py::test_checkout";
@@ -905,8 +849,8 @@ runs = 12
         base: impl Fn(u32) -> Run,
         branch: impl Fn(u32) -> Run,
     ) -> (
-        Result<Comparison, CliError>,
-        Kept,
+        Result<CompareEvent, CliError>,
+        Collected,
         FakeExecutor,
         Scene,
         FakeGit,
@@ -926,7 +870,7 @@ runs = 12
         let script = (1..=12).flat_map(|n| [fake_run(base(n)), fake_run(branch(n))]);
         let executor = FakeExecutor::new(script);
         let clock = TickingClock::new(Duration::from_secs(1));
-        let mut notes = Kept::default();
+        let mut events = Collected::default();
         let settings = CompareSettings {
             test_id: TEST.to_owned(),
             base: None,
@@ -940,48 +884,51 @@ runs = 12
         let found = compare(
             &settings,
             &mut Ports {
-                repo_root: &scene.root,
+                root: &scene.root,
                 executor: &executor,
-                git: &git,
                 clock: &clock,
-                notes: &mut notes,
+                events: &mut events,
             },
+            &git,
             &mut history,
-            Date::constant(2026, 12, 1),
         );
-        (found, notes, executor, scene, git)
+        (found, events, executor, scene, git)
     }
 
-    /// What every comparison emits: the progress line first, a step per run, the end of
-    /// the steps.
-    fn assert_notes(notes: &Kept, runs: u32) {
+    /// What every comparison emits: the progress line first, a step per run, the
+    /// comparison itself last.
+    fn assert_events(events: &Collected, found: &CompareEvent) {
         assert_eq!(
-            notes.0.first(),
-            Some(&Note::Progress(format!(
-                "comparing {TEST} on the merge base {} and the branch {} with command, seed 7",
-                &BASE[..12],
-                &HEAD[..12]
-            ))),
-            "{notes:?}"
+            said(events),
+            [(
+                "progress",
+                format!(
+                    "comparing {TEST} on the merge base {} and the branch {} with command, seed 7",
+                    &BASE[..12],
+                    &HEAD[..12]
+                )
+            )],
         );
-        let steps: Vec<u64> = notes
-            .0
-            .iter()
-            .filter_map(|n| match n {
-                Note::Step { done, total, .. } => {
-                    assert_eq!(*total, 24);
-                    Some(*done)
-                }
-                _ => None,
+        let done: Vec<u64> = steps(events)
+            .into_iter()
+            .map(|(done, total)| {
+                assert_eq!(total, 24);
+                done
             })
             .collect();
-        assert_eq!(steps, (1..=u64::from(runs)).collect::<Vec<_>>());
-        assert_eq!(notes.0.last(), Some(&Note::StepsDone));
+        assert_eq!(done, (1..=u64::from(found.runs)).collect::<Vec<_>>());
+        match events.events.last() {
+            Some(crate::events::Event::Compare(last)) => {
+                assert_eq!(last.verdict, found.verdict);
+                assert_eq!(last.records, found.records);
+            }
+            other => panic!("the comparison is the last event, not {other:?}"),
+        }
     }
 
     #[test]
     fn a_test_red_on_every_branch_run_and_green_on_the_base_is_a_deterministic_regression() {
-        let (found, notes, executor, scene, git) = compare_with(|_| Run::Green, |_| Run::Red);
+        let (found, events, executor, scene, git) = compare_with(|_| Run::Green, |_| Run::Red);
         let found = found.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(found.verdict, CompareVerdict::DeterministicRegression);
         assert_eq!(found.stopped, compare::Stop::Efficacy);
@@ -993,7 +940,7 @@ runs = 12
         assert_eq!(found.base.commit.as_deref(), Some(BASE));
         assert_eq!(found.branch.commit.as_deref(), Some(HEAD));
         assert_eq!(found.ticket, None);
-        assert_notes(&notes, found.runs);
+        assert_events(&events, &found);
         // One process per run, each with its own seed from the base seed.
         let invocations = executor.invocations();
         assert_eq!(invocations.len(), found.runs as usize);
@@ -1018,7 +965,7 @@ runs = 12
 
     #[test]
     fn a_branch_that_fails_more_but_not_always_is_branch_worse() {
-        let (found, notes, ..) = compare_with(
+        let (found, events, ..) = compare_with(
             |_| Run::Green,
             |n| if n == 1 { Run::Green } else { Run::Red },
         );
@@ -1027,7 +974,7 @@ runs = 12
         assert_eq!(found.stopped, compare::Stop::Efficacy);
         assert_eq!(found.base.failures, 0);
         assert_eq!(found.branch.failures, found.branch.runs - 1);
-        assert_notes(&notes, found.runs);
+        assert_events(&events, &found);
     }
 
     #[test]
@@ -1039,7 +986,7 @@ runs = 12
                 Run::Green
             }
         };
-        let (found, notes, _, scene, _) = compare_with(alternate, alternate);
+        let (found, events, _, scene, _) = compare_with(alternate, alternate);
         let found = found.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(found.verdict, CompareVerdict::SameRate);
         assert_eq!(found.base.failures, found.branch.failures);
@@ -1047,12 +994,12 @@ runs = 12
         let text = std::fs::read_to_string(scene.root.join(&ticket)).unwrap_or_default();
         assert!(text.contains(TEST), "{ticket:?}: {text}");
         assert!(found.protection.is_some());
-        assert_notes(&notes, found.runs);
+        assert_events(&events, &found);
     }
 
     #[test]
     fn runs_stopped_by_the_timeout_are_red_runs_not_a_missing_test() {
-        let (found, notes, _executor, _scene, _git) = compare_with(|_| Run::Green, |_| Run::Hangs);
+        let (found, events, _executor, _scene, _git) = compare_with(|_| Run::Green, |_| Run::Hangs);
         let found = found.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(found.verdict, CompareVerdict::DeterministicRegression);
         let records: Vec<RunRecord> = std::fs::read_dir(&found.records)
@@ -1067,6 +1014,6 @@ runs = 12
             assert_eq!(record.timed_out, record.side == Side::Branch, "{record:?}");
             assert_eq!(record.failed(), record.side == Side::Branch, "{record:?}");
         }
-        assert_notes(&notes, found.runs);
+        assert_events(&events, &found);
     }
 }

@@ -13,8 +13,8 @@ use std::time::Duration;
 use jiff::Timestamp;
 use sha2::{Digest, Sha256};
 
-use super::{Clock, Note};
-use crate::cli::error::CliError;
+use super::Clock;
+use crate::events::{Collected, Event};
 use crate::git::{GitError, Repository, TreeFile};
 use crate::runner::process::{Executor, Invocation, ProcessError, ProcessOutcome, StdoutTo};
 
@@ -182,15 +182,15 @@ impl Repository for FakeGit {
     }
 }
 
-/// A clock that moves `step` further each time it is read: a workflow that looks at it
-/// before every run sees time pass run by run.
+/// A clock that moves `step` further each time it is read, on 2026-12-01: a workflow
+/// that looks at it before every run sees time pass run by run.
 pub struct TickingClock {
     now: Cell<Duration>,
     step: Duration,
 }
 
 impl TickingClock {
-    /// Starts at zero.
+    /// Starts at the epoch.
     pub fn new(step: Duration) -> TickingClock {
         TickingClock {
             now: Cell::new(Duration::ZERO),
@@ -200,10 +200,14 @@ impl TickingClock {
 }
 
 impl Clock for TickingClock {
-    fn elapsed(&self) -> Duration {
+    fn now(&self) -> Timestamp {
         let now = self.now.get();
         self.now.set(now + self.step);
-        now
+        Timestamp::UNIX_EPOCH + now
+    }
+
+    fn today(&self) -> jiff::civil::Date {
+        jiff::civil::Date::constant(2026, 12, 1)
     }
 }
 
@@ -283,26 +287,29 @@ impl<F: Fn(&[String]) -> Answer + Send + Sync> Executor for RuleExecutor<F> {
     }
 }
 
-/// Notes kept in order.
-#[derive(Debug, Default)]
-pub struct Kept(pub Vec<Note>);
-
-impl super::Notes for Kept {
-    fn note(&mut self, note: Note) -> Result<(), CliError> {
-        self.0.push(note);
-        Ok(())
-    }
+/// The progress lines and warnings among `events`, as `(kind, message)`.
+pub fn said(events: &Collected) -> Vec<(&'static str, String)> {
+    events
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Progress(p) if p.step.is_none() => Some(("progress", p.message.clone())),
+            Event::Warning(w) => Some(("warning", w.message.clone())),
+            _ => None,
+        })
+        .collect()
 }
 
-impl Kept {
-    /// The progress lines and warnings, without the steps.
-    pub fn said(&self) -> Vec<Note> {
-        self.0
-            .iter()
-            .filter(|n| matches!(n, Note::Progress(_) | Note::Warning(_)))
-            .cloned()
-            .collect()
-    }
+/// The counted steps among `events`, as `(done, total)`.
+pub fn steps(events: &Collected) -> Vec<(u64, u64)> {
+    events
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Progress(p) => p.step.map(|s| (s.done, s.total)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A pytest JUnit report of `cases`: `(id, "pass" | "fail" | "skip")`, ids as

@@ -7,13 +7,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use jiff::civil::Date;
-
-use super::{Clock, History, Lap, Note, Notes, Ports};
+use super::{History, Lap, Ports};
+use crate::app::running::{RunPlace, run_record, scratch};
 use crate::classify::{Classified, classify};
-use crate::cli::commands::running::{RunPlace, run_record, scratch};
 use crate::cli::error::CliError;
 use crate::cli::settings::GateSettings;
+use crate::events::{Event, GateEvent, GateReport};
 use crate::gate::diff::{Diff, FileStatus};
 use crate::gate::human_owned::OwnedChange;
 use crate::gate::infrastructure::InfraChange;
@@ -30,6 +29,7 @@ use crate::gate::touched::{ChangedTestFile, TouchedTest, touched_tests};
 use crate::gate::{self, files};
 use crate::git::Repository;
 use crate::history::Source;
+use crate::order::driver::Clock;
 use crate::policy::{Config, ReplayMode};
 use crate::records::{self, RunRecord, Side};
 use crate::results::{Outcome, ParseOptions, parse_all};
@@ -131,16 +131,16 @@ impl Lane {
 pub fn gate(
     settings: &GateSettings,
     ports: &mut Ports<'_>,
+    git: &dyn Repository,
     history: &mut History,
-    today: Date,
 ) -> Result<Lane, CliError> {
+    let today = ports.clock.today();
     let started = Lap::start(ports.clock);
-    let repo_root = ports.repo_root;
+    let repo_root = ports.root;
     // Refused before any replay: the report must not follow a symlink out (#14 item 8).
     crate::confine::check_write_if_under(repo_root, &settings.report)?;
     let head = settings.change.head.clone().map_err(CliError::NoChange)?;
     let base = settings.change.base.clone().map_err(CliError::NoChange)?;
-    let git = ports.git;
     let policy = gate::base_policy(git, &base)?;
     let diff = gate::read_change(git, &base, &head)?;
     let human_owned = gate::human_owned_changes(git, &base, &head, &policy, &diff)?;
@@ -158,7 +158,7 @@ pub fn gate(
     if runs_anything && git.has_tracked_changes()? {
         ports.warning(
             "tracked files differ from HEAD: the replays run the working tree, the report judges HEAD; commit or stash first",
-        )?;
+        );
     }
     let lane_time = Duration::from_secs(u64::from(policy.lane.max_wall_seconds));
     let mut replays = Replays::default();
@@ -175,7 +175,7 @@ pub fn gate(
             .with_timeout(Some(policy.runner.timeout), policy.runner.grace)
             .with_pinned_environment();
         let adapter = runner::adapter(&policy.runner, &listing_context)?;
-        ports.progress("listing the tests…")?;
+        ports.progress("listing the tests…");
         let listing_started = Lap::start(ports.clock);
         let listed = match adapter.list(&listing_context) {
             Ok(listed) => listed,
@@ -184,7 +184,7 @@ pub fn gate(
             Err(error) if !infrastructure.is_empty() && settings.approved_by.is_none() => {
                 ports.warning(format!(
                     "the runner could not list the tests after the change's test-infrastructure edits: {error}"
-                ))?;
+                ));
                 Vec::new()
             }
             Err(error) => return Err(error.into()),
@@ -217,14 +217,14 @@ pub fn gate(
             .into_iter()
             .map(|freeze| freeze.test.clone())
             .collect();
-            ports.progress("running the whole suite once…")?;
+            ports.progress("running the whole suite once…");
             let ran = run_whole_suite(&plan, &frozen)?;
             match ran {
                 Some((run, ran)) => {
                     if let Err(said) = &ran {
                         ports.warning(format!(
                             "the whole suite could not run at HEAD, so the lane ran nothing: {said}"
-                        ))?;
+                        ));
                     }
                     if let Ok(report) = ran {
                         store_gate_report(
@@ -242,7 +242,7 @@ pub fn gate(
                 None => suite_left = 1,
             }
         }
-        replays = replay(&plan, &touched, ports.notes)?;
+        replays = replay(&plan, &touched, ports)?;
         store_replays(history, settings, &replays.records, repo_root)?;
         if adapter.kind() == runner::RunnerKind::Pytest && !modules.touched.is_empty() {
             let plan = BasePlan {
@@ -262,7 +262,7 @@ pub fn gate(
                 .filter(|c| c.kind != InfraKind::PluginList)
                 .map(|c| c.path.clone())
                 .collect();
-            ports.progress("replaying the base's version of the touched test modules…")?;
+            ports.progress("replaying the base's version of the touched test modules…");
             let base_started = Lap::start(ports.clock);
             let runs = base_version_runs(&plan, &modules.existed, &restore)?;
             base_version_seconds = Some(base_started.elapsed().as_secs_f64());
@@ -376,6 +376,10 @@ pub fn gate(
     if let Some(summary) = &settings.step_summary {
         append_summary(summary, &lane::markdown(&lane.score_report()))?;
     }
+    ports.emit(Event::Gate(GateEvent {
+        report: GateReport::from(&lane.score_report()),
+        report_path: lane.report_path.clone(),
+    }));
     Ok(lane)
 }
 
@@ -448,7 +452,7 @@ struct Replays {
 fn replay(
     plan: &ReplayPlan<'_>,
     touched: &[TouchedTest],
-    notes: &mut dyn Notes,
+    ports: &mut Ports<'_>,
 ) -> Result<Replays, CliError> {
     let min_replays = plan.policy.lane.min_replays;
     let total = u32::try_from(touched.len())
@@ -470,11 +474,11 @@ fn replay(
             if left.is_zero() {
                 break 'tests;
             }
-            notes.note(Note::Step {
-                done: u64::from(made),
-                total: u64::from(total),
-                message: format!("replay {replay} of {}", test.id),
-            })?;
+            ports.step(
+                format!("replay {replay} of {}", test.id),
+                u64::from(made),
+                u64::from(total),
+            );
             let context = runner::Context::new(
                 plan.repo_root,
                 plan.dir.join(format!("{:03}", made + 1)),
@@ -546,14 +550,13 @@ fn replay(
             })?;
             record.sequence = replay;
             replays.records.push(record);
-            notes.note(Note::Step {
-                done: u64::from(made),
-                total: u64::from(total),
-                message: String::new(),
-            })?;
+            ports.step(
+                format!("replay {replay} of {}", test.id),
+                u64::from(made),
+                u64::from(total),
+            );
         }
     }
-    notes.note(Note::StepsDone)?;
     replays.left = total.saturating_sub(made);
     Ok(replays)
 }
@@ -960,9 +963,10 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::app::fakes::{FakeGit, Kept, Scene, TickingClock, junit, tree, workspace};
-    use crate::app::{Note, Ports};
+    use crate::app::Ports;
+    use crate::app::fakes::{FakeGit, Scene, TickingClock, junit, said, steps, tree, workspace};
     use crate::cli::settings::LintDiffSettings;
+    use crate::events::Collected;
     use crate::gate::lane::Reason;
     use crate::runner::fake::{FakeExecutor, FakeRun};
 
@@ -997,7 +1001,7 @@ max_wall_seconds = 180
 
     /// The lane over the change that adds `test_new`, with `script` after the listing and
     /// a clock moving `tick` per reading.
-    fn lane_with(script: Vec<FakeRun>, tick: Duration) -> (Lane, Kept, FakeExecutor, Scene) {
+    fn lane_with(script: Vec<FakeRun>, tick: Duration) -> (Lane, Collected, FakeExecutor, Scene) {
         let base = tree(&[("candor.toml", POLICY), ("tests/test_pool.py", BEFORE)]);
         let head = tree(&[("candor.toml", POLICY), ("tests/test_pool.py", AFTER)]);
         let scene = Scene::new(&head);
@@ -1007,7 +1011,7 @@ max_wall_seconds = 180
         };
         let executor = FakeExecutor::new(listing().into_iter().chain(script));
         let clock = TickingClock::new(tick);
-        let mut notes = Kept::default();
+        let mut events = Collected::default();
         let settings = GateSettings {
             change: LintDiffSettings {
                 base: Ok(BASE.to_owned()),
@@ -1022,17 +1026,16 @@ max_wall_seconds = 180
         let lane = gate(
             &settings,
             &mut Ports {
-                repo_root: &scene.root,
+                root: &scene.root,
                 executor: &executor,
-                git: &git,
                 clock: &clock,
-                notes: &mut notes,
+                events: &mut events,
             },
+            &git,
             &mut history,
-            Date::constant(2026, 12, 1),
         )
         .unwrap_or_else(|error| panic!("{error}"));
-        (lane, notes, executor, scene)
+        (lane, events, executor, scene)
     }
 
     /// The report on disk says what the returned lane says.
@@ -1070,7 +1073,7 @@ max_wall_seconds = 180
             // The base's version of the module, against the head's code.
             FakeRun::exits(0).with_report(junit(&[(OLD, "pass")])),
         ];
-        let (lane, notes, executor, _scene) = lane_with(script, Duration::from_millis(1));
+        let (lane, events, executor, _scene) = lane_with(script, Duration::from_millis(1));
         assert!(!lane.verdict.pass);
         assert!(
             lane.verdict.reasons.iter().any(|reason| matches!(
@@ -1087,20 +1090,27 @@ max_wall_seconds = 180
         assert_eq!(lane.touched.iter().filter(|t| t.test.new).count(), 1);
         assert_eq!(executor.remaining(), 0);
         assert_eq!(
-            notes.said(),
+            said(&events),
             [
-                Note::Progress("listing the tests…".to_owned()),
-                Note::Progress(
+                ("progress", "listing the tests…".to_owned()),
+                (
+                    "progress",
                     "replaying the base's version of the touched test modules…".to_owned()
                 ),
             ]
         );
-        let steps = notes
-            .0
-            .iter()
-            .filter(|n| matches!(n, Note::Step { .. }))
-            .count();
-        assert_eq!(steps, 12, "a step before and after each of the six replays");
+        assert_eq!(
+            steps(&events).len(),
+            12,
+            "a step before and after each of the six replays"
+        );
+        match events.events.last() {
+            Some(crate::events::Event::Gate(gate)) => {
+                assert!(!gate.report.pass);
+                assert_eq!(gate.report_path, lane.report_path);
+            }
+            other => panic!("the lane's report is the last event, not {other:?}"),
+        }
         assert_written(&lane);
     }
 

@@ -5,52 +5,35 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
 use super::{Lap, Ports};
-use crate::classify::Classified;
-use crate::cli::commands::running::scratch;
+use crate::app::running::scratch;
 use crate::cli::error::CliError;
 use crate::cli::settings::OrderSettings;
+use crate::events::{Event, OrderEvent};
 use crate::ingest::{IngestError, parse_failure};
 use crate::order::explain::shell_words;
 use crate::order::prefix::{go_shuffle_seed, tests_before};
-use crate::order::{self, Finding, Plan, RecordedOrder, Verdict};
+use crate::order::{self, Plan, RecordedOrder, Verdict};
 use crate::policy::Config;
 use crate::results::{self, Execution, ParseOptions};
-use crate::runner::{self, Adapter, GivenOrder, RunnerKind};
+use crate::runner::{self, Adapter, GivenOrder};
 
-/// What the investigation found: the `order` line of docs/json-output.md.
-#[derive(Debug, Clone, Serialize)]
+/// What the investigation found: the `order` event, and what the text says beside it.
+#[derive(Debug, Clone)]
 pub struct OrderFound {
-    /// The runner.
-    pub runner: &'static str,
-    /// The investigation, its verdict and what explains it.
-    #[serde(flatten)]
-    pub finding: Finding,
-    /// The reproduction joined for a POSIX shell.
-    pub reproduction_command: Option<String>,
-    /// Tests of the recorded order left out because the runner no longer lists them or
-    /// they run in another process.
-    pub recorded_dropped: usize,
-    /// The classifier's bucket, when the verdict explains the red.
-    pub classified: Option<Classified>,
+    /// The event emitted.
+    pub event: OrderEvent,
     /// The option that turns reseeding off, when the runner has one (` (-p no:randomly)`).
-    #[serde(skip)]
     pub unseeded_how: &'static str,
     /// Why the runner's order for "as given" is its own, when it is.
-    #[serde(skip)]
     pub fixed_order: Option<&'static str>,
-    /// The runner's kind.
-    #[serde(skip)]
-    pub kind: Option<RunnerKind>,
 }
 
 /// `candor order`: the investigation, inside the settings' budget, which counts from the
 /// call (the listing included). A test the runner did not run at all is an error.
 pub fn order(settings: &OrderSettings, ports: &mut Ports<'_>) -> Result<OrderFound, CliError> {
     let clock = Lap::start(ports.clock);
-    let repo_root = ports.repo_root;
+    let repo_root = ports.root;
     let config = Config::load(repo_root)?;
     let executor = ports.executor;
     let dir = scratch(repo_root, "order")?;
@@ -78,22 +61,21 @@ pub fn order(settings: &OrderSettings, ports: &mut Ports<'_>) -> Result<OrderFou
     ports.progress(format!(
         "listing the tests with {}…",
         adapter.kind().as_str()
-    ))?;
+    ));
     let (request, dropped) = order::build_request(&setup, test, recorded)?;
     let base_seed = settings.seed.unwrap_or_else(crate::runner::pick_seed);
     let plan = Plan::new(base_seed, settings.budget);
     let finding = {
-        let notes = &mut *ports.notes;
         let mut on_probe = |probe: &order::Probe, observed: &order::Observation| {
             let outcome = observed.outcome.map_or("did not run", |o| o.as_str());
             // A progress line that cannot be written (stderr gone) is no reason to stop
-            // the investigation.
-            let _ = notes.note(super::Note::Progress(format!(
+            // the investigation: the sink keeps the error for the end.
+            ports.progress(format!(
                 "probe {} ({}, seed {}): {outcome}",
                 probe.number,
                 probe.purpose.as_str(),
                 probe.seed
-            )));
+            ));
         };
         order::investigate(&setup, &request, &plan, &clock, &mut on_probe).map_err(|error| {
             match error {
@@ -130,15 +112,18 @@ pub fn order(settings: &OrderSettings, ports: &mut Ports<'_>) -> Result<OrderFou
         GivenOrder::Fixed(why) => Some(why),
         _ => None,
     };
-    Ok(OrderFound {
-        runner: adapter.kind().as_str(),
+    let event = OrderEvent {
+        runner: adapter.kind().as_str().to_owned(),
         reproduction_command: finding.reproduction.as_deref().map(shell_words),
         recorded_dropped: dropped,
         classified: order::classified(&finding),
         finding,
+    };
+    ports.emit(Event::Order(event.clone()));
+    Ok(OrderFound {
+        event,
         unseeded_how,
         fixed_order,
-        kind: Some(adapter.kind()),
     })
 }
 
@@ -185,10 +170,10 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::app::Note;
     use crate::app::fakes::{
-        Answer, FakeGit, Kept, RuleExecutor, Scene, TickingClock, junit, tree, workspace,
+        Answer, RuleExecutor, Scene, TickingClock, junit, said, tree, workspace,
     };
+    use crate::events::Collected;
 
     const POLLUTER: &str = "tests/test_cache.py::test_fills_the_cache";
     const BYSTANDER: &str = "tests/test_cache.py::test_reads_a_file";
@@ -243,7 +228,7 @@ mod tests {
         let scene = Scene::new(&tree(&[("candor.toml", "[runner]\nkind = \"pytest\"\n")]));
         let executor = RuleExecutor::new(pytest);
         let clock = TickingClock::new(Duration::from_millis(10));
-        let mut notes = Kept::default();
+        let mut events = Collected::default();
         let settings = OrderSettings {
             test_id: VICTIM.to_owned(),
             from: None,
@@ -254,15 +239,14 @@ mod tests {
         let found = order(
             &settings,
             &mut Ports {
-                repo_root: &scene.root,
+                root: &scene.root,
                 executor: &executor,
-                git: &FakeGit::default(),
                 clock: &clock,
-                notes: &mut notes,
+                events: &mut events,
             },
         )
         .unwrap_or_else(|error| panic!("{error}"));
-        let investigation = &found.finding.investigation;
+        let investigation = &found.event.finding.investigation;
         assert_eq!(
             investigation.verdict,
             Verdict::OrderDependentVictim {
@@ -272,29 +256,37 @@ mod tests {
         );
         assert_eq!(investigation.alone.red, 0);
         assert!(investigation.verification.as_ref().is_some_and(|v| v.holds));
-        let reproduction = found.reproduction_command.clone().unwrap_or_default();
+        let reproduction = found.event.reproduction_command.clone().unwrap_or_default();
         assert!(
             reproduction.contains(POLLUTER) && reproduction.contains(VICTIM),
             "{reproduction}"
         );
-        assert_eq!(found.runner, "pytest");
+        assert_eq!(found.event.runner, "pytest");
         // The listing line, then one line per probe, in order.
-        let said = notes.said();
+        let said = said(&events);
         assert_eq!(
             said.first(),
-            Some(&Note::Progress("listing the tests with pytest…".to_owned()))
+            Some(&("progress", "listing the tests with pytest…".to_owned()))
         );
-        let probes: Vec<&Note> = said
+        let probes: Vec<&String> = said
             .iter()
-            .filter(|n| matches!(n, Note::Progress(text) if text.starts_with("probe ")))
+            .map(|(_, text)| text)
+            .filter(|text| text.starts_with("probe "))
             .collect();
         assert_eq!(probes.len(), investigation.probes.len());
         assert_eq!(
-            probes.first(),
-            Some(&&Note::Progress(format!(
-                "probe 1 (alone, seed {}): pass",
-                investigation.probes[0].seed
-            )))
+            probes.first().map(|text| text.as_str()),
+            Some(
+                format!(
+                    "probe 1 (alone, seed {}): pass",
+                    investigation.probes[0].seed
+                )
+                .as_str()
+            )
+        );
+        assert!(
+            matches!(events.events.last(), Some(Event::Order(last)) if last.finding.investigation.verdict == investigation.verdict),
+            "the finding is the last event"
         );
         // Version, listing, then one process per probe.
         assert_eq!(executor.argvs().len(), investigation.probes.len() + 2);

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use jiff::civil::Date;
 
-use super::{Note, Notes};
 use crate::cli::error::CliError;
+use crate::events::{Event, EventSink, Progress, Step};
 use crate::history::{HistoryStore, RunRecord, Source, StoredExecution};
 use crate::ledger::Ledger;
 use crate::policy::Config;
@@ -25,7 +25,7 @@ pub fn html_report<S: std::hash::BuildHasher>(
     repo_root: &Path,
     (scope, counted): (Scope, Option<&HashSet<i64, S>>),
     today: Date,
-    notes: &mut dyn Notes,
+    events: &mut dyn EventSink,
 ) -> Result<String, CliError> {
     let policy = &config.reliability.tiers;
     let previous = ReliabilityFile::load(&repo_root.join(&config.reliability.file))?;
@@ -38,13 +38,12 @@ pub fn html_report<S: std::hash::BuildHasher>(
     };
 
     let mut step = |done: u64, message: &str| {
-        notes.note(Note::Step {
-            done,
-            total: 4,
+        events.emit(&Event::Progress(Progress {
             message: message.to_owned(),
-        })
+            step: Some(Step { done, total: 4 }),
+        }));
     };
-    step(0, "runs")?;
+    step(0, "runs");
     let runs: Vec<RunRecord> = store
         .runs(usize::MAX)?
         .into_iter()
@@ -52,7 +51,7 @@ pub fn html_report<S: std::hash::BuildHasher>(
         .filter(|run| counted.is_none_or(|runs| runs.contains(&run.id)))
         .collect();
     let by_id: HashMap<i64, &RunRecord> = runs.iter().map(|run| (run.id, run)).collect();
-    step(1, "windows")?;
+    step(1, "windows");
     let mut evaluator = Evaluator::new(&previous, policy);
     let mut windows: HashMap<String, Vec<(i64, Outcome)>> = HashMap::new();
     let mut entries: Vec<WindowEntry<'_>> = Vec::with_capacity(policy.window_runs);
@@ -94,7 +93,7 @@ pub fn html_report<S: std::hash::BuildHasher>(
     let mut rows = evaluator.finish().rows;
     // Stale rows are the reliability file's tests with no run in scope: not in the report.
     rows.retain(|row| seen.contains(&row.test));
-    step(2, "failures")?;
+    step(2, "failures");
     let mut red_seconds = 0.0;
     for run in &runs {
         if run.red == 0 {
@@ -115,7 +114,7 @@ pub fn html_report<S: std::hash::BuildHasher>(
             }
         }
     }
-    step(3, "tests")?;
+    step(3, "tests");
     let top = model::flakiest_ids(&rows, &windows, scope.top);
     let mut executions: HashMap<String, Vec<StoredExecution>> = HashMap::new();
     for id in top {
@@ -123,8 +122,7 @@ pub fn html_report<S: std::hash::BuildHasher>(
         stored.retain(|e| by_id.contains_key(&e.run_id));
         executions.insert(id, stored);
     }
-    step(4, "")?;
-    notes.note(Note::StepsDone)?;
+    step(4, "");
 
     let owners = previous
         .tests

@@ -2,56 +2,30 @@
 //! each in its own tree as `compare` runs them; the verdict is
 //! [`crate::compare::repro_verdict`].
 
-use std::path::PathBuf;
-
-use serde::Serialize;
-
 use super::compare::prepare;
-use super::{History, Note, Ports, short};
+use super::{History, Ports, short};
 use crate::cli::error::CliError;
 use crate::cli::settings::ReproSettings;
 use crate::compare::{ReproVerdict, SideSummary, repro_verdict};
+use crate::events::{Event, ReproEvent};
+use crate::git::Repository;
 use crate::records::Side;
 use crate::runner::{RunnerKind, SeedSupport};
 use crate::stats::sequential::Tally;
 
-/// What the check found: the `repro` line of docs/json-output.md.
-#[derive(Debug, Clone, Serialize)]
-pub struct Reproduction {
-    /// The test.
-    pub test: String,
-    /// The verdict.
-    pub verdict: ReproVerdict,
-    /// The claimed seed.
-    pub seed: u64,
-    /// Whether the runner took it.
-    pub seed_applied: bool,
-    /// What the seed fixes, or why the runner takes none.
-    pub seed_controls: &'static str,
-    /// The merge base's runs.
-    pub base: SideSummary,
-    /// The branch's runs.
-    pub branch: SideSummary,
-    /// The sentence to quote.
-    pub receipt: String,
-    /// The run records' folder.
-    pub records: PathBuf,
-    /// The runner.
-    #[serde(skip)]
-    pub runner: RunnerKind,
-}
-
 /// `candor repro`, in its own worktree of the merge base as `compare`.
+/// Returns the `repro` event, emitted, and the runner that made the runs.
 pub fn repro(
     settings: &ReproSettings,
     ports: &mut Ports<'_>,
+    git: &dyn Repository,
     history: &mut History,
-) -> Result<Reproduction, CliError> {
+) -> Result<(ReproEvent, RunnerKind), CliError> {
     let workspace = &settings.workspace;
     let (mut bench, _) = prepare(
         &settings.test_id,
         settings.base.as_deref(),
-        (ports.repo_root, ports.executor, ports.git),
+        (ports.root, ports.executor, git),
         history,
         workspace,
         "repro",
@@ -68,15 +42,10 @@ pub fn repro(
     for _ in 0..settings.runs {
         for side in [Side::Base, Side::Branch] {
             sequence += 1;
-            let record = bench.run(side, sequence, seed_applied.then_some(seed));
-            if record.is_err() {
-                ports.notes.note(Note::StepsDone)?;
-            }
-            records.push(record?);
-            ports.step(u64::from(sequence), total, String::new())?;
+            records.push(bench.run(side, sequence, seed_applied.then_some(seed))?);
+            ports.step(String::new(), u64::from(sequence), total);
         }
     }
-    ports.notes.note(Note::StepsDone)?;
     let tally = |side| {
         let mine = records.iter().filter(|r| r.side == side);
         Tally {
@@ -90,22 +59,22 @@ pub fn repro(
         ReproVerdict::Confirmed => format!(
             "repro confirmed: `{}` with seed {seed} fails on the merge base {} ({}/{} runs) and passes on the branch {} ({}/{} runs) [candor repro]",
             settings.test_id,
-            short(&base_commit),
+            short(&base_commit, 12),
             base.failures,
             base.runs,
-            short(&head),
+            short(&head, 12),
             branch.runs - branch.failures,
             branch.runs,
         ),
         ReproVerdict::BaseDidNotFail => format!(
             "repro not confirmed: with seed {seed} the merge base {} passed {} of {} runs; the seed does not reproduce the failure",
-            short(&base_commit),
+            short(&base_commit, 12),
             base.runs - base.failures,
             base.runs
         ),
         ReproVerdict::BranchFailed => format!(
             "repro not confirmed: with seed {seed} the branch {} failed {} of {} runs; the fix does not hold",
-            short(&head),
+            short(&head, 12),
             branch.failures,
             branch.runs
         ),
@@ -114,16 +83,17 @@ pub fn repro(
             base.failures, base.runs, branch.failures, branch.runs
         ),
     };
-    Ok(Reproduction {
+    let found = ReproEvent {
         test: settings.test_id.clone(),
         verdict,
         seed,
         seed_applied,
-        seed_controls,
+        seed_controls: seed_controls.to_owned(),
         base: SideSummary::of(&records, Side::Base, base),
         branch: SideSummary::of(&records, Side::Branch, branch),
         receipt,
         records: bench.records_dir.clone(),
-        runner: bench.adapter.kind(),
-    })
+    };
+    ports.emit(Event::Repro(found.clone()));
+    Ok((found, bench.adapter.kind()))
 }

@@ -1,10 +1,10 @@
 //! One module per command; each takes its settings and a printer and returns the exit
-//! code, or a [`CliError`] that ends it.
+//! code, or a [`CliError`] that ends it. A moved command only opens what its workflow in
+//! [`crate::app`] needs, picks the sink, calls the workflow and finishes the sink.
 
 mod classify;
 mod clean;
 mod compare;
-mod counted;
 mod demo;
 mod freeze;
 mod gate;
@@ -19,7 +19,6 @@ mod order;
 mod reliability;
 mod report;
 mod rerun;
-pub(crate) mod running;
 mod show;
 mod test;
 mod tests;
@@ -31,7 +30,11 @@ use std::time::Duration;
 use super::error::CliError;
 use super::output::Printer;
 use super::settings::{Command, Context, Settings};
+use crate::app::{Clock, Ports};
+use crate::app::counted;
+use crate::events::EventSink;
 use crate::history::{HistoryStore, Location, PgStore, SqliteStore};
+use crate::runner::process::SystemExecutor;
 
 /// Runs the command the settings name. `context` is what the settings were resolved
 /// against; only `demo` needs it, to resolve the commands it runs in its own repository.
@@ -47,43 +50,19 @@ pub fn run(
         crate::confine::check_write_if_under(&settings.repo_root, path)?;
     }
     match &settings.command {
-        Command::Ingest(ingest) => ingest::run(ingest, &settings.db, printer),
+        Command::Ingest(ingest) => ingest::run(ingest, settings, printer),
         Command::Tests(tests) => tests::run(tests, &settings.db, &settings.repo_root, printer),
         Command::Reliability(reliability) => {
             reliability::run(reliability, &settings.db, &settings.repo_root, printer)
         }
         Command::Init(init) => init::run(init, &settings.repo_root, printer),
-        Command::Clean(clean) => clean::run(*clean, &settings.repo_root, printer),
+        Command::Clean(clean) => clean::run(*clean, settings, printer),
         Command::Show(show) => show::run(show, &settings.db, &settings.repo_root, printer),
-        Command::Triage(triage) => triage::run(
-            triage,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
-        Command::Rerun(rerun) => rerun::run(
-            rerun,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
-        Command::Gate(gate) => gate::run(
-            gate,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
-        Command::Compare(compare) => compare::run(
-            compare,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
-        Command::Repro(repro) => compare::repro(repro, &settings.db, &settings.repo_root, printer),
+        Command::Triage(triage) => triage::run(triage, settings, printer),
+        Command::Rerun(rerun) => rerun::run(rerun, settings, printer),
+        Command::Gate(gate) => gate::run(gate, settings, printer),
+        Command::Compare(compare) => compare::run(compare, settings, printer),
+        Command::Repro(repro) => compare::repro(repro, settings, printer),
         Command::Classify(classify) => classify::run(classify, printer),
         Command::LedgerStats => ledger::run(&settings.repo_root, printer),
         Command::HistoryCopy { from, to } => history::copy(from, to, printer),
@@ -91,18 +70,12 @@ pub fn run(
             history::prune(&settings.db, older_than, *now, printer)
         }
         Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
-        Command::Test(test) => test::run(
-            test,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
+        Command::Test(test) => test::run(test, settings, printer),
         Command::Demo(demo) => demo::run(demo, context, settings.today, printer),
         Command::LintDiff(lint) => lint_diff::run(lint, &settings.repo_root, printer),
         Command::Lock(lock) => lock::run(*lock, &settings.repo_root, printer),
         Command::FreezeCheck => freeze::run(&settings.repo_root, settings.today, printer),
-        Command::Order(order) => order::run(order, &settings.repo_root, printer),
+        Command::Order(order) => order::run(order, settings, printer),
         Command::Report(report) => report::run(
             report,
             &settings.db,
@@ -152,60 +125,24 @@ pub(crate) fn open_store(db: &Location, mode: Open) -> Result<Box<dyn HistorySto
     }
 }
 
-/// The ports of the real world for a workflow of `app`: processes, the `git` program in
-/// the repository, the wall clock, and notes printed as progress, warnings and a bar.
-fn real_ports<T>(
-    repo_root: &std::path::Path,
-    printer: &mut Printer,
-    workflow: impl FnOnce(&mut crate::app::Ports<'_>) -> Result<T, CliError>,
-) -> Result<T, CliError> {
-    let git = crate::git::Git::new(repo_root);
-    let clock = crate::app::SystemClock::start();
-    let mut notes = PrinterNotes { printer, bar: None };
-    let mut ports = crate::app::Ports {
-        repo_root,
-        executor: &crate::runner::process::SystemExecutor,
-        git: &git,
-        clock: &clock,
-        notes: &mut notes,
-    };
-    let result = workflow(&mut ports);
-    if let Some(bar) = notes.bar.take() {
-        bar.finish_and_clear();
+/// The command line's clock: the system's instant, the day the settings resolved
+/// (`CANDOR_TODAY` may pin it).
+impl Clock for Settings {
+    fn now(&self) -> jiff::Timestamp {
+        jiff::Timestamp::now()
     }
-    result
+
+    fn today(&self) -> jiff::civil::Date {
+        self.today
+    }
 }
 
-/// A workflow's notes on the terminal: progress and warnings on stderr, steps as a bar.
-struct PrinterNotes<'p> {
-    printer: &'p mut Printer,
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl crate::app::Notes for PrinterNotes<'_> {
-    fn note(&mut self, note: crate::app::Note) -> Result<(), CliError> {
-        use crate::app::Note;
-        match note {
-            Note::Progress(text) => self.printer.progress(&text)?,
-            Note::Warning(text) => self.printer.warning(&text)?,
-            Note::Step {
-                done,
-                total,
-                message,
-            } => {
-                let printer = &*self.printer;
-                let bar = self.bar.get_or_insert_with(|| printer.progress_bar(total));
-                bar.set_position(done);
-                if !message.is_empty() {
-                    bar.set_message(message);
-                }
-            }
-            Note::StepsDone => {
-                if let Some(bar) = self.bar.take() {
-                    bar.finish_and_clear();
-                }
-            }
-        }
-        Ok(())
+/// The real ports: the repository root, child processes, the system clock, `events`.
+fn ports<'a>(settings: &'a Settings, events: &'a mut dyn EventSink) -> Ports<'a> {
+    Ports {
+        root: &settings.repo_root,
+        executor: &SystemExecutor,
+        clock: settings,
+        events,
     }
 }

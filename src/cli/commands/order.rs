@@ -5,212 +5,29 @@
 //! every order, not reproduced, flaky alone, not isolated, budget spent first); 2 when the
 //! test did not run at all, or on usage and input errors.
 
-use std::path::{Path, PathBuf};
-
-use super::real_ports;
-use crate::app::order::OrderFound;
+use super::ports;
 use crate::cli::error::CliError;
-use crate::cli::output::{Printer, Style, terminal_safe};
-use crate::cli::settings::OrderSettings;
+use crate::cli::output::{Printer, human, sink};
+use crate::cli::settings::{OrderSettings, Settings};
 use crate::exit_codes;
-use crate::order::Verdict;
-use crate::order::driver::{Investigation, Purpose, Tally};
-use crate::results::Outcome;
 
 pub(super) fn run(
-    settings: &OrderSettings,
-    repo_root: &Path,
+    order: &OrderSettings,
+    settings: &Settings,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
-    let found = real_ports(repo_root, printer, |ports| {
-        crate::app::order::order(settings, ports)
-    })?;
-    if printer.is_json() {
-        printer.json("order", &found)?;
-    } else {
-        print_human(printer, &found)?;
+    let mut sink = sink(printer, human::Later);
+    let found = crate::app::order::order(order, &mut ports(settings, &mut sink));
+    sink.finish()?;
+    let found = found?;
+    if !printer.is_json() {
+        human::order(printer, &found)?;
     }
-    Ok(if found.finding.investigation.verdict.explains_red() {
-        exit_codes::OK
-    } else {
-        exit_codes::NEGATIVE
-    })
-}
-
-fn tally(tally: Tally) -> String {
-    let missing = if tally.missing > 0 {
-        format!(" ({} did not run it)", tally.missing)
-    } else {
-        String::new()
-    };
-    format!("red {} of {}{missing}", tally.red, tally.runs)
-}
-
-fn print_human(printer: &mut Printer, report: &OrderFound) -> Result<(), CliError> {
-    let finding = &report.finding;
-    let found: &Investigation = &finding.investigation;
-    let color = printer.color_stdout();
-    printer.line(&format!(
-        "order {} ({}, base seed {})",
-        terminal_safe(&found.test),
-        report.runner,
-        found.base_seed
-    ))?;
-    printer.line(&format!("  alone: {}", tally(found.alone)))?;
-    if let Some(unseeded) = found.unseeded {
-        let how = report.unseeded_how;
-        printer.line(&format!(
-            "  alone without reseeding{how}: {}",
-            tally(unseeded)
-        ))?;
-    }
-    if let Some(repeat) = &found.repeat {
-        let red = repeat
-            .runs
-            .iter()
-            .filter(|run| run.iter().skip(1).any(|o| o.is_red()))
-            .count();
-        printer.line(&format!(
-            "  repeated {} times in one process: a later repetition red in {red} of {}",
-            repeat.count,
-            repeat.runs.len()
-        ))?;
-    }
-    if let Some(context) = &found.context {
-        printer.line(&format!(
-            "  in context: {} ({} tests before it, {}, seed {})",
-            tally(context.tally),
-            context.tests_before,
-            terminal_safe(&context.source),
-            context.seed
-        ))?;
-        if report.recorded_dropped > 0 {
-            printer.line(&format!(
-                "    {} tests of the recorded order left out: not listed by the runner any more, or run in another process",
-                report.recorded_dropped
-            ))?;
-        }
-    }
-    if !found.shuffles.is_empty() {
-        let mut runs = Tally::default();
-        for shuffle in &found.shuffles {
-            runs.runs += u32::from(shuffle.outcome.is_some());
-            runs.red += u32::from(shuffle.outcome.is_some_and(Outcome::is_red));
-        }
-        let seeds: Vec<String> = found.shuffles.iter().map(|s| s.seed.to_string()).collect();
-        printer.line(&format!(
-            "  shuffled with its file's tests: {} (seeds {})",
-            tally(runs),
-            seeds.join(", ")
-        ))?;
-    }
-    if let Some(bisection) = &found.bisection {
-        printer.line(&format!(
-            "  bisection: {} probes over {} tests before it{} (order from the {} run, seed {})",
-            bisection.probes,
-            bisection.candidates,
-            if bisection.interrupted {
-                ", stopped"
-            } else {
-                ""
-            },
-            bisection.from.as_str(),
-            bisection.seed
-        ))?;
-    }
-    if let Some(verification) = &found.verification {
-        printer.line(&format!(
-            "  verification: culprits then the test {}; the test alone {}{}",
-            tally(verification.pair),
-            tally(verification.alone),
-            if verification.holds {
-                ""
-            } else {
-                " — it does not hold"
-            }
-        ))?;
-    }
-
-    let verdict = &found.verdict;
-    let style = if verdict.explains_red() {
-        Style::Bold
-    } else {
-        Style::Red
-    };
-    printer.line(&format!(
-        "verdict: {}",
-        style.paint(verdict.as_str(), color)
-    ))?;
-    match verdict {
-        Verdict::OrderDependentVictim { polluters } => {
-            for polluter in polluters {
-                printer.line(&format!("  polluter: {}", terminal_safe(polluter)))?;
-            }
-        }
-        Verdict::OrderDependentBrittle { state_setters } => {
-            for setter in state_setters {
-                printer.line(&format!("  state-setter: {}", terminal_safe(setter)))?;
-            }
-        }
-        Verdict::SeedDependent { .. } => {
-            if let Some(words) = crate::order::explain::seed_words(found) {
-                printer.line(&format!("  {words}"))?;
-            }
-        }
-        Verdict::OrderDependentUnisolated => {
-            if let Some(bisection) = found.bisection.as_ref().filter(|b| b.interrupted) {
-                printer.line(&format!(
-                    "  smallest flipping set observed: {} tests",
-                    bisection.culprits.len()
-                ))?;
-            } else if let Some(why) = report.fixed_order {
-                printer.line(&format!("  {why}"))?;
-            }
-        }
-        _ => {}
-    }
-    for state in &finding.shared_state {
-        printer.line(&format!(
-            "  shared state: {}",
-            terminal_safe(&state.to_string())
-        ))?;
-    }
-    if let Some(command) = &report.reproduction_command {
-        printer.line(&format!("  reproduce: {}", terminal_safe(command)))?;
-    }
-    if let Some(fix) = &finding.suggested_fix {
-        printer.line(&format!("  suggested fix: {}", terminal_safe(fix)))?;
-    }
-    let budget = &found.budget;
-    if let Some(stage) = budget.exhausted_during {
-        printer.line(&format!(
-            "budget: spent after {:.0}s of {:.0}s, during the {} stage; the verdict is what was established by then (raise --budget-seconds)",
-            budget.spent_seconds,
-            budget.limit_seconds,
-            stage_name(stage)
-        ))?;
-    }
-    printer.info(&format!(
-        "probes: {} in {:.1}s of a {:.0}s budget; logs and run records in {}",
-        found.probes.len(),
-        budget.spent_seconds,
-        budget.limit_seconds,
-        display_dir(&finding.dir)
-    ))?;
-    Ok(())
-}
-
-fn stage_name(purpose: Purpose) -> &'static str {
-    match purpose {
-        Purpose::Alone | Purpose::SeedCheck | Purpose::Unseeded | Purpose::SeedSearch => "alone",
-        Purpose::Repeat => "repeat",
-        Purpose::Context => "context",
-        Purpose::Shuffle | Purpose::Confirm => "shuffle",
-        Purpose::Bisect => "bisection",
-        Purpose::VerifyPair | Purpose::VerifyAlone => "verification",
-    }
-}
-
-fn display_dir(dir: &Path) -> String {
-    terminal_safe(&PathBuf::from(dir).display().to_string())
+    Ok(
+        if found.event.finding.investigation.verdict.explains_red() {
+            exit_codes::OK
+        } else {
+            exit_codes::NEGATIVE
+        },
+    )
 }

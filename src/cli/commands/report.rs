@@ -11,7 +11,7 @@ use super::triage::{reds_in_files, reds_in_history};
 use super::verdicts::{Judge, Judged};
 use super::{Open, open_store};
 use crate::cli::error::CliError;
-use crate::cli::output::Printer;
+use crate::cli::output::{Printer, human, sink};
 use crate::cli::settings::ReportSettings;
 use crate::exit_codes;
 use crate::history::{HistoryStore, Location, StoredExecution};
@@ -41,14 +41,17 @@ pub(super) fn run(
         } else {
             None
         };
+        let mut sink = sink(printer, human::Later);
         let html = crate::app::report::html_report(
             &*store,
             &config,
             repo_root,
             (scope, counted.as_ref()),
             today,
-            &mut super::PrinterNotes { printer, bar: None },
-        )?;
+            &mut sink,
+        );
+        sink.finish()?;
+        let html = html?;
         write_readable(path, &html)?;
         printer.info(&format!(
             "wrote {} ({} KiB)",
