@@ -538,6 +538,68 @@ impl Git {
     }
 }
 
+/// What the workflows (`crate::app`) ask of a repository, so that a test can hand them a
+/// fake that keeps its commits in memory: the merge base, the worktree of another commit,
+/// and files and changes at a revision. [`Git`] answers through the `git` program.
+pub trait Repository {
+    /// As [`Git::default_branch`].
+    fn default_branch(&self) -> Result<Option<String>, GitError>;
+    /// As [`Git::merge_base`].
+    fn merge_base(&self, left: &str, right: &str) -> Result<Option<String>, GitError>;
+    /// As [`Git::checkout_worktree`].
+    fn checkout_worktree(&self, path: &Path, commit: &str) -> Result<(), GitError>;
+    /// As [`Git::remove_worktree`].
+    fn remove_worktree(&self, path: &Path) -> Result<(), GitError>;
+    /// As [`Git::show`].
+    fn show(&self, revision: &str, path: &str) -> Result<Option<Vec<u8>>, GitError>;
+    /// As [`Git::has_tracked_changes`].
+    fn has_tracked_changes(&self) -> Result<bool, GitError>;
+    /// As [`Git::diff_unified`].
+    fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError>;
+    /// As [`Git::tree_files`].
+    fn tree_files(&self, revision: &str, folder: &str) -> Result<Vec<TreeFile>, GitError>;
+    /// As [`Git::read_blobs`].
+    fn read_blobs(
+        &self,
+        oids: &[String],
+        each: &mut dyn FnMut(usize, &[u8]),
+    ) -> Result<(), GitError>;
+}
+
+impl Repository for Git {
+    fn default_branch(&self) -> Result<Option<String>, GitError> {
+        Git::default_branch(self)
+    }
+    fn merge_base(&self, left: &str, right: &str) -> Result<Option<String>, GitError> {
+        Git::merge_base(self, left, right)
+    }
+    fn checkout_worktree(&self, path: &Path, commit: &str) -> Result<(), GitError> {
+        Git::checkout_worktree(self, path, commit)
+    }
+    fn remove_worktree(&self, path: &Path) -> Result<(), GitError> {
+        Git::remove_worktree(self, path)
+    }
+    fn show(&self, revision: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        Git::show(self, revision, path)
+    }
+    fn has_tracked_changes(&self) -> Result<bool, GitError> {
+        Git::has_tracked_changes(self)
+    }
+    fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError> {
+        Git::diff_unified(self, base, head)
+    }
+    fn tree_files(&self, revision: &str, folder: &str) -> Result<Vec<TreeFile>, GitError> {
+        Git::tree_files(self, revision, folder)
+    }
+    fn read_blobs(
+        &self,
+        oids: &[String],
+        each: &mut dyn FnMut(usize, &[u8]),
+    ) -> Result<(), GitError> {
+        Git::read_blobs(self, oids, each)
+    }
+}
+
 /// The directory's repository root, or `None` when it is not in one or git is missing.
 pub fn repo_root_or_none(dir: &Path) -> Result<Option<PathBuf>, GitError> {
     match Git::new(dir).repo_root() {

@@ -9,12 +9,14 @@
 //! resolves arguments and prints. See
 //! `docs/architecture.md`.
 
+pub mod app;
 pub mod ci_env;
 pub mod classify;
 pub mod cli;
 pub mod compare;
 pub mod confine;
 pub mod env_vars;
+pub mod events;
 pub mod exit_codes;
 pub mod file_hashes;
 pub mod gate;

@@ -3,7 +3,7 @@
 //! `hint:` on stderr and an exit code from [`crate::exit_codes`].
 
 pub mod args;
-mod commands;
+pub(crate) mod commands;
 pub mod error;
 pub mod output;
 pub mod settings;

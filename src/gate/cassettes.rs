@@ -16,7 +16,7 @@ use super::locks::{
     self, Hashes, LockError, Sha256Hex, check_key, json_error_position, render_json, sha256_hex,
     strip_position,
 };
-use crate::git::{Git, GitError};
+use crate::git::{GitError, Repository};
 
 /// The `schema` of a cassette.
 pub const CASSETTE_SCHEMA: &str = "cassette.v1";
@@ -483,7 +483,7 @@ pub fn is_cassette_file(path: &str, folder: &str) -> bool {
 
 /// Every cassette under `folder` at `revision`, read from git's objects, validated and
 /// hashed.
-pub fn at_revision(git: &Git, revision: &str, folder: &str) -> Result<Scan, GitError> {
+pub fn at_revision(git: &dyn Repository, revision: &str, folder: &str) -> Result<Scan, GitError> {
     let files: Vec<_> = git
         .tree_files(revision, folder)?
         .into_iter()
@@ -491,7 +491,7 @@ pub fn at_revision(git: &Git, revision: &str, folder: &str) -> Result<Scan, GitE
         .collect();
     let oids: Vec<String> = files.iter().map(|file| file.oid.clone()).collect();
     let mut contents: Vec<(String, Vec<u8>)> = Vec::with_capacity(files.len());
-    git.read_blobs(&oids, |index, bytes| {
+    git.read_blobs(&oids, &mut |index, bytes| {
         if let Some(file) = files.get(index) {
             contents.push((file.path.clone(), bytes.to_vec()));
         }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::git::{Git, GitError};
+use crate::git::{GitError, Repository};
 
 /// The `schema` of a fixture lock.
 pub const FIXTURE_LOCK_SCHEMA: &str = "fixtures-lock.v1";
@@ -210,7 +210,9 @@ pub(crate) fn check_key(key: &str, path: &Path) -> Result<(), LockError> {
 }
 
 /// How a file differs from its lock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum DriftKind {
     /// Locked, and its content is not what the lock says.
@@ -233,7 +235,7 @@ impl DriftKind {
 }
 
 /// One file that differs from its lock.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Drift {
     /// Repository-relative path.
     pub path: String,
@@ -280,11 +282,15 @@ pub fn drift(locked: &Hashes, actual: &Hashes) -> Vec<Drift> {
 }
 
 /// Every file under `folder` at `revision`, hashed from git's objects.
-pub fn hash_at_revision(git: &Git, revision: &str, folder: &str) -> Result<Hashes, GitError> {
+pub fn hash_at_revision(
+    git: &dyn Repository,
+    revision: &str,
+    folder: &str,
+) -> Result<Hashes, GitError> {
     let files = git.tree_files(revision, folder)?;
     let oids: Vec<String> = files.iter().map(|file| file.oid.clone()).collect();
     let mut hashes = Hashes::new();
-    git.read_blobs(&oids, |index, bytes| {
+    git.read_blobs(&oids, &mut |index, bytes| {
         if let Some(file) = files.get(index) {
             hashes.insert(file.path.clone(), sha256_hex(bytes));
         }

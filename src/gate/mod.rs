@@ -25,7 +25,7 @@ pub mod touched;
 
 use std::path::{Path, PathBuf};
 
-use crate::git::{Git, GitError};
+use crate::git::{GitError, Repository};
 use crate::policy::config::CONFIG_FILE;
 use crate::policy::{Config, ConfigError, LaneConfig};
 
@@ -121,7 +121,7 @@ pub fn repo_path(path: &Path) -> Result<String, GateError> {
 
 /// The policy at `base`: its `candor.toml` (the defaults when it has none). Errors name
 /// the file as `BASE:candor.toml`.
-pub fn base_policy(git: &Git, base: &str) -> Result<Config, GateError> {
+pub fn base_policy(git: &dyn Repository, base: &str) -> Result<Config, GateError> {
     match git.show(base, CONFIG_FILE)? {
         None => Ok(Config::default()),
         Some(bytes) => {
@@ -133,12 +133,16 @@ pub fn base_policy(git: &Git, base: &str) -> Result<Config, GateError> {
 }
 
 /// The change from `base` to `head`, parsed.
-pub fn read_change(git: &Git, base: &str, head: &str) -> Result<Diff, GateError> {
+pub fn read_change(git: &dyn Repository, base: &str, head: &str) -> Result<Diff, GateError> {
     Ok(diff::parse(&git.diff_unified(base, head)?)?)
 }
 
 /// The oracle module at `base`, when the base's policy names one.
-pub fn base_oracle(git: &Git, base: &str, lane: &LaneConfig) -> Result<Option<Oracle>, GateError> {
+pub fn base_oracle(
+    git: &dyn Repository,
+    base: &str,
+    lane: &LaneConfig,
+) -> Result<Option<Oracle>, GateError> {
     let Some(path) = &lane.oracle else {
         return Ok(None);
     };
@@ -157,7 +161,7 @@ pub fn base_oracle(git: &Git, base: &str, lane: &LaneConfig) -> Result<Option<Or
 /// bans and presets, and, with `fail_on_missing_oracle`, the oracle rule; sorted by file
 /// and line.
 pub fn lint(
-    git: &Git,
+    git: &dyn Repository,
     base: &str,
     diff: &Diff,
     policy: &Config,
@@ -175,7 +179,11 @@ pub fn lint(
 /// Fixtures under the base's `[lane] fixtures` at `head` against the lock at `head` (the
 /// base's `lockfile` path): drift while the lock is unchanged is fixture drift; a changed
 /// lock is a human-owned change the gate reports separately. A missing lock locks nothing.
-pub fn fixture_drift(git: &Git, head: &str, lane: &LaneConfig) -> Result<Vec<Drift>, GateError> {
+pub fn fixture_drift(
+    git: &dyn Repository,
+    head: &str,
+    lane: &LaneConfig,
+) -> Result<Vec<Drift>, GateError> {
     let lock_path = repo_path(&lane.lockfile)?;
     let locked = match git.show(head, &lock_path)? {
         Some(bytes) => {
@@ -203,7 +211,7 @@ pub struct CassetteCheck {
 /// Cassettes under the base's `[lane] cassettes`: validated at `head`, hashed against the
 /// head's cassette lock, and compared with `base`'s.
 pub fn cassette_check(
-    git: &Git,
+    git: &dyn Repository,
     base: &str,
     head: &str,
     lane: &LaneConfig,
@@ -234,7 +242,7 @@ pub fn cassette_check(
 /// Human-owned files (named by the base's policy) the change touches, and ledger lines it
 /// altered or removed (appending is allowed).
 pub fn human_owned_changes(
-    git: &Git,
+    git: &dyn Repository,
     base: &str,
     head: &str,
     policy: &Config,
@@ -263,7 +271,7 @@ pub fn human_owned_changes(
 /// Test-infrastructure changes (the base's `[lane] test_infrastructure` globs, runner
 /// sections of pyproject.toml / setup.cfg / tox.ini read at both ends, plugin lists).
 pub fn infrastructure_changes(
-    git: &Git,
+    git: &dyn Repository,
     base: &str,
     head: &str,
     policy: &Config,
@@ -293,7 +301,7 @@ pub fn infrastructure_changes(
 /// does not pin (outside the fixtures folder and the cassettes, which have their own
 /// checks).
 pub fn unlocked_data(
-    git: &Git,
+    git: &dyn Repository,
     head: &str,
     lane: &LaneConfig,
     diff: &Diff,

@@ -1,10 +1,10 @@
 //! One module per command; each takes its settings and a printer and returns the exit
-//! code, or a [`CliError`] that ends it.
+//! code, or a [`CliError`] that ends it. A moved command only opens what its workflow in
+//! [`crate::app`] needs, picks the sink, calls the workflow and finishes the sink.
 
 mod classify;
 mod clean;
 mod compare;
-mod counted;
 mod demo;
 mod freeze;
 mod gate;
@@ -19,7 +19,6 @@ mod order;
 mod reliability;
 mod report;
 mod rerun;
-mod running;
 mod show;
 mod test;
 mod tests;
@@ -31,7 +30,11 @@ use std::time::Duration;
 use super::error::CliError;
 use super::output::Printer;
 use super::settings::{Command, Context, Settings};
+use crate::app::counted;
+use crate::app::{Clock, Ports};
+use crate::events::EventSink;
 use crate::history::{HistoryStore, Location, PgStore, SqliteStore};
+use crate::runner::process::SystemExecutor;
 
 /// Runs the command the settings name. `context` is what the settings were resolved
 /// against; only `demo` needs it, to resolve the commands it runs in its own repository.
@@ -47,43 +50,19 @@ pub fn run(
         crate::confine::check_write_if_under(&settings.repo_root, path)?;
     }
     match &settings.command {
-        Command::Ingest(ingest) => ingest::run(ingest, &settings.db, printer),
+        Command::Ingest(ingest) => ingest::run(ingest, settings, printer),
         Command::Tests(tests) => tests::run(tests, &settings.db, &settings.repo_root, printer),
         Command::Reliability(reliability) => {
             reliability::run(reliability, &settings.db, &settings.repo_root, printer)
         }
         Command::Init(init) => init::run(init, &settings.repo_root, printer),
-        Command::Clean(clean) => clean::run(*clean, &settings.repo_root, printer),
+        Command::Clean(clean) => clean::run(*clean, settings, printer),
         Command::Show(show) => show::run(show, &settings.db, &settings.repo_root, printer),
-        Command::Triage(triage) => triage::run(
-            triage,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
-        Command::Rerun(rerun) => rerun::run(
-            rerun,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
-        Command::Gate(gate) => gate::run(
-            gate,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
-        Command::Compare(compare) => compare::run(
-            compare,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
-        Command::Repro(repro) => compare::repro(repro, &settings.db, &settings.repo_root, printer),
+        Command::Triage(triage) => triage::run(triage, settings, printer),
+        Command::Rerun(rerun) => rerun::run(rerun, settings, printer),
+        Command::Gate(gate) => gate::run(gate, settings, printer),
+        Command::Compare(compare) => compare::run(compare, settings, printer),
+        Command::Repro(repro) => compare::repro(repro, settings, printer),
         Command::Classify(classify) => classify::run(classify, printer),
         Command::LedgerStats => ledger::run(&settings.repo_root, printer),
         Command::HistoryCopy { from, to } => history::copy(from, to, printer),
@@ -91,18 +70,12 @@ pub fn run(
             history::prune(&settings.db, older_than, *now, printer)
         }
         Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
-        Command::Test(test) => test::run(
-            test,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
+        Command::Test(test) => test::run(test, settings, printer),
         Command::Demo(demo) => demo::run(demo, context, settings.today, printer),
         Command::LintDiff(lint) => lint_diff::run(lint, &settings.repo_root, printer),
         Command::Lock(lock) => lock::run(*lock, &settings.repo_root, printer),
         Command::FreezeCheck => freeze::run(&settings.repo_root, settings.today, printer),
-        Command::Order(order) => order::run(order, &settings.repo_root, printer),
+        Command::Order(order) => order::run(order, settings, printer),
         Command::Report(report) => report::run(
             report,
             &settings.db,
@@ -119,7 +92,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Whether a command may start a new history or needs one that exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Open {
+pub(crate) enum Open {
     /// `ingest`: create the database (and its folder) when missing.
     CreateIfMissing,
     /// Commands that only read: a missing database is an error, not an empty history,
@@ -127,7 +100,7 @@ enum Open {
     Existing,
 }
 
-fn open_store(db: &Location, mode: Open) -> Result<Box<dyn HistoryStore>, CliError> {
+pub(crate) fn open_store(db: &Location, mode: Open) -> Result<Box<dyn HistoryStore>, CliError> {
     match db {
         Location::Sqlite(path) => {
             if mode == Open::Existing && !path.exists() {
@@ -149,5 +122,27 @@ fn open_store(db: &Location, mode: Open) -> Result<Box<dyn HistoryStore>, CliErr
         // A server's database exists or the connection fails; an empty one is a history
         // that holds nothing yet, which its schema (created on first use) says.
         Location::Postgres(text) => Ok(Box::new(PgStore::open(&Location::pg_target(text)?)?)),
+    }
+}
+
+/// The command line's clock: the system's instant, the day the settings resolved
+/// (`CANDOR_TODAY` may pin it).
+impl Clock for Settings {
+    fn now(&self) -> jiff::Timestamp {
+        jiff::Timestamp::now()
+    }
+
+    fn today(&self) -> jiff::civil::Date {
+        self.today
+    }
+}
+
+/// The real ports: the repository root, child processes, the system clock, `events`.
+fn ports<'a>(settings: &'a Settings, events: &'a mut dyn EventSink) -> Ports<'a> {
+    Ports {
+        root: &settings.repo_root,
+        executor: &SystemExecutor,
+        clock: settings,
+        events,
     }
 }

@@ -1,8 +1,7 @@
-//! `candor report`: reads the history, policy and ledger for `crate::report` and writes
+//! `candor report`: opens the history and policy, has `app::report` compute, and writes
 //! what was asked: the HTML file, the Markdown comment (and the job summary), GitHub
 //! annotations, a GitLab Code Quality file.
 
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use jiff::civil::Date;
@@ -12,18 +11,13 @@ use super::triage::{reds_in_files, reds_in_history};
 use super::verdicts::{Judge, Judged};
 use super::{Open, open_store};
 use crate::cli::error::CliError;
-use crate::cli::output::Printer;
+use crate::cli::output::{Printer, human, sink};
 use crate::cli::settings::ReportSettings;
 use crate::exit_codes;
-use crate::history::{HistoryStore, Location, RunRecord, Source, StoredExecution};
-use crate::ledger::Ledger;
+use crate::history::{HistoryStore, Location, StoredExecution};
 use crate::policy::Config;
-use crate::reliability::{Evaluator, ReliabilityFile};
 use crate::report::annotations::{self, Annotation};
 use crate::report::markdown::{self, RedRow};
-use crate::report::{self as model, Inputs, Scope};
-use crate::results::Outcome;
-use crate::stats::window::WindowEntry;
 use crate::triage::VerdictKind;
 
 pub(super) fn run(
@@ -47,15 +41,17 @@ pub(super) fn run(
         } else {
             None
         };
-        let html = html_report(
+        let mut sink = sink(printer, human::Later);
+        let html = crate::app::report::html_report(
             &*store,
             &config,
             repo_root,
-            scope,
-            counted.as_ref(),
+            (scope, counted.as_ref()),
             today,
-            printer,
-        )?;
+            &mut sink,
+        );
+        sink.finish()?;
+        let html = html?;
         write_readable(path, &html)?;
         printer.info(&format!(
             "wrote {} ({} KiB)",
@@ -156,141 +152,6 @@ fn append(path: &Path, text: &str) -> Result<(), CliError> {
             path: path.to_owned(),
             source,
         })
-}
-
-fn html_report(
-    store: &dyn HistoryStore,
-    config: &Config,
-    repo_root: &Path,
-    scope: Scope,
-    counted: Option<&HashSet<i64>>,
-    today: Date,
-    printer: &mut Printer,
-) -> Result<String, CliError> {
-    let policy = &config.reliability.tiers;
-    let previous = ReliabilityFile::load(&repo_root.join(&config.reliability.file))?;
-    let ledger = Ledger::load(&repo_root.join(&config.rerun.ledger))?;
-    let pattern = match &scope.tests {
-        Some(glob) => Some(glob::Pattern::new(glob).map_err(|error| {
-            CliError::BadChange(format!("--tests `{glob}` is not a glob: {error}"))
-        })?),
-        None => None,
-    };
-
-    let progress = printer.progress_bar(4);
-    progress.set_message("runs");
-    let runs: Vec<RunRecord> = store
-        .runs(usize::MAX)?
-        .into_iter()
-        .filter(|run| model::in_scope(&scope, run))
-        .filter(|run| counted.is_none_or(|runs| runs.contains(&run.id)))
-        .collect();
-    let by_id: HashMap<i64, &RunRecord> = runs.iter().map(|run| (run.id, run)).collect();
-    progress.inc(1);
-
-    progress.set_message("windows");
-    let mut evaluator = Evaluator::new(&previous, policy);
-    let mut windows: HashMap<String, Vec<(i64, Outcome)>> = HashMap::new();
-    let mut entries: Vec<WindowEntry<'_>> = Vec::with_capacity(policy.window_runs);
-    let mut seen: Vec<String> = Vec::new();
-    store.windows(policy.window_runs, &mut |test| {
-        if pattern.as_ref().is_some_and(|p| !p.matches(&test.test_id)) {
-            return;
-        }
-        // The store gives newest first; the machine and the strip read oldest first.
-        let kept: Vec<(i64, Outcome)> = test
-            .entries
-            .iter()
-            .rev()
-            .filter(|entry| by_id.contains_key(&entry.run_id))
-            .map(|entry| (entry.run_id, entry.outcome))
-            .collect();
-        if kept.is_empty() {
-            return;
-        }
-        entries.clear();
-        entries.extend(kept.iter().map(|(run_id, outcome)| {
-            let run = by_id[run_id];
-            WindowEntry {
-                outcome: *outcome,
-                commit: run.run.commit.as_deref(),
-                started_at: run.run.started_at,
-            }
-        }));
-        evaluator.visit(test.test_id.clone(), &entries);
-        if kept
-            .iter()
-            .any(|(_, outcome)| outcome.failed_at_least_once())
-        {
-            windows.insert(test.test_id.clone(), kept);
-        }
-        seen.push(test.test_id);
-    })?;
-    let seen: HashSet<String> = seen.into_iter().collect();
-    let mut rows = evaluator.finish().rows;
-    // Stale rows are the reliability file's tests with no run in scope: not in the report.
-    rows.retain(|row| seen.contains(&row.test));
-    progress.inc(1);
-
-    progress.set_message("failures");
-    let mut red_seconds = 0.0;
-    for run in &runs {
-        if run.red == 0 {
-            continue;
-        }
-        red_seconds += store.red_seconds(run.id)?;
-    }
-    let mut rerun_seconds = 0.0;
-    let rerun_tests: HashSet<&str> = ledger
-        .reruns()
-        .iter()
-        .map(|r| r.entry().test_id.as_str())
-        .collect();
-    for test in rerun_tests {
-        for stored in store.executions(test, usize::MAX)? {
-            if stored.source == Source::Rerun && by_id.contains_key(&stored.run_id) {
-                rerun_seconds += stored.execution.duration.unwrap_or(0.0);
-            }
-        }
-    }
-    progress.inc(1);
-
-    progress.set_message("tests");
-    let top = model::flakiest_ids(&rows, &windows, scope.top);
-    let mut executions: HashMap<String, Vec<StoredExecution>> = HashMap::new();
-    for id in top {
-        let mut stored = store.executions(&id, policy.window_runs.max(1) * 4)?;
-        stored.retain(|e| by_id.contains_key(&e.run_id));
-        executions.insert(id, stored);
-    }
-    progress.inc(1);
-    progress.finish_and_clear();
-
-    let owners = previous
-        .tests
-        .iter()
-        .filter_map(|entry| {
-            let owner = entry.human.get("owner")?;
-            let owner = owner.as_str()?.to_owned();
-            Some((entry.id.clone(), owner))
-        })
-        .collect();
-    let report = model::build(&Inputs {
-        scope,
-        runs: runs.clone(),
-        rows,
-        windows,
-        executions,
-        red_seconds,
-        rerun_seconds,
-        ledger: &ledger,
-        rerun: &config.rerun,
-        fingerprints: &config.fingerprints,
-        policy,
-        owners,
-        today,
-    });
-    Ok(model::html::render(&report))
 }
 
 /// The Markdown row of one judged red test.

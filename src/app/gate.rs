@@ -1,0 +1,1181 @@
+//! `candor gate`: the merge lane — the change and the base's policy from git, the
+//! touched tests from the runner's listing, the replays (one runner process each, pinned
+//! seed and environment, inside the lane's time), the report and the step summary. The
+//! verdict itself is `gate::lane::lane_verdict`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{History, Lap, Ports};
+use crate::app::running::{RunPlace, run_record, scratch};
+use crate::classify::{Classified, classify};
+use crate::cli::error::CliError;
+use crate::cli::settings::GateSettings;
+use crate::events::{Event, GateEvent, GateReport};
+use crate::gate::diff::{Diff, FileStatus};
+use crate::gate::human_owned::OwnedChange;
+use crate::gate::infrastructure::InfraChange;
+use crate::gate::infrastructure::InfraKind;
+use crate::gate::lane::{
+    self, LaneFindings, LaneVerdict, ReplayRun, ReplayScope, Replayed, SCHEMA, ScoreReport,
+    SuiteRun, TouchedReport, deterministic, lane_verdict,
+};
+use crate::gate::locks::Drift;
+use crate::gate::receipts::{self, Receipt};
+use crate::gate::rules::Finding;
+use crate::gate::tamper::{self, BaseJudgement, BaseRun, Unaccounted};
+use crate::gate::touched::{ChangedTestFile, TouchedTest, touched_tests};
+use crate::gate::{self, files};
+use crate::git::Repository;
+use crate::history::Source;
+use crate::order::driver::Clock;
+use crate::policy::{Config, ReplayMode};
+use crate::records::{self, RunRecord, Side};
+use crate::results::{Outcome, ParseOptions, parse_all};
+use crate::runner::process::Executor;
+use crate::runner::{self, Adapter, RunOptions, RunReport, SeedSupport};
+
+/// What the lane decided and everything its report holds; [`Lane::score_report`] is
+/// `score-report.json`, already written to [`Lane::report_path`].
+#[derive(Debug, Clone)]
+pub struct Lane {
+    /// The base commit.
+    pub base: String,
+    /// The head commit.
+    pub head: String,
+    /// Accept or reject, the reasons and the approvals.
+    pub verdict: LaneVerdict,
+    /// The replays' classification.
+    pub classified: Vec<Classified>,
+    /// What was run.
+    pub replayed: Replayed,
+    /// The whole suite's run, when the lane made one.
+    pub suite: Option<SuiteRun>,
+    /// `[lane] min_replays`.
+    pub min_replays: u32,
+    /// The replays' seed.
+    pub seed: Option<u64>,
+    /// `[lane] max_wall_seconds`.
+    pub max_wall_seconds: u32,
+    /// The lane's own time.
+    pub wall_seconds: f64,
+    /// The listing's time.
+    pub listing_seconds: Option<f64>,
+    /// The touched tests and their buckets.
+    pub touched: Vec<TouchedReport>,
+    /// Every replay.
+    pub runs: Vec<ReplayRun>,
+    /// The diff rules' findings.
+    pub findings: Vec<Finding>,
+    /// Fixtures that differ from their lock.
+    pub fixture_drift: Vec<Drift>,
+    /// Human-owned files the change edited.
+    pub human_owned: Vec<OwnedChange>,
+    /// Test infrastructure the change edited.
+    pub test_infrastructure: Vec<InfraChange>,
+    /// Data files no lock covers.
+    pub unlocked_data: Vec<String>,
+    /// Replays whose report did not account for the run.
+    pub unaccounted: Vec<Unaccounted>,
+    /// The base's version of the touched modules against the head's code.
+    pub base_judgement: Option<BaseJudgement>,
+    /// Its time.
+    pub base_version_seconds: Option<f64>,
+    /// The ledger lines the change appended, checked.
+    pub receipts: Vec<Receipt>,
+    /// Freezes in force for tests the change did not touch.
+    pub freezes_in_force: Vec<String>,
+    /// Where the report was written.
+    pub report_path: PathBuf,
+}
+
+impl Lane {
+    /// `score-report.json`'s content.
+    pub fn score_report(&self) -> ScoreReport<'_> {
+        ScoreReport {
+            schema: SCHEMA,
+            lane: "merge",
+            flake_budget: 0,
+            base: &self.base,
+            head: &self.head,
+            pass: self.verdict.pass,
+            deterministic: deterministic(&self.classified),
+            reasons: &self.verdict.reasons,
+            replayed: &self.replayed,
+            suite: self.suite.as_ref(),
+            min_replays: self.min_replays,
+            seed: self.seed,
+            max_wall_seconds: self.max_wall_seconds,
+            wall_seconds: self.wall_seconds,
+            listing_seconds: self.listing_seconds,
+            touched: &self.touched,
+            runs: &self.runs,
+            findings: &self.findings,
+            fixture_drift: &self.fixture_drift,
+            human_owned: &self.human_owned,
+            approvals: &self.verdict.approvals,
+            test_infrastructure: &self.test_infrastructure,
+            unlocked_data: &self.unlocked_data,
+            unaccounted: &self.unaccounted,
+            base_judgement: self.base_judgement.as_ref(),
+            base_version_seconds: self.base_version_seconds,
+            receipts: &self.receipts,
+            freezes_in_force: self.freezes_in_force.clone(),
+        }
+    }
+}
+
+/// `candor gate`: judges the change from `settings.change.base` to its head in the merge
+/// lane, writes `score-report.json` (and the step summary), and returns the lane.
+pub fn gate(
+    settings: &GateSettings,
+    ports: &mut Ports<'_>,
+    git: &dyn Repository,
+    history: &mut History,
+) -> Result<Lane, CliError> {
+    let today = ports.clock.today();
+    let started = Lap::start(ports.clock);
+    let repo_root = ports.root;
+    // Refused before any replay: the report must not follow a symlink out (#14 item 8).
+    crate::confine::check_write_if_under(repo_root, &settings.report)?;
+    let head = settings.change.head.clone().map_err(CliError::NoChange)?;
+    let base = settings.change.base.clone().map_err(CliError::NoChange)?;
+    let policy = gate::base_policy(git, &base)?;
+    let diff = gate::read_change(git, &base, &head)?;
+    let human_owned = gate::human_owned_changes(git, &base, &head, &policy, &diff)?;
+    let findings = gate::lint(git, &base, &diff, &policy)?;
+    let fixture_drift = gate::fixture_drift(git, &head, &policy.lane)?;
+    let cassettes = gate::cassette_check(git, &base, &head, &policy.lane)?;
+    let infrastructure = gate::infrastructure_changes(git, &base, &head, &policy, &diff)?;
+    let unlocked_data = gate::unlocked_data(git, &head, &policy.lane, &diff)?;
+    let receipts = check_receipts(git, &base, &head, &policy, &diff, history)?;
+    let modules = touched_modules(&diff);
+
+    let changed = changed_test_files(git, &base, &head, &diff)?;
+    let mode = policy.lane.replay;
+    let runs_anything = mode == ReplayMode::All || !changed.is_empty();
+    if runs_anything && git.has_tracked_changes()? {
+        ports.warning(
+            "tracked files differ from HEAD: the replays run the working tree, the report judges HEAD; commit or stash first",
+        );
+    }
+    let lane_time = Duration::from_secs(u64::from(policy.lane.max_wall_seconds));
+    let mut replays = Replays::default();
+    let mut touched = Vec::new();
+    let mut listing_seconds = None;
+    let mut suite = None;
+    let mut suite_left = 0;
+    let mut base_judgement = None;
+    let mut base_version_seconds = None;
+    if runs_anything || !modules.touched.is_empty() {
+        let dir = scratch(repo_root, "gate")?;
+        let executor = ports.executor;
+        let listing_context = runner::Context::new(repo_root, dir.join("listing"), executor)
+            .with_timeout(Some(policy.runner.timeout), policy.runner.grace)
+            .with_pinned_environment();
+        let adapter = runner::adapter(&policy.runner, &listing_context)?;
+        ports.progress("listing the tests…");
+        let listing_started = Lap::start(ports.clock);
+        let listed = match adapter.list(&listing_context) {
+            Ok(listed) => listed,
+            // The change edited what runs the tests and the runner now cannot list them:
+            // the change is refused for that edit; there is nothing to replay.
+            Err(error) if !infrastructure.is_empty() && settings.approved_by.is_none() => {
+                ports.warning(format!(
+                    "the runner could not list the tests after the change's test-infrastructure edits: {error}"
+                ));
+                Vec::new()
+            }
+            Err(error) => return Err(error.into()),
+        };
+        listing_seconds = Some(listing_started.elapsed().as_secs_f64());
+        touched = touched_tests(adapter.kind(), &listed, &changed);
+        let collected: BTreeSet<String> = listed.iter().map(|t| t.id.clone()).collect();
+        let seed = match adapter.seed_support() {
+            SeedSupport::Controls(_) => Some(pinned_seed(&head)),
+            SeedSupport::None(_) => None,
+        };
+        let plan = ReplayPlan {
+            adapter: &*adapter,
+            executor,
+            repo_root,
+            dir: &dir,
+            head: &head,
+            seed,
+            policy: &policy,
+            lane_time,
+            started: &started,
+            collected: &collected,
+        };
+        if mode == ReplayMode::All {
+            // Frozen tests the change did not touch keep their freeze in the whole suite's
+            // run; a touched one is judged by its replays whatever its freeze says.
+            let frozen: Vec<String> = gate::freeze::in_force(&policy.freezes, today, |test| {
+                touched.iter().any(|t| t.id == test)
+            })
+            .into_iter()
+            .map(|freeze| freeze.test.clone())
+            .collect();
+            ports.progress("running the whole suite once…");
+            let ran = run_whole_suite(&plan, &frozen)?;
+            match ran {
+                Some((run, ran)) => {
+                    if let Err(said) = &ran {
+                        ports.warning(format!(
+                            "the whole suite could not run at HEAD, so the lane ran nothing: {said}"
+                        ));
+                    }
+                    if let Ok(report) = ran {
+                        store_gate_report(
+                            history,
+                            settings,
+                            &report.report,
+                            &head,
+                            report_started(&report),
+                            plan.seed,
+                            repo_root,
+                        )?;
+                    }
+                    suite = Some(run);
+                }
+                None => suite_left = 1,
+            }
+        }
+        replays = replay(&plan, &touched, ports)?;
+        store_replays(history, settings, &replays.records, repo_root)?;
+        if adapter.kind() == runner::RunnerKind::Pytest && !modules.touched.is_empty() {
+            let plan = BasePlan {
+                git,
+                base: &base,
+                head: &head,
+                adapter: &*adapter,
+                executor,
+                dir: &dir,
+                seed,
+                policy: &policy,
+                lane_time,
+                started: &started,
+            };
+            let restore: Vec<String> = infrastructure
+                .iter()
+                .filter(|c| c.kind != InfraKind::PluginList)
+                .map(|c| c.path.clone())
+                .collect();
+            ports.progress("replaying the base's version of the touched test modules…");
+            let base_started = Lap::start(ports.clock);
+            let runs = base_version_runs(&plan, &modules.existed, &restore)?;
+            base_version_seconds = Some(base_started.elapsed().as_secs_f64());
+            let head_green: BTreeSet<String> = classify(&replays.records)
+                .iter()
+                .filter(|c| !c.bucket.is_red())
+                .map(|c| c.test.clone())
+                .collect();
+            base_judgement = Some(tamper::judge(
+                &modules.touched,
+                &collected,
+                &head_green,
+                &modules.deleted,
+                &runs,
+            ));
+        }
+    }
+    replays.left += suite_left;
+
+    let classified = classify(&replays.records);
+    // Replayed, yet no replay ran it: every one was a skip.
+    let skipped: Vec<String> = touched
+        .iter()
+        .filter(|t| replays.records.iter().any(|r| r.test == t.id))
+        .filter(|t| !classified.iter().any(|c| c.test == t.id))
+        .map(|t| t.id.clone())
+        .collect();
+    let verdict = lane_verdict(&LaneFindings {
+        findings: &findings,
+        fixture_drift: &fixture_drift,
+        cassettes: Some(&cassettes),
+        human_owned: &human_owned,
+        approved_by: settings.approved_by.as_deref(),
+        replays: &classified,
+        skipped: &skipped,
+        suite: suite.as_ref(),
+        replays_left: replays.left + base_judgement.as_ref().map_or(0, |j| j.not_run),
+        max_wall_seconds: policy.lane.max_wall_seconds,
+        infrastructure: &infrastructure,
+        unlocked_data: &unlocked_data,
+        unaccounted: &replays.unaccounted,
+        base_judgement: base_judgement.as_ref(),
+        receipts: &receipts,
+    });
+    let touched_reports: Vec<TouchedReport> = touched
+        .iter()
+        .map(|test| TouchedReport {
+            test: test.clone(),
+            bucket: classified
+                .iter()
+                .find(|c| c.test == test.id)
+                .map(|c| c.bucket),
+        })
+        .collect();
+    let runs: Vec<ReplayRun> = replays
+        .records
+        .iter()
+        .map(|record| ReplayRun {
+            test: record.test.clone(),
+            replay: record.sequence,
+            seed: record.seed,
+            outcome: record.outcome,
+            exit_code: record.exit_status,
+            seconds: record.wall_seconds,
+            log: record.log.display().to_string(),
+        })
+        .collect();
+    let touched_ids: Vec<&str> = touched.iter().map(|t| t.id.as_str()).collect();
+    let replayed = lane::replayed(
+        ReplayScope {
+            mode,
+            changed_test_files: changed.len(),
+            touched_tests: touched.len(),
+            min_replays: policy.lane.min_replays,
+        },
+        suite.as_ref(),
+        &runs,
+    );
+    let lane = Lane {
+        base,
+        head,
+        verdict,
+        replayed,
+        suite,
+        min_replays: policy.lane.min_replays,
+        seed: replays.seed,
+        max_wall_seconds: policy.lane.max_wall_seconds,
+        wall_seconds: started.elapsed().as_secs_f64(),
+        listing_seconds,
+        touched: touched_reports,
+        runs,
+        findings,
+        fixture_drift,
+        human_owned,
+        test_infrastructure: infrastructure,
+        unlocked_data,
+        unaccounted: replays.unaccounted,
+        base_judgement,
+        base_version_seconds,
+        receipts,
+        freezes_in_force: gate::freeze::in_force(&policy.freezes, today, |test| {
+            touched_ids.contains(&test)
+        })
+        .into_iter()
+        .map(|freeze| freeze.test.clone())
+        .collect(),
+        classified,
+        report_path: settings.report.clone(),
+    };
+    write_report(&settings.report, &lane.score_report())?;
+    if let Some(summary) = &settings.step_summary {
+        append_summary(summary, &lane::markdown(&lane.score_report()))?;
+    }
+    ports.emit(Event::Gate(GateEvent {
+        report: GateReport::from(&lane.score_report()),
+        report_path: lane.report_path.clone(),
+    }));
+    Ok(lane)
+}
+
+/// The seed every replay of this change is pinned to: from HEAD's sha, so the same change
+/// replays the same way on every CI run, below 2^32 for every runner.
+fn pinned_seed(head: &str) -> u64 {
+    u64::from_str_radix(head.get(..8).unwrap_or("0"), 16).unwrap_or(0) % (1 << 32)
+}
+
+/// Test files the change added or modified, with their text at both ends.
+fn changed_test_files(
+    git: &dyn Repository,
+    base: &str,
+    head: &str,
+    diff: &Diff,
+) -> Result<Vec<ChangedTestFile>, CliError> {
+    let mut changed = Vec::new();
+    for file in &diff.files {
+        if file.binary || file.status == FileStatus::Deleted || !files::is_test_file(&file.path) {
+            continue;
+        }
+        let text = |revision: &str| -> Result<Option<String>, CliError> {
+            Ok(git
+                .show(revision, &file.path)?
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+        };
+        let Some(head_text) = text(head)? else {
+            continue;
+        };
+        let base_text = if file.status == FileStatus::Added {
+            None
+        } else {
+            text(base)?
+        };
+        changed.push(ChangedTestFile {
+            path: file.path.clone(),
+            head_text,
+            base_text,
+        });
+    }
+    Ok(changed)
+}
+
+struct ReplayPlan<'a> {
+    adapter: &'a dyn Adapter,
+    executor: &'a dyn Executor,
+    repo_root: &'a Path,
+    dir: &'a Path,
+    head: &'a str,
+    seed: Option<u64>,
+    policy: &'a Config,
+    lane_time: Duration,
+    started: &'a dyn Clock,
+    /// The head's collection, which every replay's report must stay within.
+    collected: &'a BTreeSet<String>,
+}
+
+#[derive(Default)]
+struct Replays {
+    records: Vec<RunRecord>,
+    /// Replays whose report did not account for the run.
+    unaccounted: Vec<Unaccounted>,
+    /// Replays not made because the lane's time ran out.
+    left: u32,
+    seed: Option<u64>,
+}
+
+/// Every touched test `min_replays` times, sequentially, same seed, pinned environment,
+/// ignoring freezes, quarantine and tiers. Each process gets at most the lane's time left.
+fn replay(
+    plan: &ReplayPlan<'_>,
+    touched: &[TouchedTest],
+    ports: &mut Ports<'_>,
+) -> Result<Replays, CliError> {
+    let min_replays = plan.policy.lane.min_replays;
+    let total = u32::try_from(touched.len())
+        .unwrap_or(u32::MAX)
+        .saturating_mul(min_replays);
+    let mut replays = Replays {
+        seed: plan.seed,
+        ..Replays::default()
+    };
+    let parse = ParseOptions {
+        repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let records_dir = plan.dir.join("records");
+    let mut made = 0;
+    'tests: for test in touched {
+        for replay in 1..=min_replays {
+            let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+            if left.is_zero() {
+                break 'tests;
+            }
+            ports.step(
+                format!("replay {replay} of {}", test.id),
+                u64::from(made),
+                u64::from(total),
+            );
+            let context = runner::Context::new(
+                plan.repo_root,
+                plan.dir.join(format!("{:03}", made + 1)),
+                plan.executor,
+            )
+            .with_timeout(
+                Some(plan.policy.runner.timeout.min(left)),
+                plan.policy.runner.grace,
+            )
+            .with_pinned_environment();
+            let lane_bound = left < plan.policy.runner.timeout;
+            let report =
+                match plan
+                    .adapter
+                    .run_one(&context, &test.id, RunOptions { seed: plan.seed })
+                {
+                    Ok(report) => report,
+                    // The change left the runner unable to run this replay (it exits 0 before
+                    // writing its report, crashes at import, does not build): its report does
+                    // not account for the test, and the lane rejects with the runner's words.
+                    Err(runner::RunnerError::CouldNotRun(not_run)) => {
+                        replays.unaccounted.push(tamper::Unaccounted {
+                            test: test.id.clone(),
+                            replay,
+                            problem: format!("the runner could not run it: {}", not_run.why),
+                        });
+                        continue;
+                    }
+                    Err(error) => return Err(error.into()),
+                };
+            let (mut record, _) = run_record(
+                &RunPlace {
+                    test: &test.id,
+                    side: Side::Replay,
+                    sequence: replay,
+                    root: plan.repo_root,
+                    commit: plan.head,
+                    fixtures: &plan.policy.lane.fixtures,
+                    new_test: test.new,
+                },
+                &report,
+                &parse,
+            )?;
+            // Stopped by the lane's clock, not by the runner's own limit: a replay not made,
+            // not a red one.
+            if record.timed_out && lane_bound {
+                break 'tests;
+            }
+            let outcomes = report_outcomes(&report.report, &parse);
+            if let Some(problem) = tamper::account(
+                &test.id,
+                replay,
+                record.exit_status,
+                record.timed_out,
+                outcomes.as_ref(),
+                plan.collected,
+            ) {
+                replays.unaccounted.push(problem);
+            }
+            // Record files are numbered by their place in the whole lane.
+            made += 1;
+            let file_record = RunRecord {
+                sequence: made,
+                ..record.clone()
+            };
+            records::write(&records_dir, &file_record).map_err(|source| CliError::Write {
+                path: records_dir.clone(),
+                source,
+            })?;
+            record.sequence = replay;
+            replays.records.push(record);
+            ports.step(
+                format!("replay {replay} of {}", test.id),
+                u64::from(made),
+                u64::from(total),
+            );
+        }
+    }
+    replays.left = total.saturating_sub(made);
+    Ok(replays)
+}
+
+/// The whole suite once, inside the lane's time, with the replays' seed and pinned
+/// environment. `None` when the lane's clock ran out before or during it: a run not made,
+/// not a red one. A runner that wrote no results is an error (exit 2), never a red suite.
+/// The whole suite's run, and its report, or why the runner could not make one.
+type SuiteOutcome = (SuiteRun, Result<RunReport, String>);
+
+fn run_whole_suite(
+    plan: &ReplayPlan<'_>,
+    frozen: &[String],
+) -> Result<Option<SuiteOutcome>, CliError> {
+    let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+    if left.is_zero() {
+        return Ok(None);
+    }
+    let context = runner::Context::new(plan.repo_root, plan.dir.join("suite"), plan.executor)
+        .with_timeout(
+            Some(plan.policy.runner.timeout.min(left)),
+            plan.policy.runner.grace,
+        )
+        .with_pinned_environment();
+    let lane_bound = left < plan.policy.runner.timeout;
+    let report = match plan
+        .adapter
+        .run_suite(&context, RunOptions { seed: plan.seed })
+    {
+        Ok(report) => report,
+        // The change under judgment left the runner unable to run the suite at HEAD (it
+        // collects nothing, ends the process early, crashes at import, does not build):
+        // the lane ran nothing, and a lane that ran nothing accepts nothing. The change is
+        // rejected with the runner's own words, and the other rules still name what the
+        // change did; it is not an input error of the lane's.
+        Err(runner::RunnerError::CouldNotRun(not_run)) => {
+            return Ok(Some((
+                SuiteRun {
+                    tests: 0,
+                    failed: Vec::new(),
+                    excused: Vec::new(),
+                    exit_code: if not_run.ran_no_test() { 5 } else { -1 },
+                    log: not_run.log.display().to_string(),
+                },
+                Err(not_run.to_string()),
+            )));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    if report.timed_out() && lane_bound {
+        return Ok(None);
+    }
+    let logs = || report.invocations.iter().map(|i| i.log.clone()).collect();
+    if !fs_err::metadata(&report.report).is_ok_and(|m| m.len() > 0) {
+        return Err(CliError::NoReport {
+            report: report.report.clone(),
+            logs: logs(),
+        });
+    }
+    let parse = ParseOptions {
+        repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let file = fs_err::File::open(&report.report).map_err(|source| CliError::Read {
+        path: report.report.clone(),
+        source,
+    })?;
+    let (executions, _) = parse_all(file, &parse).map_err(|error| {
+        CliError::Results(crate::ingest::IngestError::Parse {
+            path: report.report.clone(),
+            error,
+        })
+    })?;
+    let mut failed = Vec::new();
+    let mut excused = Vec::new();
+    for execution in &executions {
+        if execution.outcome.is_red() {
+            if frozen.contains(&execution.test_id) {
+                excused.push(execution.test_id.clone());
+            } else {
+                failed.push(execution.test_id.clone());
+            }
+        }
+    }
+    failed.sort();
+    excused.sort();
+    let run = SuiteRun {
+        tests: u32::try_from(executions.len()).unwrap_or(u32::MAX),
+        failed,
+        excused,
+        exit_code: report.exit_code(),
+        log: report
+            .invocations
+            .first()
+            .map(|i| i.log.display().to_string())
+            .unwrap_or_default(),
+    };
+    Ok(Some((run, Ok(report))))
+}
+
+fn report_started(report: &RunReport) -> jiff::Timestamp {
+    report
+        .invocations
+        .first()
+        .map_or_else(jiff::Timestamp::now, |i| i.outcome.started_at)
+}
+
+/// Every test in a runner's report with its outcome; `None` when there is no report or it
+/// cannot be read (an empty file included: pytest writes its report whole, at the end).
+fn report_outcomes(path: &Path, parse: &ParseOptions) -> Option<BTreeMap<String, Outcome>> {
+    let file = fs_err::File::open(path).ok()?;
+    if file.metadata().ok()?.len() == 0 {
+        return None;
+    }
+    let (executions, _) = parse_all(file, parse).ok()?;
+    Some(
+        executions
+            .into_iter()
+            .map(|e| (e.test_id, e.outcome))
+            .collect(),
+    )
+}
+
+/// The pytest modules the change touched.
+struct Modules {
+    /// Added, modified or deleted.
+    touched: Vec<String>,
+    /// Those the base has (modified or deleted): their base version is replayed.
+    existed: Vec<String>,
+    /// Those the change deleted.
+    deleted: BTreeSet<String>,
+}
+
+fn touched_modules(diff: &Diff) -> Modules {
+    let mut modules = Modules {
+        touched: Vec::new(),
+        existed: Vec::new(),
+        deleted: BTreeSet::new(),
+    };
+    for file in &diff.files {
+        if !tamper::is_pytest_module(&file.path) {
+            continue;
+        }
+        modules.touched.push(file.path.clone());
+        if file.status != FileStatus::Added {
+            modules.existed.push(file.path.clone());
+        }
+        if file.status == FileStatus::Deleted {
+            modules.deleted.insert(file.path.clone());
+        }
+    }
+    modules
+}
+
+struct BasePlan<'a> {
+    git: &'a dyn Repository,
+    base: &'a str,
+    head: &'a str,
+    adapter: &'a dyn Adapter,
+    executor: &'a dyn Executor,
+    dir: &'a Path,
+    seed: Option<u64>,
+    policy: &'a Config,
+    lane_time: Duration,
+    started: &'a dyn Clock,
+}
+
+/// Runs the base's version of each module in `files` against the head's code: a
+/// throw-away worktree of the head (outside the repository, so no conftest above it
+/// applies) with those modules and the changed test infrastructure (`restore`) put back as
+/// the base has them; one runner process per module, pinned like the replays.
+fn base_version_runs(
+    plan: &BasePlan<'_>,
+    files: &[String],
+    restore: &[String],
+) -> Result<Vec<BaseRun>, CliError> {
+    let holder = tempfile::Builder::new()
+        .prefix("candor-base-tests-")
+        .tempdir()
+        .map_err(|source| CliError::Write {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let tree = holder.path().join("tree");
+    plan.git.checkout_worktree(&tree, plan.head)?;
+    let runs = run_in_overlay(plan, &tree, files, restore);
+    plan.git.remove_worktree(&tree)?;
+    runs
+}
+
+fn run_in_overlay(
+    plan: &BasePlan<'_>,
+    tree: &Path,
+    files: &[String],
+    restore: &[String],
+) -> Result<Vec<BaseRun>, CliError> {
+    for path in files.iter().chain(restore) {
+        let target = tree.join(path);
+        let write_error = |source| CliError::Write {
+            path: target.clone(),
+            source,
+        };
+        // A symlink (the change may have made the module one) is replaced, not followed.
+        if fs_err::symlink_metadata(&target).is_ok() {
+            fs_err::remove_file(&target).map_err(write_error)?;
+        }
+        if let Some(bytes) = plan.git.show(plan.base, path)? {
+            if let Some(parent) = target.parent() {
+                fs_err::create_dir_all(parent).map_err(write_error)?;
+            }
+            fs_err::write(&target, bytes).map_err(write_error)?;
+        }
+    }
+    let parse = ParseOptions {
+        repo_root: Some(tree.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let mut runs = Vec::new();
+    for file in files {
+        let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+        if left.is_zero() {
+            runs.push(BaseRun {
+                file: file.clone(),
+                exit_code: None,
+                outcomes: BTreeMap::new(),
+            });
+            continue;
+        }
+        let context = runner::Context::new(tree, plan.dir.join("base-version"), plan.executor)
+            .with_timeout(
+                Some(plan.policy.runner.timeout.min(left)),
+                plan.policy.runner.grace,
+            )
+            .with_pinned_environment();
+        let report = plan
+            .adapter
+            .run_one(&context, file, RunOptions { seed: plan.seed })?;
+        let lane_bound = left < plan.policy.runner.timeout;
+        runs.push(BaseRun {
+            file: file.clone(),
+            exit_code: (!(report.timed_out() && lane_bound)).then(|| report.exit_code()),
+            outcomes: report_outcomes(&report.report, &parse).unwrap_or_default(),
+        });
+    }
+    Ok(runs)
+}
+
+/// Ledger lines the change appended, each checked against the history's reruns. Without
+/// a history every appended line is unverified. A ledger the change rewrote is the
+/// human-owned check's business; only appended lines are receipts.
+fn check_receipts(
+    git: &dyn Repository,
+    base: &str,
+    head: &str,
+    policy: &Config,
+    diff: &Diff,
+    history: &mut History,
+) -> Result<Vec<Receipt>, CliError> {
+    let Some(ledger) = files::repository_relative(&policy.rerun.ledger) else {
+        return Ok(Vec::new());
+    };
+    if !diff.touches(&ledger) {
+        return Ok(Vec::new());
+    }
+    let read = |revision: &str| -> Result<String, CliError> {
+        Ok(git
+            .show(revision, &ledger)?
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default())
+    };
+    let (base_text, head_text) = (read(base)?, read(head)?);
+    if crate::ledger::is_append_only(&base_text, &head_text).is_err() {
+        return Ok(Vec::new());
+    }
+    let store = history.existing()?;
+    let mut found = Vec::new();
+    for (line, text) in receipts::appended(&base_text, &head_text) {
+        // An old receipt copied again is not a new rerun.
+        if let Some(copied) = base_text.lines().position(|old| old == text) {
+            found.push(Receipt {
+                line,
+                text: text.to_owned(),
+                verified: false,
+                problem: Some(format!(
+                    "a copy of line {} of the base's ledger, not a new rerun",
+                    copied + 1
+                )),
+            });
+            continue;
+        }
+        let stored = match (&store, receipts::test_of(text)) {
+            (Some(store), Some(test)) => store.executions(&test, 1000)?,
+            _ => Vec::new(),
+        };
+        found.push(receipts::verify(line, text, &stored));
+    }
+    Ok(found)
+}
+
+/// Stores each replay's report in the history as a `gate` run.
+fn store_replays(
+    history: &mut History,
+    settings: &GateSettings,
+    records: &[RunRecord],
+    repo_root: &Path,
+) -> Result<(), CliError> {
+    for record in records {
+        if !fs_err::metadata(&record.report).is_ok_and(|m| m.len() > 0) {
+            continue;
+        }
+        store_gate_report(
+            history,
+            settings,
+            &record.report,
+            record.commit.as_deref().unwrap_or_default(),
+            record.started_at,
+            record.seed,
+            repo_root,
+        )?;
+    }
+    Ok(())
+}
+
+/// Stores one runner report of the lane in the history as a `gate` run.
+fn store_gate_report(
+    history: &mut History,
+    settings: &GateSettings,
+    report: &Path,
+    commit: &str,
+    started_at: jiff::Timestamp,
+    seed: Option<u64>,
+    repo_root: &Path,
+) -> Result<(), CliError> {
+    let store = history.create()?;
+    let parse = ParseOptions {
+        repo_root: Some(repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let run = crate::history::NewRun {
+        commit: Some(commit.to_owned()).filter(|c| !c.is_empty()),
+        branch: settings.workspace.branch.clone(),
+        merge_base: settings.change.base.clone().ok(),
+        started_at,
+        source: Source::Gate,
+        ci_provider: settings
+            .workspace
+            .ci
+            .provider
+            .map(|p| p.as_str().to_owned()),
+        job: settings.workspace.ci.job.clone(),
+        workers: Some(1),
+        seed: seed.map(|s| s.to_string()),
+        conditions: crate::history::Conditions {
+            ci: settings.workspace.ci.detected,
+            runner: None,
+            os: Some(std::env::consts::OS.to_owned()),
+        },
+        format: None,
+        producer: None,
+        source_path: Some(report.display().to_string()),
+    };
+    crate::ingest::ingest_file(store, report, &run, &parse).map_err(CliError::Results)?;
+    Ok(())
+}
+
+fn write_report(path: &Path, report: &ScoreReport<'_>) -> Result<(), CliError> {
+    let write_error = |source| CliError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let mut text = serde_json::to_string_pretty(report).map_err(|e| write_error(e.into()))?;
+    text.push('\n');
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_owned);
+    fs_err::create_dir_all(&dir).map_err(write_error)?;
+    let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(write_error)?;
+    std::io::Write::write_all(&mut file, text.as_bytes()).map_err(write_error)?;
+    file.persist(path).map_err(|e| write_error(e.error))?;
+    Ok(())
+}
+
+fn append_summary(path: &Path, markdown: &str) -> Result<(), CliError> {
+    use std::io::Write as _;
+    let write_error = |source| CliError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = fs_err::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(write_error)?;
+    file.write_all(markdown.as_bytes()).map_err(write_error)?;
+    Ok(())
+}
+
+/// #13 item 4: the merge lane in milliseconds, with the fake executor playing pytest (its
+/// version, its collection, each replay's JUnit report), a fake git holding the base and
+/// the head, and a clock that moves only when read.
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::app::Ports;
+    use crate::app::fakes::{FakeGit, Scene, TickingClock, junit, said, steps, tree, workspace};
+    use crate::cli::settings::LintDiffSettings;
+    use crate::events::Collected;
+    use crate::gate::lane::Reason;
+    use crate::runner::fake::{FakeExecutor, FakeRun};
+
+    const BASE: &str = "base0000000000000000000000000000000000000";
+    const HEAD: &str = "head0000000000000000000000000000000000000";
+    const OLD: &str = "tests/test_pool.py::test_checkout";
+    const NEW: &str = "tests/test_pool.py::test_new";
+    const POLICY: &str = r#"
+[runner]
+kind = "pytest"
+
+[lane]
+replay = "touched"
+min_replays = 3
+max_wall_seconds = 180
+"#;
+    const BEFORE: &str = "def test_checkout():\n    assert True\n";
+    const AFTER: &str =
+        "def test_checkout():\n    assert True\n\n\ndef test_new():\n    assert True\n";
+
+    /// pytest's version and collection, before any replay.
+    fn listing() -> Vec<FakeRun> {
+        vec![
+            FakeRun::exits(0).with_stdout("pytest 8.3.3\n"),
+            FakeRun::exits(0).with_stdout(format!("{OLD}\n{NEW}\n\n2 tests collected in 0.01s\n")),
+        ]
+    }
+
+    fn replay(test: &str, outcome: &str) -> FakeRun {
+        FakeRun::exits(i32::from(outcome == "fail")).with_report(junit(&[(test, outcome)]))
+    }
+
+    /// The lane over the change that adds `test_new`, with `script` after the listing and
+    /// a clock moving `tick` per reading.
+    fn lane_with(script: Vec<FakeRun>, tick: Duration) -> (Lane, Collected, FakeExecutor, Scene) {
+        let base = tree(&[("candor.toml", POLICY), ("tests/test_pool.py", BEFORE)]);
+        let head = tree(&[("candor.toml", POLICY), ("tests/test_pool.py", AFTER)]);
+        let scene = Scene::new(&head);
+        let git = FakeGit {
+            commits: [(BASE.to_owned(), base), (HEAD.to_owned(), head)].into(),
+            ..FakeGit::default()
+        };
+        let executor = FakeExecutor::new(listing().into_iter().chain(script));
+        let clock = TickingClock::new(tick);
+        let mut events = Collected::default();
+        let settings = GateSettings {
+            change: LintDiffSettings {
+                base: Ok(BASE.to_owned()),
+                head: Ok(HEAD.to_owned()),
+            },
+            report: scene.root.join("score-report.json"),
+            approved_by: None,
+            step_summary: None,
+            workspace: workspace(HEAD),
+        };
+        let mut history = scene.history();
+        let lane = gate(
+            &settings,
+            &mut Ports {
+                root: &scene.root,
+                executor: &executor,
+                clock: &clock,
+                events: &mut events,
+            },
+            &git,
+            &mut history,
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+        (lane, events, executor, scene)
+    }
+
+    /// The report on disk says what the returned lane says.
+    fn assert_written(lane: &Lane) {
+        let text = std::fs::read_to_string(&lane.report_path).unwrap_or_default();
+        let written: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        assert_eq!(
+            written["pass"],
+            serde_json::json!(lane.verdict.pass),
+            "{text}"
+        );
+        assert_eq!(
+            written["runs"].as_array().map(Vec::len),
+            Some(lane.runs.len())
+        );
+    }
+
+    fn replays_of(lane: &Lane, test: &str) -> Vec<Outcome> {
+        lane.runs
+            .iter()
+            .filter(|r| r.test == test)
+            .map(|r| r.outcome)
+            .collect()
+    }
+
+    #[test]
+    fn a_touched_test_red_in_one_replay_of_three_rejects_the_change() {
+        let script = vec![
+            replay(OLD, "pass"),
+            replay(OLD, "pass"),
+            replay(OLD, "pass"),
+            replay(NEW, "pass"),
+            replay(NEW, "fail"),
+            replay(NEW, "pass"),
+            // The base's version of the module, against the head's code.
+            FakeRun::exits(0).with_report(junit(&[(OLD, "pass")])),
+        ];
+        let (lane, events, executor, _scene) = lane_with(script, Duration::from_millis(1));
+        assert!(!lane.verdict.pass);
+        assert!(
+            lane.verdict.reasons.iter().any(|reason| matches!(
+                reason,
+                Reason::ReplayFailed { test, failures: 1, replays: 3, .. } if test == NEW
+            )),
+            "{:?}",
+            lane.verdict.reasons
+        );
+        assert_eq!(
+            replays_of(&lane, NEW),
+            [Outcome::Pass, Outcome::Fail, Outcome::Pass]
+        );
+        assert_eq!(lane.touched.iter().filter(|t| t.test.new).count(), 1);
+        assert_eq!(executor.remaining(), 0);
+        assert_eq!(
+            said(&events),
+            [
+                ("progress", "listing the tests…".to_owned()),
+                (
+                    "progress",
+                    "replaying the base's version of the touched test modules…".to_owned()
+                ),
+            ]
+        );
+        assert_eq!(
+            steps(&events).len(),
+            12,
+            "a step before and after each of the six replays"
+        );
+        match events.events.last() {
+            Some(crate::events::Event::Gate(gate)) => {
+                assert!(!gate.report.pass);
+                assert_eq!(gate.report_path, lane.report_path);
+            }
+            other => panic!("the lane's report is the last event, not {other:?}"),
+        }
+        assert_written(&lane);
+    }
+
+    #[test]
+    fn a_touched_test_skipped_in_every_replay_rejects_the_change() {
+        let script = vec![
+            replay(OLD, "pass"),
+            replay(OLD, "pass"),
+            replay(OLD, "pass"),
+            replay(NEW, "skip"),
+            replay(NEW, "skip"),
+            replay(NEW, "skip"),
+            FakeRun::exits(0).with_report(junit(&[(OLD, "pass")])),
+        ];
+        let (lane, _notes, executor, _scene) = lane_with(script, Duration::from_millis(1));
+        assert!(!lane.verdict.pass);
+        assert!(
+            lane.verdict.reasons.contains(&Reason::ReplaySkipped {
+                test: NEW.to_owned()
+            }),
+            "{:?}",
+            lane.verdict.reasons
+        );
+        assert_eq!(replays_of(&lane, NEW), [Outcome::Skip; 3]);
+        assert_eq!(executor.remaining(), 0);
+        assert_written(&lane);
+    }
+
+    #[test]
+    fn the_replays_the_lane_has_no_time_for_are_not_made_and_reject_the_change() {
+        // Read once to start, twice for the listing; then before each replay: 120 s and
+        // 160 s leave time, 200 s does not (max_wall_seconds = 180).
+        let script = vec![replay(OLD, "pass"), replay(OLD, "pass")];
+        let (lane, _notes, executor, _scene) = lane_with(script, Duration::from_secs(40));
+        assert_eq!(lane.runs.len(), 2);
+        assert_eq!(
+            executor.invocations().len(),
+            4,
+            "version, listing, two replays"
+        );
+        assert!(!lane.verdict.pass);
+        assert!(
+            lane.verdict.reasons.iter().any(|reason| matches!(
+                reason,
+                Reason::OutOfTime { max_wall_seconds: 180, replays_left } if *replays_left >= 4
+            )),
+            "{:?}",
+            lane.verdict.reasons
+        );
+        assert_written(&lane);
+    }
+
+    #[test]
+    fn three_green_replays_of_every_touched_test_accept_the_change() {
+        let script = vec![
+            replay(OLD, "pass"),
+            replay(OLD, "pass"),
+            replay(OLD, "pass"),
+            replay(NEW, "pass"),
+            replay(NEW, "pass"),
+            replay(NEW, "pass"),
+            FakeRun::exits(0).with_report(junit(&[(OLD, "pass")])),
+        ];
+        let (lane, _notes, _executor, _scene) = lane_with(script, Duration::from_millis(1));
+        assert!(lane.verdict.pass, "{:?}", lane.verdict.reasons);
+        assert_written(&lane);
+    }
+}

@@ -1,0 +1,34 @@
+//! How each command's events read for people: one [`Render`](super::Render) per command,
+//! today's text and colors.
+
+mod clean;
+mod compare;
+mod gate;
+mod ingest;
+mod order;
+mod verdicts;
+
+pub use self::clean::Clean;
+pub use self::compare::{Compare, repro};
+pub use self::gate::Gate;
+pub use self::ingest::Ingest;
+pub use self::order::order;
+pub use self::verdicts::Verdicts;
+
+/// For a command whose text needs more than its event holds (`order`, `repro`): the
+/// event is left to the command, which prints the workflow's result after the sink.
+#[derive(Debug, Default)]
+pub struct Later;
+
+impl super::Render for Later {
+    fn render(
+        &mut self,
+        printer: &mut super::Printer,
+        event: &crate::events::Event,
+    ) -> std::io::Result<()> {
+        match event {
+            crate::events::Event::Text(text) => super::text(printer, text),
+            _ => Ok(()),
+        }
+    }
+}
