@@ -20,7 +20,9 @@ pub mod error;
 pub mod ingest;
 pub mod rerun;
 pub mod running;
+pub mod show;
 pub mod test;
+pub mod tests;
 pub mod triage;
 pub mod verdicts;
 
