@@ -12,14 +12,17 @@ use crate::history::HistoryStore;
 use crate::ingest::{self, FileIngest, IngestError};
 use crate::results::{Format, Position};
 
-/// Stores every file `settings` names into `store`; one `ingest` event per file, then the
-/// `summary`. Exit 2 when any file failed.
+/// Stores every file `settings` names into the history `open` gives (opened, and created
+/// when missing, only once the arguments name files: a mistyped path writes nothing); one
+/// `ingest` event per file, then the `summary`. Exit 2 when any file failed.
 pub fn run(
     settings: &IngestSettings,
-    store: &mut dyn HistoryStore,
+    open: impl FnOnce() -> Result<Box<dyn HistoryStore>, AppError>,
     ports: &mut Ports<'_>,
 ) -> Result<u8, AppError> {
     let files = ingest::expand_inputs(&settings.inputs).map_err(AppError::Inputs)?;
+    let mut store = open()?;
+    let store = &mut *store;
     let mut summary = IngestSummary::default();
     for file in &files {
         let mut run = settings.run.clone();

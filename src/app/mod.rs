@@ -29,7 +29,9 @@ pub mod report;
 pub mod repro;
 pub mod rerun;
 pub mod running;
+pub mod show;
 pub mod test;
+pub mod tests;
 pub mod triage;
 pub mod verdicts;
 

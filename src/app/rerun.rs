@@ -263,3 +263,254 @@ fn outcome_of(report: &RunReport, test_id: &str, workspace: &Workspace) -> Outco
         })
         .map_or(Outcome::Error, |execution| execution.outcome)
 }
+
+#[cfg(test)]
+mod tests {
+    //! Issue #13 item 4: the rerun protocol in milliseconds, with the fake executor and a
+    //! temp git repository (the policy is read from a commit), no pytest.
+
+    use std::path::Path;
+    use std::process::Command;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::app::FixedClock;
+    use crate::cli::settings::{Change, PolicyChoice};
+    use crate::events::Collected;
+    use crate::history::{NewRun, SqliteStore};
+    use crate::runner::fake::{FakeExecutor, FakeRun};
+
+    const TEST: &str = "tests/test_webhook.py::test_payment_webhook";
+    /// A pytest JUnit report of the webhook test failing with its fingerprinted timeout,
+    /// as pytest wrote it for tests/fixtures/triage/pytest.
+    const RED: &str = include_str!("rerun_red.xml");
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let output = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("git runs");
+        assert!(output.status.success(), "git {args:?}: {output:?}");
+        String::from_utf8(output.stdout)
+            .expect("utf-8")
+            .trim()
+            .to_owned()
+    }
+
+    /// A repository whose committed candor.toml runs a fake `command` runner and
+    /// fingerprints the timeout, its red run stored, and the settings of `rerun TEST`.
+    struct Repo {
+        dir: tempfile::TempDir,
+        settings: RerunSettings,
+    }
+
+    impl Repo {
+        fn new() -> Repo {
+            let dir = tempfile::tempdir().expect("a temp dir");
+            let root = dir.path();
+            git(root, &["init", "-q", "-b", "main"]);
+            std::fs::write(
+                root.join("candor.toml"),
+                format!(
+                    "[runner]\nkind = \"command\"\ncommand = [\"fake-runner\", \"{{test}}\", \"{{report}}\"]\n\n[[fingerprint]]\nid = \"FP-001\"\ntest = \"{TEST}\"\nexception = \"TimeoutError\"\nmessage_regex = 'Timed out after \\d+(\\.\\d+)?s waiting for webhook stub on port \\d+'\nframe = \"tests/test_webhook.py:7\"\nconditions = {{ runner = \"pytest\" }}\nlast_seen = 2026-10-01\nowner = \"@payments-oncall\"\n"
+                ),
+            )
+            .expect("write candor.toml");
+            git(root, &["add", "candor.toml"]);
+            git(root, &["commit", "-q", "-m", "policy"]);
+            let head = git(root, &["rev-parse", "HEAD"]);
+            let workspace = Workspace {
+                ci: crate::ci_env::CiEnv::default(),
+                commit: Some(head.clone()),
+                branch: Some("main".into()),
+                merge_base: Some(head.clone()),
+                default_branch: None,
+                change: Ok(Change {
+                    base: Some(head.clone()),
+                    commits: vec![head.clone()],
+                }),
+                parse: crate::results::ParseOptions {
+                    repo_root: Some(root.display().to_string()),
+                    ..crate::results::ParseOptions::default()
+                },
+            };
+            let red = root.join("red.xml");
+            std::fs::write(&red, RED).expect("write the report");
+            let mut store = SqliteStore::open(root.join("history.db"), Duration::from_secs(5))
+                .expect("a history");
+            let run = NewRun {
+                commit: Some(head),
+                branch: Some("main".into()),
+                merge_base: None,
+                started_at: jiff::Timestamp::UNIX_EPOCH,
+                source: Source::Local,
+                ci_provider: None,
+                job: None,
+                workers: Some(4),
+                seed: None,
+                conditions: crate::history::Conditions::default(),
+                format: None,
+                producer: None,
+                source_path: None,
+            };
+            crate::ingest::ingest_file(&mut store, &red, &run, &workspace.parse)
+                .expect("the red run is stored");
+            Repo {
+                dir,
+                settings: RerunSettings {
+                    test_id: TEST.to_owned(),
+                    policy: PolicyChoice::Base,
+                    seed: None,
+                    workspace,
+                },
+            }
+        }
+
+        fn root(&self) -> &Path {
+            self.dir.path()
+        }
+
+        fn open(&self) -> Result<Box<dyn HistoryStore>, CliError> {
+            Ok(Box::new(SqliteStore::open(
+                self.root().join("history.db"),
+                Duration::from_secs(5),
+            )?))
+        }
+
+        fn ledger(&self) -> String {
+            std::fs::read_to_string(self.root().join(".flake-ledger.tsv")).unwrap_or_default()
+        }
+
+        /// `candor rerun TEST` on 2026-10-07 with `executor`; `before` runs once the
+        /// policy is read and before the claim (another candor at work).
+        fn rerun(
+            &self,
+            executor: &FakeExecutor,
+            before: impl FnOnce(&Path),
+        ) -> (Result<u8, CliError>, Collected) {
+            let clock = FixedClock {
+                now: jiff::Timestamp::UNIX_EPOCH,
+                today: jiff::civil::date(2026, 10, 7),
+            };
+            let mut events = Collected::default();
+            let mut ports = Ports {
+                root: self.root(),
+                executor,
+                clock: &clock,
+                events: &mut events,
+            };
+            let code = run(
+                &self.settings,
+                || {
+                    before(self.root());
+                    self.open()
+                },
+                &mut ports,
+            );
+            (code, events)
+        }
+    }
+
+    fn junit(outcome: &str) -> String {
+        let body = if outcome == "pass" {
+            String::new()
+        } else {
+            "<failure message=\"boom\">boom</failure>".to_owned()
+        };
+        format!(
+            "<?xml version=\"1.0\"?><testsuite name=\"pytest\" tests=\"1\"><testcase classname=\"tests.test_webhook\" name=\"test_payment_webhook\" file=\"tests/test_webhook.py\" time=\"0.1\">{body}</testcase></testsuite>"
+        )
+    }
+
+    #[test]
+    fn a_known_flake_is_rerun_with_its_pending_line_then_its_outcome_line() {
+        let repo = Repo::new();
+        let executor = FakeExecutor::new([FakeRun::exits(0).with_report(junit("pass"))]);
+        let (code, events) = repo.rerun(&executor, |_| {});
+        assert_eq!(code.expect("the rerun runs"), exit_codes::OK);
+        let Some(Event::Rerun(rerun)) = events.of_kind("rerun").first().copied() else {
+            panic!("one rerun event: {:?}", events.lines());
+        };
+        assert_eq!(rerun.status, RerunStatus::Ran);
+        assert_eq!(rerun.verdict, "known-flake");
+        assert_eq!(rerun.outcome, Some(Outcome::Pass));
+        // The red run at HEAD was the change's first attempt.
+        assert_eq!(rerun.attempt, Some(2));
+        // The claim was written before the run, the outcome after; both are in the file.
+        let ledger = repo.ledger();
+        let lines: Vec<&str> = ledger.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(lines.len(), 2, "{ledger}");
+        assert!(
+            lines[0].ends_with("\tpending") && lines[1].ends_with("\tpass"),
+            "{ledger}"
+        );
+        assert_eq!(rerun.ledger, lines);
+        // One runner process, for this test only.
+        let ran = executor.invocations();
+        assert_eq!(ran.len(), 1);
+        assert!(ran[0].argv.iter().any(|a| a == TEST), "{:?}", ran[0].argv);
+        // The claim is said before the run, the receipt after.
+        let kinds: Vec<&str> = events.events.iter().map(Event::kind).collect();
+        let claimed = events
+            .events
+            .iter()
+            .position(|e| matches!(e, Event::Text(t) if t.message.starts_with("claimed: ")));
+        let progress = kinds.iter().position(|k| *k == "progress");
+        assert!(claimed < progress && claimed.is_some(), "{kinds:?}");
+    }
+
+    /// Issue #13 item 4: a budget spent between the first judgement and the claim (by a
+    /// rerun another candor made meanwhile) is refused under the ledger's lock, and the
+    /// ledger keeps only that other rerun's line.
+    #[test]
+    fn a_budget_spent_before_the_lock_is_refused_under_it_with_the_ledger_unchanged() {
+        let repo = Repo::new();
+        let head = repo.settings.workspace.commit.clone().expect("a head");
+        let executor = FakeExecutor::new([]);
+        let other = |root: &Path| {
+            // Two attempts of this change already: max_attempts_per_change is 2.
+            let line = format!(
+                "{}\n2026-10-07\t{head}\t{TEST}\tFP-001\t{}\t-\t4\t2\tpass\n",
+                crate::ledger::HEADER,
+                "a".repeat(64)
+            );
+            std::fs::write(root.join(".flake-ledger.tsv"), line).expect("write the ledger");
+        };
+        let (code, events) = repo.rerun(&executor, other);
+        assert_eq!(code.expect("a refusal is a result"), exit_codes::NEGATIVE);
+        let Some(Event::Rerun(rerun)) = events.of_kind("rerun").first().copied() else {
+            panic!("one rerun event: {:?}", events.lines());
+        };
+        assert_eq!(rerun.status, RerunStatus::Refused);
+        assert_eq!(rerun.verdict, "budget-exceeded");
+        assert_eq!(rerun.label.as_deref(), Some(BUDGET_EXCEEDED_LABEL));
+        assert!(rerun.ledger.is_empty() && rerun.outcome.is_none());
+        assert_eq!(
+            repo.ledger().lines().count(),
+            2,
+            "the header and the other rerun's line"
+        );
+        assert!(executor.invocations().is_empty(), "nothing ran");
+        let refused = events
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::Text(t) if t.message == "refused: the rerun budget is spent; the ledger is unchanged"));
+        assert!(refused, "{:?}", events.lines());
+    }
+
+    #[test]
+    fn a_failing_rerun_records_its_outcome_and_exits_1() {
+        let repo = Repo::new();
+        let executor = FakeExecutor::new([FakeRun::exits(1).with_report(junit("fail"))]);
+        let (code, events) = repo.rerun(&executor, |_| {});
+        assert_eq!(code.expect("the rerun runs"), exit_codes::NEGATIVE);
+        let ledger = repo.ledger();
+        assert!(
+            ledger.lines().last().is_some_and(|l| l.ends_with("\tfail")),
+            "{ledger}"
+        );
+        assert_eq!(events.of_kind("rerun").len(), 1);
+    }
+}

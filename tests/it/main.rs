@@ -31,6 +31,7 @@ mod corpus;
 mod corpus_json;
 mod corpus_junit;
 mod demo;
+mod events_schema;
 mod dialects;
 mod fidelity;
 mod frames;

@@ -12,9 +12,12 @@ pub(super) fn run(
     settings: &Settings,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
-    let mut store = open_store(&settings.db, Open::CreateIfMissing)?;
     let mut sink = sink(printer, human::Ingest);
-    let code = crate::app::ingest::run(ingest, &mut *store, &mut ports(settings, &mut sink));
+    let code = crate::app::ingest::run(
+        ingest,
+        || open_store(&settings.db, Open::CreateIfMissing),
+        &mut ports(settings, &mut sink),
+    );
     sink.finish()?;
     code
 }

@@ -51,13 +51,13 @@ pub fn run(
     }
     match &settings.command {
         Command::Ingest(ingest) => ingest::run(ingest, settings, printer),
-        Command::Tests(tests) => tests::run(tests, &settings.db, &settings.repo_root, printer),
+        Command::Tests(tests) => tests::run(tests, settings, printer),
         Command::Reliability(reliability) => {
             reliability::run(reliability, &settings.db, &settings.repo_root, printer)
         }
         Command::Init(init) => init::run(init, &settings.repo_root, printer),
         Command::Clean(clean) => clean::run(*clean, settings, printer),
-        Command::Show(show) => show::run(show, &settings.db, &settings.repo_root, printer),
+        Command::Show(show) => show::run(show, settings, printer),
         Command::Triage(triage) => triage::run(triage, settings, printer),
         Command::Rerun(rerun) => rerun::run(rerun, settings, printer),
         Command::Gate(gate) => gate::run(gate, settings, printer),

@@ -6,6 +6,8 @@ mod compare;
 mod gate;
 mod ingest;
 mod order;
+mod show;
+mod tests;
 mod verdicts;
 
 pub use self::clean::Clean;
@@ -13,6 +15,8 @@ pub use self::compare::{Compare, repro};
 pub use self::gate::Gate;
 pub use self::ingest::Ingest;
 pub use self::order::order;
+pub use self::show::Show;
+pub use self::tests::Tests;
 pub use self::verdicts::Verdicts;
 
 /// For a command whose text needs more than its event holds (`order`, `repro`): the
