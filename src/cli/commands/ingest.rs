@@ -28,6 +28,7 @@ struct IngestLine<'a> {
     commit: Option<&'a str>,
     /// Where that commit came from: `option` (`--commit`), `ci`, or `head` (assumed).
     commit_from: Option<CommitFrom>,
+    ci: Option<crate::history::CiIdentity<'a>>,
     warnings: &'a [String],
     error: Option<ErrorBody>,
 }
@@ -128,6 +129,7 @@ fn report_success(
                 producer: done.summary.producer.as_deref(),
                 commit: settings.run.commit.as_deref(),
                 commit_from: settings.commit_from,
+                ci: settings.run.ci_identity(),
                 warnings: &warnings,
                 error: None,
             },
@@ -199,6 +201,7 @@ fn report_failure(
                 producer: None,
                 commit: settings.run.commit.as_deref(),
                 commit_from: settings.commit_from,
+                ci: settings.run.ci_identity(),
                 warnings: &[],
                 error: Some(body.clone()),
             },

@@ -74,6 +74,8 @@ struct ExecutionLine<'a> {
     /// the default branch names).
     counted: bool,
     source: Source,
+    /// The CI build the run came from; null for a run outside CI.
+    ci: Option<crate::history::CiIdentity<'a>>,
     outcome: Outcome,
     duration: Option<f64>,
     attempts: u32,
@@ -103,8 +105,16 @@ pub(super) fn run(
         });
     }
     if printer.is_json() {
+        // The runs' CI identity: one lookup per run shown (at most `--limit`).
+        let mut runs = std::collections::HashMap::new();
         for stored in &executions {
-            printer.json("execution", &line(stored, &selection))?;
+            if let std::collections::hash_map::Entry::Vacant(slot) = runs.entry(stored.run_id) {
+                slot.insert(store.run(stored.run_id)?);
+            }
+        }
+        for stored in &executions {
+            let run = runs.get(&stored.run_id).and_then(Option::as_ref);
+            printer.json("execution", &line(stored, run, &selection))?;
             if printer.stdout_closed() {
                 break;
             }
@@ -141,7 +151,11 @@ pub(super) fn run(
     Ok(exit_codes::OK)
 }
 
-fn line<'a>(stored: &'a StoredExecution, selection: &BranchSelection) -> ExecutionLine<'a> {
+fn line<'a>(
+    stored: &'a StoredExecution,
+    run: Option<&'a crate::history::RunRecord>,
+    selection: &BranchSelection,
+) -> ExecutionLine<'a> {
     let execution = &stored.execution;
     let failure = execution.failure.as_ref();
     ExecutionLine {
@@ -152,6 +166,7 @@ fn line<'a>(stored: &'a StoredExecution, selection: &BranchSelection) -> Executi
         branch: stored.branch.as_deref(),
         counted: selection.counts(stored.branch.as_deref()),
         source: stored.source,
+        ci: run.and_then(|run| run.run.ci_identity()),
         outcome: execution.outcome,
         duration: execution.duration,
         attempts: execution.attempts,

@@ -24,7 +24,10 @@ use crate::results::{Execution, Failure, Outcome};
 pub use target::Target;
 
 /// Migrations in order; the schema version is how many have run.
-const MIGRATIONS: [&str; 1] = [include_str!("migrations/0001_init.sql")];
+const MIGRATIONS: [&str; 2] = [
+    include_str!("migrations/0001_init.sql"),
+    include_str!("migrations/0002_ci_run.sql"),
+];
 
 /// The schema version this build reads and writes.
 pub const PG_SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -197,7 +200,16 @@ impl PgStore {
             })?;
             config.connect(tokio_postgres_rustls::MakeRustlsConnect::new(tls))
         }
-        .map_err(|e| server_error(target, &e, true))?;
+        .map_err(|e| {
+            let mut error = server_error(target, &e, true);
+            // A password file passed over is the likely reason a login failed.
+            if let (Some(note), HistoryError::Server { message, .. }) =
+                (target.passfile_note(), &mut error)
+            {
+                let _ = write!(message, "; {note}");
+            }
+            error
+        })?;
         let store = PgStore {
             client: RefCell::new(client),
             target: target.clone(),
@@ -390,6 +402,15 @@ impl PgStore {
                         .ok_or_else(|| format!("unknown source `{source}`"))?,
                     ci_provider: text(row.get("ci_provider"))?,
                     job: text(row.get("job"))?,
+                    ci_run: super::CiRun {
+                        repository: text(row.get("ci_repository"))?,
+                        run_id: text(row.get("ci_run_id"))?,
+                        attempt: row
+                            .get::<_, Option<i64>>("ci_attempt")
+                            .map(u32::try_from)
+                            .transpose()
+                            .map_err(|e| e.to_string())?,
+                    },
                     workers: row
                         .get::<_, Option<i64>>("workers")
                         .map(u32::try_from)
@@ -453,7 +474,8 @@ impl PgStore {
 }
 
 const RUN_COLUMNS: &str = "id, content_key, commit_sha, branch, merge_base, started_us, source, \
-    ci_provider, job, workers, seed, ci, runner, os, format, producer, source_path, executions, red";
+    ci_provider, job, workers, seed, ci, runner, os, format, producer, source_path, executions, red, \
+    ci_repository, ci_run_id, ci_attempt";
 
 const EXECUTION_COLUMNS: &str = "t.name, e.outcome, e.duration, e.attempts, e.file, e.line, \
     e.details, e.signature, e.run_id, e.started_us, r.commit_sha, r.branch, r.source";
@@ -722,8 +744,9 @@ impl IngestSession for PgIngest<'_> {
             .query_opt(
                 "INSERT INTO runs (content_key, commit_sha, branch, merge_base, started_us, source, \
                  ci_provider, job, workers, seed, ci, runner, os, format, producer, source_path, \
-                 executions, red) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
-                 $14, $15, $16, $17, $18) ON CONFLICT (content_key) DO NOTHING RETURNING id",
+                 executions, red, ci_repository, ci_run_id, ci_attempt) VALUES ($1, $2, $3, $4, $5, \
+                 $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) \
+                 ON CONFLICT (content_key) DO NOTHING RETURNING id",
                 &[
                     &content.content_key,
                     &bytes(run.commit.as_ref()),
@@ -743,6 +766,9 @@ impl IngestSession for PgIngest<'_> {
                     &bytes(run.source_path.as_ref()),
                     &tests,
                     &red,
+                    &bytes(run.ci_run.repository.as_ref()),
+                    &bytes(run.ci_run.run_id.as_ref()),
+                    &run.ci_run.attempt.map(i64::from),
                 ],
             )
             .map_err(fail)?;
