@@ -210,6 +210,13 @@ impl PgStore {
             }
             error
         })?;
+        let mut client = client;
+        // An ingest stages its run in a temporary table: with the default 8 MB of
+        // session buffers, a 200,000-test run is written out to temp files and read
+        // back. Only settable before the session's first temporary table.
+        client
+            .batch_execute("SET temp_buffers = '64MB'")
+            .map_err(|e| server_error(target, &e, false))?;
         let store = PgStore {
             client: RefCell::new(client),
             target: target.clone(),
@@ -791,12 +798,20 @@ impl IngestSession for PgIngest<'_> {
             return Ok(report);
         };
         let run_id: i64 = inserted.get(0);
-        // Names in hash order, so that concurrent ingests adding the same new tests
-        // wait for each other instead of deadlocking.
+        // Sorts and hashes of a whole run in memory rather than in temp files (the
+        // default 4 MB spills a 200,000-test run to disk).
+        self.tx
+            .batch_execute("SET LOCAL work_mem = '64MB'")
+            .map_err(fail)?;
+        // New names only (the staged names are distinct: retries were merged), in hash
+        // order, so that concurrent ingests adding the same new tests wait for each
+        // other instead of deadlocking, and the name index grows at its end.
         self.tx
             .execute(
                 "INSERT INTO tests (name_hash, name) \
-                 SELECT DISTINCT name_hash, name FROM candor_stage ORDER BY name_hash, name \
+                 SELECT s.name_hash, s.name FROM candor_stage s WHERE NOT EXISTS \
+                   (SELECT 1 FROM tests t WHERE t.name_hash = s.name_hash AND t.name = s.name) \
+                 ORDER BY s.name_hash, s.name \
                  ON CONFLICT (name_hash, name) DO NOTHING",
                 &[],
             )
@@ -808,7 +823,8 @@ impl IngestSession for PgIngest<'_> {
                  file, line, signature, details) \
                  SELECT $1, t.id, $2, s.outcome, s.attempts, s.duration, s.file, s.line, \
                  s.signature, s.details FROM candor_stage s \
-                 JOIN tests t ON t.name_hash = s.name_hash AND t.name = s.name",
+                 JOIN tests t ON t.name_hash = s.name_hash AND t.name = s.name \
+                 ORDER BY t.id",
                 &[&run_id, &started],
             )
             .map_err(fail)?;
