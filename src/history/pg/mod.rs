@@ -889,10 +889,28 @@ impl HistoryStore for PgStore {
             None => Vec::new(),
         };
         let mut client = self.client.borrow_mut();
-        let rows = client
-            .query(
-                &format!(
-                    "SELECT t.name, s.runs, s.failures, s.skips, s.last_failure, s.last_seen, \
+        // Failing tests only: each test's latest ran execution is one index probe, and
+        // only the few whose latest is red are counted, instead of aggregating every
+        // execution of the history.
+        let failing_sql = format!(
+            "SELECT t.name, s.runs, s.failures, s.skips, s.last_failure, s.last_seen, \
+               l.outcome \
+             FROM tests t \
+             CROSS JOIN LATERAL (SELECT e.outcome FROM executions e \
+                 WHERE e.test_id = t.id AND e.outcome <> 3{filter} \
+                 ORDER BY e.started_us DESC, e.run_id DESC LIMIT 1) l \
+             CROSS JOIN LATERAL (SELECT \
+                     count(*) FILTER (WHERE e.outcome <> 3) AS runs, \
+                     count(*) FILTER (WHERE e.outcome IN (1, 2, 4)) AS failures, \
+                     count(*) FILTER (WHERE e.outcome = 3) AS skips, \
+                     max(e.started_us) FILTER (WHERE e.outcome IN (1, 2, 4)) AS last_failure, \
+                     max(e.started_us) AS last_seen \
+                   FROM executions e WHERE e.test_id = t.id{filter}) s \
+             WHERE l.outcome IN (1, 2) \
+             ORDER BY t.name"
+        );
+        let all_sql = format!(
+            "SELECT t.name, s.runs, s.failures, s.skips, s.last_failure, s.last_seen, \
                        l.outcome \
                      FROM (SELECT e.test_id, \
                              count(*) FILTER (WHERE e.outcome <> 3) AS runs, \
@@ -907,9 +925,9 @@ impl HistoryStore for PgStore {
                          WHERE e.test_id = s.test_id AND e.outcome <> 3{filter} \
                          ORDER BY e.started_us DESC, e.run_id DESC LIMIT 1) l ON true \
                      ORDER BY t.name"
-                ),
-                &params,
-            )
+        );
+        let rows = client
+            .query(if failing_only { &failing_sql } else { &all_sql }, &params)
             .map_err(|e| self.error(&e))?;
         let mut found = Vec::with_capacity(rows.len());
         for row in rows {
