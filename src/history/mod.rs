@@ -190,14 +190,13 @@ pub struct CiIdentity<'a> {
 impl NewRun {
     /// The run's CI identity; `None` when nothing of it is known (a local run).
     pub fn ci_identity(&self) -> Option<CiIdentity<'_>> {
-        (self.ci_provider.is_some() || self.job.is_some() || !self.ci_run.is_empty()).then(|| {
-            CiIdentity {
-                provider: self.ci_provider.as_deref(),
-                repository: self.ci_run.repository.as_deref(),
-                run_id: self.ci_run.run_id.as_deref(),
-                job: self.job.as_deref(),
-                attempt: self.ci_run.attempt,
-            }
+        let known = self.ci_provider.is_some() || self.job.is_some() || !self.ci_run.is_empty();
+        known.then_some(CiIdentity {
+            provider: self.ci_provider.as_deref(),
+            repository: self.ci_run.repository.as_deref(),
+            run_id: self.ci_run.run_id.as_deref(),
+            job: self.job.as_deref(),
+            attempt: self.ci_run.attempt,
         })
     }
 }
