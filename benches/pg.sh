@@ -4,7 +4,11 @@
 # On a throwaway local cluster (.ci/pg-cluster): `candor ingest` of the 200,000-case file
 # of `cargo bench --bench ingest` into SQLite and into PostgreSQL, alternated, wall and
 # peak RSS by /usr/bin/time; then 16 concurrent ingests of distinct 20,000-case files and
-# a check that every run is stored exactly once.
+# a check that every run is stored exactly once; then `cargo bench --bench reliability`
+# with `--pg`: `reliability --write`, `tests --failing` and `show TEST` over 50,000 tests
+# × 200 runs (10M executions) in both stores. SKIP_RELIABILITY=1 leaves that part out.
+# Every cargo command here runs with the caller's environment (the CARGO_PROFILE_* the
+# project's working rules name, to reuse a prebuilt target/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/candor-pgbench.XXXXXX")}
@@ -64,3 +68,10 @@ runs=$(psql_ -At -c "SELECT count(*) FROM runs")
 executions=$(psql_ -At -c "SELECT count(*) FROM executions")
 dups=$(psql_ -At -c "SELECT count(*) FROM (SELECT content_key FROM runs GROUP BY 1 HAVING count(*) > 1) d")
 echo "16 concurrent ingests: $runs runs, $executions executions, $dups duplicated, $(python3 -c "print(f'{$end - $start:.2f}')") s wall, $(python3 -c "print(f'{$executions / ($end - $start):,.0f}')") executions/s"
+
+if [ -z "${SKIP_RELIABILITY:-}" ]; then
+  echo "load average before the 10M-execution history: $(cut -d' ' -f1-3 /proc/loadavg)"
+  mkdir -p "$work/reliability"
+  cargo bench --quiet --bench reliability -- --tests 50000 --runs 200 --iterations 3 \
+    --keep-in "$work/reliability" --pg "$url"
+fi

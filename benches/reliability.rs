@@ -1,7 +1,8 @@
 //! `cargo bench --bench reliability`: builds histories of 5,000 and 50,000 tests × 200 runs
-//! in a real SQLite store, then measures `candor reliability --write` (the release binary,
-//! as a child process) with its peak memory, and prints a Markdown table. See
-//! docs/benchmarks.md.
+//! in a real SQLite store (and, with `--pg URL`, the same histories in a PostgreSQL
+//! database), then measures `candor reliability --write`, `candor tests --failing` and
+//! `candor show TEST` (the release binary, as a child process) with their peak memory, and
+//! prints a Markdown table. See docs/benchmarks.md.
 
 #[path = "support/measure.rs"]
 mod measure;
@@ -11,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use candor::history::{Conditions, HistoryStore, NewRun, RunContent, Source, SqliteStore};
+use candor::history::pg::Target;
+use candor::history::{Conditions, HistoryStore, NewRun, PgStore, RunContent, Source, SqliteStore};
 use candor::results::{Execution, Outcome};
 use clap::Parser;
 use jiff::Timestamp;
@@ -34,6 +36,12 @@ struct Options {
     /// Keep the histories in this directory instead of a temp dir.
     #[arg(long)]
     keep_in: Option<PathBuf>,
+    /// Also build each history in this PostgreSQL database (a URL, as `.ci/pg-cluster
+    /// start` prints), in a schema `bench_<tests>` of its own, and measure there. A
+    /// history already complete there is reused (ingest is idempotent: an interrupted
+    /// build resumes).
+    #[arg(long, value_name = "URL")]
+    pg: Option<String>,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
@@ -83,19 +91,24 @@ fn failure_rate_per_million(test: u64) -> u64 {
     }
 }
 
-fn build_history(path: &Path, tests: u64, runs: u32, seed: u64) -> Result<Duration, String> {
+/// The id of generated test `test`.
+fn test_id(test: u64) -> String {
+    format!(
+        "tests/pkg_{:03}/test_module_{:02}.py::TestCase::test_{test:06}",
+        test % 997,
+        test % 31
+    )
+}
+
+fn build_history(
+    store: &mut dyn HistoryStore,
+    tests: u64,
+    runs: u32,
+    seed: u64,
+) -> Result<Duration, String> {
     let started = Instant::now();
-    let mut store = SqliteStore::open(path, Duration::from_secs(30)).map_err(|e| e.to_string())?;
     let mut rng = SplitMix64(seed);
-    let ids: Vec<String> = (0..tests)
-        .map(|test| {
-            format!(
-                "tests/pkg_{:03}/test_module_{:02}.py::TestCase::test_{test:06}",
-                test % 997,
-                test % 31
-            )
-        })
-        .collect();
+    let ids: Vec<String> = (0..tests).map(test_id).collect();
     for run in 0..runs {
         let new_run = NewRun {
             commit: Some(format!("{:040x}", u64::from(run) * 0x9E37_79B9 + 1)),
@@ -106,6 +119,7 @@ fn build_history(path: &Path, tests: u64, runs: u32, seed: u64) -> Result<Durati
             source: Source::Ci,
             ci_provider: Some("github-actions".into()),
             job: Some("test".into()),
+            ci_run: candor::history::CiRun::default(),
             workers: Some(4),
             seed: None,
             conditions: Conditions {
@@ -139,6 +153,59 @@ fn build_history(path: &Path, tests: u64, runs: u32, seed: u64) -> Result<Durati
     Ok(started.elapsed())
 }
 
+/// `url` with the session's `search_path` set to `schema`, which is created if missing.
+fn pg_schema(url: &str, schema: &str) -> Result<String, String> {
+    let var = |name: &str| std::env::var(name).ok();
+    let target = Target::parse(url, &var).map_err(|e| e.to_string())?;
+    let mut client = target
+        .client_config()
+        .map_err(|e| e.to_string())?
+        .connect(postgres::NoTls)
+        .map_err(|e| format!("{url}: {e}"))?;
+    client
+        .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {schema}"))
+        .map_err(|e| e.to_string())?;
+    let sep = if url.contains('?') { '&' } else { '?' };
+    Ok(format!("{url}{sep}options=-csearch_path%3D{schema}"))
+}
+
+/// Builds the history at `db` (a SQLite path or a PostgreSQL URL) unless it holds every
+/// run already.
+fn ensure_history(db: &str, tests: u64, options: &Options) -> Result<(), String> {
+    let mut store: Box<dyn HistoryStore> = if db.starts_with("postgres") {
+        let var = |name: &str| std::env::var(name).ok();
+        let target = Target::parse(db, &var).map_err(|e| e.to_string())?;
+        Box::new(PgStore::open(&target).map_err(|e| e.to_string())?)
+    } else {
+        Box::new(SqliteStore::open(db, Duration::from_secs(30)).map_err(|e| e.to_string())?)
+    };
+    let held = store.runs(usize::MAX).map_err(|e| e.to_string())?.len();
+    if held == options.runs as usize {
+        return Ok(());
+    }
+    let took = build_history(&mut *store, tests, options.runs, options.seed)?;
+    eprintln!(
+        "built {tests} tests × {} runs in {db} in {:.1} s",
+        options.runs,
+        took.as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Median, fastest and slowest wall time, and median peak RSS in MiB.
+fn summarize(samples: &[measure::Sample]) -> (f64, f64, f64, f64) {
+    let mut walls: Vec<Duration> = samples.iter().map(|s| s.wall).collect();
+    walls.sort();
+    let rss = measure::median(&samples.iter().map(|s| s.peak_rss_kib).collect::<Vec<_>>())
+        .unwrap_or_default();
+    (
+        walls[walls.len() / 2].as_secs_f64(),
+        walls[0].as_secs_f64(),
+        walls[walls.len() - 1].as_secs_f64(),
+        rss as f64 / 1024.0,
+    )
+}
+
 fn run(options: &Options) -> Result<(), String> {
     let temp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let dir = options
@@ -152,51 +219,45 @@ fn run(options: &Options) -> Result<(), String> {
     for &tests in &options.tests {
         let work = dir.join(format!("reliability-{tests}"));
         std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-        let db = work.join("history.db");
         let file = work.join("test-reliability.yaml");
-        if !db.exists() {
-            let took = build_history(&db, tests, options.runs, options.seed)?;
-            eprintln!(
-                "built {tests} tests × {} runs in {:.1} s",
-                options.runs,
-                took.as_secs_f64()
-            );
+        let mut stores = vec![("SQLite", work.join("history.db").display().to_string())];
+        if let Some(url) = &options.pg {
+            stores.push(("PostgreSQL", pg_schema(url, &format!("bench_{tests}"))?));
         }
-        for previous in [false, true] {
-            let mut samples = Vec::new();
-            for _ in 0..options.iterations {
-                if !previous {
-                    let _ = std::fs::remove_file(&file);
+        for (store_name, db) in &stores {
+            ensure_history(db, tests, options)?;
+            for previous in [false, true] {
+                let mut samples = Vec::new();
+                for _ in 0..options.iterations {
+                    if !previous {
+                        let _ = std::fs::remove_file(&file);
+                    }
+                    let args: Vec<OsString> = vec![
+                        "--db".into(),
+                        db.clone().into(),
+                        "--quiet".into(),
+                        "--format".into(),
+                        "json".into(),
+                        "reliability".into(),
+                        "--write".into(),
+                        file.clone().into(),
+                    ];
+                    let sample = measure::measure(candor, &args, &work)?;
+                    if !sample.stdout.contains(r#""type":"reliability-summary""#) {
+                        return Err(format!("no summary line from candor:\n{}", sample.stdout));
+                    }
+                    samples.push(sample);
                 }
-                let args: Vec<OsString> = vec![
-                    "--db".into(),
-                    db.clone().into(),
-                    "--quiet".into(),
-                    "--format".into(),
-                    "json".into(),
-                    "reliability".into(),
-                    "--write".into(),
-                    file.clone().into(),
-                ];
-                let sample = measure::measure(candor, &args, &work)?;
-                if !sample.stdout.contains(r#""type":"reliability-summary""#) {
-                    return Err(format!("no summary line from candor:\n{}", sample.stdout));
+                let (median, fastest, slowest, rss) = summarize(&samples);
+                let lines = std::fs::read_to_string(&file)
+                    .map_err(|e| e.to_string())?
+                    .matches("\n  - id: ")
+                    .count();
+                if lines as u64 != tests {
+                    return Err(format!("the file lists {lines} tests, expected {tests}"));
                 }
-                samples.push(sample);
-            }
-            let mut walls: Vec<Duration> = samples.iter().map(|s| s.wall).collect();
-            walls.sort();
-            let rss = measure::median(&samples.iter().map(|s| s.peak_rss_kib).collect::<Vec<_>>())
-                .unwrap_or_default();
-            let lines = std::fs::read_to_string(&file)
-                .map_err(|e| e.to_string())?
-                .matches("\n  - id: ")
-                .count();
-            if lines as u64 != tests {
-                return Err(format!("the file lists {lines} tests, expected {tests}"));
-            }
-            rows.push(format!(
-                "| {tests} × {} ({} executions) | {} | {:.2} s | {:.2}–{:.2} s | {:.0} MiB |",
+                rows.push(format!(
+                "| {store_name} | {tests} × {} ({} executions) | `reliability --write`, {} | {median:.2} s | {fastest:.2}–{slowest:.2} s | {rss:.0} MiB |",
                 options.runs,
                 tests * u64::from(options.runs),
                 if previous {
@@ -204,11 +265,28 @@ fn run(options: &Options) -> Result<(), String> {
                 } else {
                     "no previous file"
                 },
-                walls[walls.len() / 2].as_secs_f64(),
-                walls[0].as_secs_f64(),
-                walls[walls.len() - 1].as_secs_f64(),
-                rss as f64 / 1024.0,
             ));
+            }
+            // The questions a person asks of that history: which tests fail now, and one
+            // flaky test's past (test 99 fails 15% of the time).
+            let shown = test_id(99);
+            for (what, args) in [
+                ("`tests --failing`", vec!["tests", "--failing"]),
+                ("`show TEST`", vec!["show", shown.as_str()]),
+            ] {
+                let mut full: Vec<OsString> = vec!["--db".into(), db.into(), "--quiet".into()];
+                full.extend(args.iter().map(OsString::from));
+                let mut samples = Vec::new();
+                for _ in 0..options.iterations {
+                    samples.push(measure::measure(candor, &full, &work)?);
+                }
+                let (median, fastest, slowest, rss) = summarize(&samples);
+                rows.push(format!(
+                "| {store_name} | {tests} × {} ({} executions) | {what} | {median:.3} s | {fastest:.3}–{slowest:.3} s | {rss:.0} MiB |",
+                options.runs,
+                tests * u64::from(options.runs),
+            ));
+            }
         }
     }
     for (key, value) in measure::machine_facts() {
@@ -216,8 +294,8 @@ fn run(options: &Options) -> Result<(), String> {
     }
     println!("load average: {}", measure::load_average());
     println!();
-    println!("| history | reliability file | wall (median) | min–max | peak RSS |");
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| store | history | command | wall (median) | min–max | peak RSS |");
+    println!("| --- | --- | --- | --- | --- | --- |");
     for row in rows {
         println!("{row}");
     }

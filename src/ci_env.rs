@@ -45,6 +45,12 @@ pub struct CiEnv {
     pub branch: Option<String>,
     /// The job's name.
     pub job: Option<String>,
+    /// The repository (or project) being built, as the service names it.
+    pub repository: Option<String>,
+    /// The service's id of the build (workflow run, pipeline, build) this job is part of.
+    pub run_id: Option<String>,
+    /// Which attempt of that build this is, from 1, when the service numbers re-runs.
+    pub attempt: Option<u32>,
     /// The project's default branch, when the service says (GitLab, Buildkite): what
     /// reliability counts unless `[reliability] branches` says otherwise.
     pub default_branch: Option<String>,
@@ -71,6 +77,9 @@ impl CiEnv {
                 commit: get(EnvVars::GITHUB_SHA),
                 branch,
                 job: get(EnvVars::GITHUB_JOB),
+                repository: get(EnvVars::GITHUB_REPOSITORY),
+                run_id: get(EnvVars::GITHUB_RUN_ID),
+                attempt: get(EnvVars::GITHUB_RUN_ATTEMPT).and_then(|a| attempt(&a, 0)),
                 default_branch: None,
             })
         } else if is_true(EnvVars::GITLAB_CI) {
@@ -81,6 +90,9 @@ impl CiEnv {
                 branch: get(EnvVars::CI_COMMIT_BRANCH)
                     .or_else(|| get(EnvVars::CI_MERGE_REQUEST_SOURCE_BRANCH_NAME)),
                 job: get(EnvVars::CI_JOB_NAME),
+                repository: get(EnvVars::CI_PROJECT_PATH),
+                run_id: get(EnvVars::CI_PIPELINE_ID),
+                attempt: None,
                 default_branch: get(EnvVars::CI_DEFAULT_BRANCH),
             })
         } else if is_true(EnvVars::BUILDKITE) {
@@ -90,6 +102,10 @@ impl CiEnv {
                 commit: get(EnvVars::BUILDKITE_COMMIT),
                 branch: get(EnvVars::BUILDKITE_BRANCH),
                 job: get(EnvVars::BUILDKITE_LABEL),
+                repository: get(EnvVars::BUILDKITE_REPO),
+                run_id: get(EnvVars::BUILDKITE_BUILD_ID),
+                // Buildkite counts retries from 0; an attempt counts from 1.
+                attempt: get(EnvVars::BUILDKITE_RETRY_COUNT).and_then(|r| attempt(&r, 1)),
                 default_branch: get(EnvVars::BUILDKITE_PIPELINE_DEFAULT_BRANCH),
             })
         } else if is_true(EnvVars::CIRCLECI) {
@@ -99,6 +115,9 @@ impl CiEnv {
                 commit: get(EnvVars::CIRCLE_SHA1),
                 branch: get(EnvVars::CIRCLE_BRANCH),
                 job: get(EnvVars::CIRCLE_JOB),
+                repository: get(EnvVars::CIRCLE_REPOSITORY_URL),
+                run_id: get(EnvVars::CIRCLE_WORKFLOW_ID),
+                attempt: None,
                 default_branch: None,
             })
         } else if get(EnvVars::JENKINS_URL).is_some() {
@@ -114,6 +133,9 @@ impl CiEnv {
                 commit: get(EnvVars::GIT_COMMIT),
                 branch,
                 job: get(EnvVars::JOB_NAME),
+                repository: get(EnvVars::GIT_URL),
+                run_id: get(EnvVars::BUILD_NUMBER),
+                attempt: None,
                 default_branch: None,
             })
         } else {
@@ -137,6 +159,15 @@ impl CiEnv {
     pub fn from_process() -> CiEnv {
         CiEnv::detect(|name| std::env::var(name).ok())
     }
+}
+
+/// An attempt number from a service's counter that starts at `offset` short of 1; `None`
+/// for anything but a number that makes an attempt of at least 1.
+fn attempt(text: &str, offset: u32) -> Option<u32> {
+    text.parse::<u32>()
+        .ok()
+        .and_then(|n| n.checked_add(offset))
+        .filter(|&n| n >= 1)
 }
 
 /// Whether `text` looks like a (possibly abbreviated) git object name: 4 to 64 hex digits.
@@ -184,6 +215,9 @@ mod tests {
             ("GITHUB_REF_NAME", "main"),
             ("GITHUB_REF_TYPE", "branch"),
             ("GITHUB_JOB", "test"),
+            ("GITHUB_REPOSITORY", "acme/shop"),
+            ("GITHUB_RUN_ID", "9876543210"),
+            ("GITHUB_RUN_ATTEMPT", "2"),
         ]);
         assert_eq!(
             push,
@@ -193,6 +227,9 @@ mod tests {
                 commit: Some(SHA.into()),
                 branch: Some("main".into()),
                 job: Some("test".into()),
+                repository: Some("acme/shop".into()),
+                run_id: Some("9876543210".into()),
+                attempt: Some(2),
                 default_branch: None,
             }
         );
@@ -275,6 +312,58 @@ mod tests {
             ("GIT_BRANCH", "origin/x"),
         ]);
         assert_eq!(multibranch.branch.as_deref(), Some("PR-7"));
+    }
+
+    /// Issue #17 item 1: each service's build id and attempt are read, and an attempt that
+    /// is not a number of at least 1 is left unknown rather than guessed.
+    #[test]
+    fn the_ci_identity_of_each_service_is_read() {
+        let gitlab = detect(&[
+            ("GITLAB_CI", "true"),
+            ("CI_PROJECT_PATH", "group/app"),
+            ("CI_PIPELINE_ID", "4711"),
+        ]);
+        assert_eq!(
+            (
+                gitlab.repository.as_deref(),
+                gitlab.run_id.as_deref(),
+                gitlab.attempt
+            ),
+            (Some("group/app"), Some("4711"), None)
+        );
+        let buildkite = detect(&[
+            ("BUILDKITE", "true"),
+            ("BUILDKITE_REPO", "git@github.com:acme/shop.git"),
+            ("BUILDKITE_BUILD_ID", "0190-aaaa"),
+            ("BUILDKITE_RETRY_COUNT", "0"),
+        ]);
+        assert_eq!(buildkite.attempt, Some(1));
+        assert_eq!(buildkite.run_id.as_deref(), Some("0190-aaaa"));
+        let circle = detect(&[
+            ("CIRCLECI", "true"),
+            ("CIRCLE_REPOSITORY_URL", "https://github.com/acme/shop"),
+            ("CIRCLE_WORKFLOW_ID", "wf-1"),
+        ]);
+        assert_eq!(
+            circle.repository.as_deref(),
+            Some("https://github.com/acme/shop")
+        );
+        assert_eq!(circle.run_id.as_deref(), Some("wf-1"));
+        let jenkins = detect(&[
+            ("JENKINS_URL", "https://ci.example/"),
+            ("GIT_URL", "https://git.example/app.git"),
+            ("BUILD_NUMBER", "88"),
+        ]);
+        assert_eq!(jenkins.run_id.as_deref(), Some("88"));
+        for bad in ["0", "-1", "two", "99999999999"] {
+            let env = detect(&[("GITHUB_ACTIONS", "true"), ("GITHUB_RUN_ATTEMPT", bad)]);
+            assert_eq!(env.attempt, None, "GITHUB_RUN_ATTEMPT={bad}");
+        }
+        let generic = detect(&[("CI", "true"), ("GITHUB_RUN_ID", "1")]);
+        assert_eq!(
+            generic.run_id, None,
+            "only a named service's variables are read"
+        );
     }
 
     #[test]

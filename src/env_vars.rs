@@ -44,6 +44,12 @@ impl EnvVars {
     pub const GITHUB_REF_TYPE: &'static str = "GITHUB_REF_TYPE";
     /// The job's id within the workflow, recorded as the run's job.
     pub const GITHUB_JOB: &'static str = "GITHUB_JOB";
+    /// `owner/name` of the repository, recorded as the run's CI repository.
+    pub const GITHUB_REPOSITORY: &'static str = "GITHUB_REPOSITORY";
+    /// The workflow run's id, the same in every job and every attempt of the run.
+    pub const GITHUB_RUN_ID: &'static str = "GITHUB_RUN_ID";
+    /// Which attempt of the workflow run this is (1, then 2… for each re-run).
+    pub const GITHUB_RUN_ATTEMPT: &'static str = "GITHUB_RUN_ATTEMPT";
     /// A file GitHub Actions shows as the step's summary; `candor gate` appends its
     /// Markdown summary there.
     pub const GITHUB_STEP_SUMMARY: &'static str = "GITHUB_STEP_SUMMARY";
@@ -61,6 +67,11 @@ impl EnvVars {
         "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME";
     /// The job's name.
     pub const CI_JOB_NAME: &'static str = "CI_JOB_NAME";
+    /// The project's path (`group/project`), recorded as the run's CI repository.
+    pub const CI_PROJECT_PATH: &'static str = "CI_PROJECT_PATH";
+    /// The pipeline's id, recorded as the CI run id (GitLab numbers no attempts: a retried
+    /// job is a new job in the same pipeline).
+    pub const CI_PIPELINE_ID: &'static str = "CI_PIPELINE_ID";
     /// The project's default branch: the branch reliability counts unless
     /// `[reliability] branches` says otherwise.
     pub const CI_DEFAULT_BRANCH: &'static str = "CI_DEFAULT_BRANCH";
@@ -76,6 +87,12 @@ impl EnvVars {
     pub const BUILDKITE_BRANCH: &'static str = "BUILDKITE_BRANCH";
     /// The step's label, recorded as the run's job.
     pub const BUILDKITE_LABEL: &'static str = "BUILDKITE_LABEL";
+    /// The repository's URL, recorded as the run's CI repository.
+    pub const BUILDKITE_REPO: &'static str = "BUILDKITE_REPO";
+    /// The build's id (a UUID), recorded as the CI run id.
+    pub const BUILDKITE_BUILD_ID: &'static str = "BUILDKITE_BUILD_ID";
+    /// How often the job was retried (0 the first time): the attempt is one more.
+    pub const BUILDKITE_RETRY_COUNT: &'static str = "BUILDKITE_RETRY_COUNT";
     /// The pipeline's default branch, read like GitLab's `CI_DEFAULT_BRANCH`.
     pub const BUILDKITE_PIPELINE_DEFAULT_BRANCH: &'static str = "BUILDKITE_PIPELINE_DEFAULT_BRANCH";
 
@@ -89,6 +106,10 @@ impl EnvVars {
     pub const CIRCLE_BRANCH: &'static str = "CIRCLE_BRANCH";
     /// The job's name.
     pub const CIRCLE_JOB: &'static str = "CIRCLE_JOB";
+    /// The repository's URL, recorded as the run's CI repository.
+    pub const CIRCLE_REPOSITORY_URL: &'static str = "CIRCLE_REPOSITORY_URL";
+    /// The workflow's id, recorded as the CI run id (a re-run is a new workflow).
+    pub const CIRCLE_WORKFLOW_ID: &'static str = "CIRCLE_WORKFLOW_ID";
 
     // Jenkins (<https://www.jenkins.io/doc/book/pipeline/jenkinsfile/#using-environment-variables>).
 
@@ -102,6 +123,10 @@ impl EnvVars {
     pub const GIT_BRANCH: &'static str = "GIT_BRANCH";
     /// The job's name.
     pub const JOB_NAME: &'static str = "JOB_NAME";
+    /// The repository's URL (git plugin), recorded as the run's CI repository.
+    pub const GIT_URL: &'static str = "GIT_URL";
+    /// The build's number within the job, recorded as the CI run id.
+    pub const BUILD_NUMBER: &'static str = "BUILD_NUMBER";
 
     // Runners' own worker-count settings, read to record how many workers a run used.
 
@@ -135,26 +160,38 @@ impl EnvVars {
         EnvVars::GITHUB_REF_NAME,
         EnvVars::GITHUB_REF_TYPE,
         EnvVars::GITHUB_JOB,
+        EnvVars::GITHUB_REPOSITORY,
+        EnvVars::GITHUB_RUN_ID,
+        EnvVars::GITHUB_RUN_ATTEMPT,
         EnvVars::GITLAB_CI,
         EnvVars::CI_COMMIT_SHA,
         EnvVars::CI_COMMIT_BRANCH,
         EnvVars::CI_MERGE_REQUEST_SOURCE_BRANCH_NAME,
         EnvVars::CI_JOB_NAME,
+        EnvVars::CI_PROJECT_PATH,
+        EnvVars::CI_PIPELINE_ID,
         EnvVars::CI_DEFAULT_BRANCH,
         EnvVars::BUILDKITE,
         EnvVars::BUILDKITE_COMMIT,
         EnvVars::BUILDKITE_BRANCH,
         EnvVars::BUILDKITE_LABEL,
+        EnvVars::BUILDKITE_REPO,
+        EnvVars::BUILDKITE_BUILD_ID,
+        EnvVars::BUILDKITE_RETRY_COUNT,
         EnvVars::BUILDKITE_PIPELINE_DEFAULT_BRANCH,
         EnvVars::CIRCLECI,
         EnvVars::CIRCLE_SHA1,
         EnvVars::CIRCLE_BRANCH,
         EnvVars::CIRCLE_JOB,
+        EnvVars::CIRCLE_REPOSITORY_URL,
+        EnvVars::CIRCLE_WORKFLOW_ID,
         EnvVars::JENKINS_URL,
         EnvVars::GIT_COMMIT,
         EnvVars::BRANCH_NAME,
         EnvVars::GIT_BRANCH,
         EnvVars::JOB_NAME,
+        EnvVars::GIT_URL,
+        EnvVars::BUILD_NUMBER,
     ];
 
     /// Variables that would point a `git` child at another repository, index or work tree

@@ -392,6 +392,9 @@ pub struct IngestEvent {
     pub commit: Option<String>,
     /// Where that commit came from.
     pub commit_from: Option<CommitFrom>,
+    /// The CI build the run came from (provider, repository, build id, job, attempt);
+    /// null for a run outside CI.
+    pub ci: Option<crate::history::CiIdentity>,
     /// What was tolerated or assumed.
     pub warnings: Vec<String>,
     /// Why the file failed.
@@ -533,6 +536,8 @@ pub struct ExecutionEvent {
     pub counted: bool,
     /// Where the run came from.
     pub source: Source,
+    /// The CI build the run came from; null for a run outside CI.
+    pub ci: Option<crate::history::CiIdentity>,
     /// The outcome.
     pub outcome: Outcome,
     /// Seconds.

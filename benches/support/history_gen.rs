@@ -52,6 +52,7 @@ fn run(number: usize, source: Source, branch: &str) -> NewRun {
         source,
         ci_provider: Some("github-actions".into()),
         job: Some("test".into()),
+        ci_run: candor::history::CiRun::default(),
         workers: Some(4),
         seed: None,
         conditions: Conditions {

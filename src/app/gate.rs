@@ -907,6 +907,11 @@ fn store_gate_report(
             .provider
             .map(|p| p.as_str().to_owned()),
         job: settings.workspace.ci.job.clone(),
+        ci_run: crate::history::CiRun::new(
+            settings.workspace.ci.repository.clone(),
+            settings.workspace.ci.run_id.clone(),
+            settings.workspace.ci.attempt,
+        ),
         workers: Some(1),
         seed: seed.map(|s| s.to_string()),
         conditions: crate::history::Conditions {

@@ -90,6 +90,7 @@ fn stored(
         producer: done.summary.producer.clone(),
         commit: settings.run.commit.clone(),
         commit_from: commit_from(settings),
+        ci: settings.run.ci_identity(),
         warnings,
         error: None,
     }
@@ -119,6 +120,7 @@ fn failed(
         producer: None,
         commit: settings.run.commit.clone(),
         commit_from: commit_from(settings),
+        ci: settings.run.ci_identity(),
         warnings: Vec::new(),
         error: Some(body),
     }

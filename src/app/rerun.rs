@@ -348,6 +348,7 @@ mod tests {
                 source: Source::Local,
                 ci_provider: None,
                 job: None,
+                ci_run: crate::history::CiRun::default(),
                 workers: Some(4),
                 seed: None,
                 conditions: crate::history::Conditions::default(),

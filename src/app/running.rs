@@ -47,6 +47,11 @@ pub fn new_run(workspace: &Workspace, report: &RunReport, source: Source) -> New
         source,
         ci_provider: workspace.ci.provider.map(|p| p.as_str().to_owned()),
         job: workspace.ci.job.clone(),
+        ci_run: crate::history::CiRun::new(
+            workspace.ci.repository.clone(),
+            workspace.ci.run_id.clone(),
+            workspace.ci.attempt,
+        ),
         workers: report.workers,
         seed: report.seed.as_ref().map(|seed| seed.argument.clone()),
         conditions: Conditions {

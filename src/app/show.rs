@@ -34,8 +34,16 @@ pub fn run(
             closest: closest_ids(&*store, &settings.test_id)?,
         });
     }
+    // The runs' CI identity: one lookup per run shown (at most `--limit`).
+    let mut runs = std::collections::HashMap::new();
     for stored in &executions {
-        ports.emit(Event::Execution(event(stored, &selection)));
+        if let std::collections::hash_map::Entry::Vacant(slot) = runs.entry(stored.run_id) {
+            slot.insert(store.run(stored.run_id)?);
+        }
+    }
+    for stored in &executions {
+        let run = runs.get(&stored.run_id).and_then(Option::as_ref);
+        ports.emit(Event::Execution(event(stored, run, &selection)));
         if ports.closed() {
             return Ok(exit_codes::OK);
         }
@@ -60,7 +68,11 @@ pub fn run(
     Ok(exit_codes::OK)
 }
 
-fn event(stored: &StoredExecution, selection: &BranchSelection) -> ExecutionEvent {
+fn event(
+    stored: &StoredExecution,
+    run: Option<&crate::history::RunRecord>,
+    selection: &BranchSelection,
+) -> ExecutionEvent {
     let execution = &stored.execution;
     let failure = execution.failure.as_ref();
     ExecutionEvent {
@@ -71,6 +83,7 @@ fn event(stored: &StoredExecution, selection: &BranchSelection) -> ExecutionEven
         branch: stored.branch.clone(),
         counted: selection.counts(stored.branch.as_deref()),
         source: stored.source,
+        ci: run.and_then(|run| run.run.ci_identity()),
         outcome: execution.outcome,
         duration: execution.duration,
         attempts: execution.attempts,

@@ -930,6 +930,7 @@ fn resolve_ingest(
             source,
             ci_provider: ci.provider.map(|p| p.as_str().to_owned()),
             job: raw.job.or(ci.job),
+            ci_run: crate::history::CiRun::new(ci.repository, ci.run_id, ci.attempt),
             workers: raw.workers,
             seed: raw.seed,
             conditions: Conditions {

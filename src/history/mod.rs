@@ -142,6 +142,65 @@ pub struct Conditions {
     pub os: Option<String>,
 }
 
+/// Which CI build a run came from, beside its provider and job: so that the runs of one
+/// build (its jobs, its attempts) can be told apart and found again. Each part is `None`
+/// when the service does not say (docs/postgres.md lists what each service gives).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CiRun {
+    /// The repository or project, as the service names it (`owner/name`, a URL).
+    pub repository: Option<String>,
+    /// The service's id of the build (workflow run, pipeline, build).
+    pub run_id: Option<String>,
+    /// Which attempt of the build, from 1 (a re-run of a GitHub workflow is attempt 2).
+    pub attempt: Option<u32>,
+}
+
+impl CiRun {
+    /// What [`crate::ci_env::CiEnv`] read.
+    pub fn new(repository: Option<String>, run_id: Option<String>, attempt: Option<u32>) -> Self {
+        CiRun {
+            repository,
+            run_id,
+            attempt,
+        }
+    }
+
+    /// Whether nothing is known.
+    pub fn is_empty(&self) -> bool {
+        self.repository.is_none() && self.run_id.is_none() && self.attempt.is_none()
+    }
+}
+
+/// A run's whole CI identity as the JSON outputs show it (`"ci"` of `ingest` and `show`
+/// lines, docs/json-output.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct CiIdentity {
+    /// `github-actions`, `gitlab-ci`, …
+    pub provider: Option<String>,
+    /// The repository or project.
+    pub repository: Option<String>,
+    /// The service's id of the build.
+    pub run_id: Option<String>,
+    /// The job.
+    pub job: Option<String>,
+    /// The attempt, from 1.
+    pub attempt: Option<u32>,
+}
+
+impl NewRun {
+    /// The run's CI identity; `None` when nothing of it is known (a local run).
+    pub fn ci_identity(&self) -> Option<CiIdentity> {
+        let known = self.ci_provider.is_some() || self.job.is_some() || !self.ci_run.is_empty();
+        known.then(|| CiIdentity {
+            provider: self.ci_provider.clone(),
+            repository: self.ci_run.repository.clone(),
+            run_id: self.ci_run.run_id.clone(),
+            job: self.job.clone(),
+            attempt: self.ci_run.attempt,
+        })
+    }
+}
+
 /// Everything known about a run before its executions are stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NewRun {
@@ -161,6 +220,9 @@ pub struct NewRun {
     pub ci_provider: Option<String>,
     /// CI job name.
     pub job: Option<String>,
+    /// The CI build the run came from: repository, build id and attempt.
+    #[serde(default)]
+    pub ci_run: CiRun,
     /// Worker (parallelism) count.
     pub workers: Option<u32>,
     /// The seed the run used, as the runner spells it.

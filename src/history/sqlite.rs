@@ -1119,7 +1119,7 @@ fn execution_of(test_id: String, narrow: Narrow, details: Details) -> (Execution
 /// The columns [`run_record`] reads, in its order.
 const RUN_COLUMNS: &str = "r.id, r.commit_sha, r.branch, r.merge_base, r.started_at, r.source,
     r.ci_provider, r.job, r.workers, r.seed, r.ci, r.runner, r.os, r.format, r.producer,
-    r.source_path, r.content_key, r.tests, r.red";
+    r.source_path, r.content_key, r.tests, r.red, r.ci_repository, r.ci_run_id, r.ci_attempt";
 
 fn run_record(row: &Row<'_>) -> rusqlite::Result<RunRecord> {
     Ok(RunRecord {
@@ -1132,6 +1132,11 @@ fn run_record(row: &Row<'_>) -> rusqlite::Result<RunRecord> {
             source: source(row, 5)?,
             ci_provider: row.get(6)?,
             job: row.get(7)?,
+            ci_run: crate::history::CiRun {
+                repository: row.get(19)?,
+                run_id: row.get(20)?,
+                attempt: row.get(21)?,
+            },
             workers: row.get(8)?,
             seed: row.get(9)?,
             conditions: Conditions {
@@ -1215,6 +1220,7 @@ mod tests {
             source: Source::Ci,
             ci_provider: None,
             job: None,
+            ci_run: crate::history::CiRun::default(),
             workers: None,
             seed: None,
             conditions: Conditions::default(),

@@ -551,6 +551,7 @@ fn issue_14_item_4_a_receipt_the_history_backs_is_accepted() {
         source: candor::history::Source::Rerun,
         ci_provider: None,
         job: None,
+        ci_run: candor::history::CiRun::default(),
         workers: Some(1),
         seed: None,
         conditions: candor::history::Conditions::default(),

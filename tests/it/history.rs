@@ -131,6 +131,13 @@ fn run_at(second: i64) -> NewRun {
         source: Source::Ci,
         ci_provider: Some("github-actions".into()),
         job: Some("test".into()),
+        // Both stores keep the CI identity (#17 item 1): the property test below compares
+        // the stored run with this one field by field.
+        ci_run: candor::history::CiRun::new(
+            Some("acme/shop".into()),
+            Some(format!("run-{second}")),
+            Some(2),
+        ),
         workers: Some(4),
         seed: None,
         conditions: Conditions {
@@ -282,6 +289,7 @@ fn new_run() -> impl Strategy<Value = NewRun> {
         (optional(), optional(), any::<Option<u32>>(), optional()),
         (any::<bool>(), optional(), optional()),
         (optional(), optional(), optional()),
+        (optional(), optional(), any::<Option<u32>>()),
     )
         .prop_map(
             |(
@@ -291,6 +299,7 @@ fn new_run() -> impl Strategy<Value = NewRun> {
                 (ci_provider, job, workers, seed),
                 (ci, runner, os),
                 (format, producer, source_path),
+                (repository, ci_run_id, attempt),
             )| NewRun {
                 commit,
                 branch,
@@ -299,6 +308,7 @@ fn new_run() -> impl Strategy<Value = NewRun> {
                 source,
                 ci_provider,
                 job,
+                ci_run: candor::history::CiRun::new(repository, ci_run_id, attempt),
                 workers,
                 seed,
                 conditions: Conditions { ci, runner, os },
@@ -1523,6 +1533,7 @@ fn red_seconds_run() -> NewRun {
         source: Source::Ci,
         ci_provider: None,
         job: None,
+        ci_run: candor::history::CiRun::default(),
         workers: None,
         seed: None,
         conditions: candor::history::Conditions::default(),

@@ -102,6 +102,7 @@ fn run(second: i64, job: &str) -> NewRun {
         source: Source::ALL[second.unsigned_abs() as usize % Source::ALL.len()],
         ci_provider: Some("github-actions".into()),
         job: Some(job.into()),
+        ci_run: candor::history::CiRun::default(),
         workers: Some(4),
         seed: (second % 2 == 1).then(|| format!("{second}")),
         conditions: Conditions {

@@ -42,6 +42,7 @@ fn run(commit: &str) -> NewRun {
         source: Source::Ci,
         ci_provider: None,
         job: Some("unit".into()),
+        ci_run: candor::history::CiRun::default(),
         workers: None,
         seed: None,
         conditions: Conditions::default(),

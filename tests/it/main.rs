@@ -54,6 +54,7 @@ mod newcomer;
 mod order;
 mod paths;
 mod pg;
+mod pg_ci;
 mod policy_source;
 mod reliability;
 mod report;

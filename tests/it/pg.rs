@@ -73,6 +73,7 @@ fn run_at(second: i64, job: &str) -> NewRun {
         source: Source::Ci,
         ci_provider: Some("github-actions".into()),
         job: Some(job.into()),
+        ci_run: candor::history::CiRun::default(),
         workers: None,
         seed: None,
         conditions: Conditions {

@@ -44,6 +44,7 @@ fn run(number: u32) -> NewRun {
         source: Source::Ci,
         ci_provider: Some("github-actions".into()),
         job: Some("test".into()),
+        ci_run: candor::history::CiRun::default(),
         workers: Some(4),
         seed: None,
         conditions: Conditions {

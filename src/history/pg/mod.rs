@@ -24,7 +24,10 @@ use crate::results::{Execution, Failure, Outcome};
 pub use target::Target;
 
 /// Migrations in order; the schema version is how many have run.
-const MIGRATIONS: [&str; 1] = [include_str!("migrations/0001_init.sql")];
+const MIGRATIONS: [&str; 2] = [
+    include_str!("migrations/0001_init.sql"),
+    include_str!("migrations/0002_ci_run.sql"),
+];
 
 /// The schema version this build reads and writes.
 pub const PG_SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -197,7 +200,23 @@ impl PgStore {
             })?;
             config.connect(tokio_postgres_rustls::MakeRustlsConnect::new(tls))
         }
-        .map_err(|e| server_error(target, &e, true))?;
+        .map_err(|e| {
+            let mut error = server_error(target, &e, true);
+            // A password file passed over is the likely reason a login failed.
+            if let (Some(note), HistoryError::Server { message, .. }) =
+                (target.passfile_note(), &mut error)
+            {
+                let _ = write!(message, "; {note}");
+            }
+            error
+        })?;
+        let mut client = client;
+        // An ingest stages its run in a temporary table: with the default 8 MB of
+        // session buffers, a 200,000-test run is written out to temp files and read
+        // back. Only settable before the session's first temporary table.
+        client
+            .batch_execute("SET temp_buffers = '64MB'")
+            .map_err(|e| server_error(target, &e, false))?;
         let store = PgStore {
             client: RefCell::new(client),
             target: target.clone(),
@@ -390,6 +409,15 @@ impl PgStore {
                         .ok_or_else(|| format!("unknown source `{source}`"))?,
                     ci_provider: text(row.get("ci_provider"))?,
                     job: text(row.get("job"))?,
+                    ci_run: super::CiRun {
+                        repository: text(row.get("ci_repository"))?,
+                        run_id: text(row.get("ci_run_id"))?,
+                        attempt: row
+                            .get::<_, Option<i64>>("ci_attempt")
+                            .map(u32::try_from)
+                            .transpose()
+                            .map_err(|e| e.to_string())?,
+                    },
                     workers: row
                         .get::<_, Option<i64>>("workers")
                         .map(u32::try_from)
@@ -453,7 +481,8 @@ impl PgStore {
 }
 
 const RUN_COLUMNS: &str = "id, content_key, commit_sha, branch, merge_base, started_us, source, \
-    ci_provider, job, workers, seed, ci, runner, os, format, producer, source_path, executions, red";
+    ci_provider, job, workers, seed, ci, runner, os, format, producer, source_path, executions, red, \
+    ci_repository, ci_run_id, ci_attempt";
 
 const EXECUTION_COLUMNS: &str = "t.name, e.outcome, e.duration, e.attempts, e.file, e.line, \
     e.details, e.signature, e.run_id, e.started_us, r.commit_sha, r.branch, r.source";
@@ -722,8 +751,9 @@ impl IngestSession for PgIngest<'_> {
             .query_opt(
                 "INSERT INTO runs (content_key, commit_sha, branch, merge_base, started_us, source, \
                  ci_provider, job, workers, seed, ci, runner, os, format, producer, source_path, \
-                 executions, red) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
-                 $14, $15, $16, $17, $18) ON CONFLICT (content_key) DO NOTHING RETURNING id",
+                 executions, red, ci_repository, ci_run_id, ci_attempt) VALUES ($1, $2, $3, $4, $5, \
+                 $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) \
+                 ON CONFLICT (content_key) DO NOTHING RETURNING id",
                 &[
                     &content.content_key,
                     &bytes(run.commit.as_ref()),
@@ -743,6 +773,9 @@ impl IngestSession for PgIngest<'_> {
                     &bytes(run.source_path.as_ref()),
                     &tests,
                     &red,
+                    &bytes(run.ci_run.repository.as_ref()),
+                    &bytes(run.ci_run.run_id.as_ref()),
+                    &run.ci_run.attempt.map(i64::from),
                 ],
             )
             .map_err(fail)?;
@@ -765,12 +798,20 @@ impl IngestSession for PgIngest<'_> {
             return Ok(report);
         };
         let run_id: i64 = inserted.get(0);
-        // Names in hash order, so that concurrent ingests adding the same new tests
-        // wait for each other instead of deadlocking.
+        // Sorts and hashes of a whole run in memory rather than in temp files (the
+        // default 4 MB spills a 200,000-test run to disk).
+        self.tx
+            .batch_execute("SET LOCAL work_mem = '64MB'")
+            .map_err(fail)?;
+        // New names only (the staged names are distinct: retries were merged), in hash
+        // order, so that concurrent ingests adding the same new tests wait for each
+        // other instead of deadlocking, and the name index grows at its end.
         self.tx
             .execute(
                 "INSERT INTO tests (name_hash, name) \
-                 SELECT DISTINCT name_hash, name FROM candor_stage ORDER BY name_hash, name \
+                 SELECT s.name_hash, s.name FROM candor_stage s WHERE NOT EXISTS \
+                   (SELECT 1 FROM tests t WHERE t.name_hash = s.name_hash AND t.name = s.name) \
+                 ORDER BY s.name_hash, s.name \
                  ON CONFLICT (name_hash, name) DO NOTHING",
                 &[],
             )
@@ -782,7 +823,8 @@ impl IngestSession for PgIngest<'_> {
                  file, line, signature, details) \
                  SELECT $1, t.id, $2, s.outcome, s.attempts, s.duration, s.file, s.line, \
                  s.signature, s.details FROM candor_stage s \
-                 JOIN tests t ON t.name_hash = s.name_hash AND t.name = s.name",
+                 JOIN tests t ON t.name_hash = s.name_hash AND t.name = s.name \
+                 ORDER BY t.id",
                 &[&run_id, &started],
             )
             .map_err(fail)?;
@@ -847,10 +889,28 @@ impl HistoryStore for PgStore {
             None => Vec::new(),
         };
         let mut client = self.client.borrow_mut();
-        let rows = client
-            .query(
-                &format!(
-                    "SELECT t.name, s.runs, s.failures, s.skips, s.last_failure, s.last_seen, \
+        // Failing tests only: each test's latest ran execution is one index probe, and
+        // only the few whose latest is red are counted, instead of aggregating every
+        // execution of the history.
+        let failing_sql = format!(
+            "SELECT t.name, s.runs, s.failures, s.skips, s.last_failure, s.last_seen, \
+               l.outcome \
+             FROM tests t \
+             CROSS JOIN LATERAL (SELECT e.outcome FROM executions e \
+                 WHERE e.test_id = t.id AND e.outcome <> 3{filter} \
+                 ORDER BY e.started_us DESC, e.run_id DESC LIMIT 1) l \
+             CROSS JOIN LATERAL (SELECT \
+                     count(*) FILTER (WHERE e.outcome <> 3) AS runs, \
+                     count(*) FILTER (WHERE e.outcome IN (1, 2, 4)) AS failures, \
+                     count(*) FILTER (WHERE e.outcome = 3) AS skips, \
+                     max(e.started_us) FILTER (WHERE e.outcome IN (1, 2, 4)) AS last_failure, \
+                     max(e.started_us) AS last_seen \
+                   FROM executions e WHERE e.test_id = t.id{filter}) s \
+             WHERE l.outcome IN (1, 2) \
+             ORDER BY t.name"
+        );
+        let all_sql = format!(
+            "SELECT t.name, s.runs, s.failures, s.skips, s.last_failure, s.last_seen, \
                        l.outcome \
                      FROM (SELECT e.test_id, \
                              count(*) FILTER (WHERE e.outcome <> 3) AS runs, \
@@ -865,9 +925,9 @@ impl HistoryStore for PgStore {
                          WHERE e.test_id = s.test_id AND e.outcome <> 3{filter} \
                          ORDER BY e.started_us DESC, e.run_id DESC LIMIT 1) l ON true \
                      ORDER BY t.name"
-                ),
-                &params,
-            )
+        );
+        let rows = client
+            .query(if failing_only { &failing_sql } else { &all_sql }, &params)
             .map_err(|e| self.error(&e))?;
         let mut found = Vec::with_capacity(rows.len());
         for row in rows {

@@ -17,7 +17,7 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
 
 /// Connection parameters candor handles itself rather than handing to the client crate.
-const OWN_KEYS: [&str; 3] = ["service", "sslmode", "sslrootcert"];
+const OWN_KEYS: [&str; 4] = ["service", "sslmode", "sslrootcert", "passfile"];
 
 /// Parameters the client crate takes as they are.
 const CLIENT_KEYS: [&str; 19] = [
@@ -44,7 +44,8 @@ const CLIENT_KEYS: [&str; 19] = [
 
 /// Every keyword a `key=value` connection string may start with; a `--db` value that
 /// starts with one of them followed by `=` is a connection string, not a file name.
-const KEYWORDS: [&str; 16] = [
+const KEYWORDS: [&str; 17] = [
+    "passfile",
     "host",
     "hostaddr",
     "port",
@@ -87,6 +88,9 @@ pub struct Target {
     shown: String,
     /// The parameters, explicit ones first completed from the service file and `PG*`.
     params: BTreeMap<String, String>,
+    /// Why the password file was not read, when it exists but libpq's rules refuse it:
+    /// added to a failed login's message, where a missing password shows.
+    passfile_note: Option<String>,
 }
 
 #[expect(
@@ -185,9 +189,20 @@ impl Target {
         params
             .entry("application_name".into())
             .or_insert_with(|| "candor".into());
+        let mut passfile_note = None;
+        if !params.contains_key("password") {
+            match password_from_file(&params, var) {
+                Ok(Some(password)) => {
+                    params.insert("password".into(), password);
+                }
+                Ok(None) => {}
+                Err(note) => passfile_note = Some(note),
+            }
+        }
         let target = Target {
             shown: redact(value),
             params,
+            passfile_note,
         };
         // Every parameter is checked now, before anything is read or connected.
         target.client_config()?;
@@ -195,6 +210,12 @@ impl Target {
             target.tls()?;
         }
         Ok(target)
+    }
+
+    /// Why the password file was passed over, when it was (group- or world-readable, not a
+    /// plain file): said beside a failed login.
+    pub fn passfile_note(&self) -> Option<&str> {
+        self.passfile_note.as_deref()
     }
 
     /// The `sslmode` in force (libpq's default is `prefer`).
@@ -491,6 +512,118 @@ fn parse_keywords(value: &str) -> Result<BTreeMap<String, String>, TargetError> 
     Ok(params)
 }
 
+/// The password the password file holds for these parameters, as libpq finds it: the
+/// file is `passfile`, else `PGPASSFILE`, else `~/.pgpass`; a missing file is no password;
+/// a file that is not a plain file or that group or others may read is passed over
+/// (`Err` says why, for the message of a failed login).
+fn password_from_file(
+    params: &BTreeMap<String, String>,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<String>, String> {
+    let file: PathBuf = match params
+        .get("passfile")
+        .cloned()
+        .or_else(|| var("PGPASSFILE"))
+    {
+        Some(file) => file.into(),
+        None => match var("HOME") {
+            Some(home) => Path::new(&home).join(".pgpass"),
+            None => return Ok(None),
+        },
+    };
+    let Ok(meta) = std::fs::metadata(&file) else {
+        return Ok(None);
+    };
+    if !meta.is_file() {
+        return Err(format!(
+            "the password file {} was not read: it is not a plain file",
+            file.display()
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(format!(
+                "the password file {} was not read: group or others may access it (mode {mode:04o}); \
+                 `chmod 600 {}` as libpq requires",
+                file.display(),
+                file.display()
+            ));
+        }
+    }
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        return Ok(None);
+    };
+    let first = |key: &str| {
+        params
+            .get(key)
+            .and_then(|v| v.split(',').next())
+            .filter(|v| !v.is_empty())
+            .map(str::to_owned)
+    };
+    let host = first("host").or_else(|| first("hostaddr"));
+    // A socket folder is `localhost` in the file, as libpq compares it.
+    let host = match host {
+        Some(host) if !host.starts_with('/') && !host.starts_with('@') => host,
+        _ => "localhost".to_owned(),
+    };
+    let port = first("port").unwrap_or_else(|| "5432".to_owned());
+    let user = first("user").unwrap_or_default();
+    let dbname = params
+        .get("dbname")
+        .cloned()
+        .unwrap_or_else(|| user.clone());
+    Ok(pgpass_password(&text, [&host, &port, &dbname, &user]))
+}
+
+/// The password of the first line of a `.pgpass` text whose `host:port:database:user`
+/// match `wanted` (`*` matches anything; `\` escapes `:` and `\`), as libpq reads it.
+pub(crate) fn pgpass_password(text: &str, wanted: [&str; 4]) -> Option<String> {
+    'lines: for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut fields: Vec<(String, bool)> = Vec::with_capacity(5);
+        let mut current = String::new();
+        let mut escaped_any = false;
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if fields.len() < 4 => {
+                    escaped_any = true;
+                    if let Some(next) = chars.next() {
+                        current.push(next);
+                    }
+                }
+                ':' if fields.len() < 4 => {
+                    fields.push((std::mem::take(&mut current), escaped_any));
+                    escaped_any = false;
+                }
+                '\\' => {
+                    if let Some(next) = chars.next() {
+                        current.push(next);
+                    }
+                }
+                c => current.push(c),
+            }
+        }
+        if fields.len() < 4 {
+            continue;
+        }
+        for ((field, escaped), want) in fields.iter().zip(wanted) {
+            let any = field == "*" && !escaped;
+            if !any && field != want {
+                continue 'lines;
+            }
+        }
+        return Some(current);
+    }
+    None
+}
+
 /// The parameters of `[name]` in the service file: `PGSERVICEFILE`, else
 /// `~/.pg_service.conf`, else `PGSYSCONFDIR/pg_service.conf`.
 fn read_service(
@@ -755,6 +888,99 @@ mod tests {
         )
         .unwrap_err();
         assert!(error.reason.contains("/nonexistent/ca.pem"), "{error}");
+    }
+
+    /// Issue #17 item 3: `.pgpass` lines match as libpq's do.
+    #[test]
+    fn pgpass_lines_match_field_by_field_with_wildcards_and_escapes() {
+        let text = "# comment\n\
+                    db.example:5432:other:ci:wrong-db\n\
+                    db.example:*:hist:ci:s3cret\n\
+                    *:*:*:ci:fallback\n\
+                    h\\:x:1:d:u:esc\\:aped\\\\\n\
+                    short:line\n";
+        assert_eq!(
+            pgpass_password(text, ["db.example", "5433", "hist", "ci"]).as_deref(),
+            Some("s3cret")
+        );
+        assert_eq!(
+            pgpass_password(text, ["other.example", "1", "x", "ci"]).as_deref(),
+            Some("fallback")
+        );
+        assert_eq!(
+            pgpass_password(text, ["h:x", "1", "d", "u"]).as_deref(),
+            Some("esc:aped\\")
+        );
+        assert_eq!(
+            pgpass_password(text, ["db.example", "5432", "hist", "me"]),
+            None
+        );
+        // An escaped `*` is a literal star, not a wildcard.
+        assert_eq!(pgpass_password("\\*:*:*:*:p\n", ["h", "1", "d", "u"]), None);
+    }
+
+    /// Issue #17 item 3: the file comes from `passfile`, `PGPASSFILE` or `~/.pgpass`;
+    /// an explicit password wins; a socket folder is `localhost`; a file others may
+    /// read is passed over with a note saying so.
+    #[cfg(unix)]
+    #[test]
+    fn the_password_file_is_found_and_refused_when_others_may_read_it() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pgpass");
+        std::fs::write(&file, "localhost:5432:hist:ci:from-file\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let home = dir.path().display().to_string();
+        let path = file.display().to_string();
+        let env = move |name: &str| match name {
+            "PGPASSFILE" => Some(path.clone()),
+            "HOME" => Some(home.clone()),
+            _ => None,
+        };
+        let target = Target::parse("postgresql:///hist?host=/run/pg&user=ci", &env).unwrap();
+        let config = target.client_config().unwrap();
+        assert_eq!(config.get_password(), Some(&b"from-file"[..]));
+        assert_eq!(target.passfile_note(), None);
+        let explicit = Target::parse("postgresql://ci:given@localhost/hist", &env).unwrap();
+        assert_eq!(
+            explicit.client_config().unwrap().get_password(),
+            Some(&b"given"[..])
+        );
+
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let loose = Target::parse("postgresql:///hist?host=/run/pg&user=ci", &env).unwrap();
+        assert_eq!(loose.client_config().unwrap().get_password(), None);
+        let note = loose.passfile_note().unwrap();
+        assert!(
+            note.contains("mode 0644") && note.contains("chmod 600"),
+            "{note}"
+        );
+
+        // ~/.pgpass when PGPASSFILE is not set; `passfile=` wins over both.
+        let home = dir.path().to_path_buf();
+        std::fs::write(home.join(".pgpass"), "*:*:*:*:home\n").unwrap();
+        std::fs::set_permissions(home.join(".pgpass"), std::fs::Permissions::from_mode(0o600))
+            .unwrap();
+        let home_text = home.display().to_string();
+        let only_home = move |name: &str| (name == "HOME").then(|| home_text.clone());
+        let from_home = Target::parse("host=db user=u dbname=d", &only_home).unwrap();
+        assert_eq!(
+            from_home.client_config().unwrap().get_password(),
+            Some(&b"home"[..])
+        );
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let named = Target::parse(
+            &format!(
+                "host=localhost user=ci dbname=hist passfile={}",
+                file.display()
+            ),
+            &only_home,
+        )
+        .unwrap();
+        assert_eq!(
+            named.client_config().unwrap().get_password(),
+            Some(&b"from-file"[..])
+        );
     }
 
     #[test]

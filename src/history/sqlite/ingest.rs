@@ -72,8 +72,10 @@ impl<'a> SqliteIngest<'a> {
         transaction.execute(
             "INSERT INTO runs (
                 commit_sha, branch, merge_base, started_at, source, ci_provider, job, workers,
-                seed, ci, runner, os, format, producer, source_path, ingested_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                seed, ci, runner, os, format, producer, source_path, ingested_at,
+                ci_repository, ci_run_id, ci_attempt)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                ?17, ?18, ?19)",
             params![
                 run.commit,
                 run.branch,
@@ -91,6 +93,9 @@ impl<'a> SqliteIngest<'a> {
                 run.producer,
                 run.source_path,
                 Timestamp::now().as_microsecond(),
+                run.ci_run.repository,
+                run.ci_run.run_id,
+                run.ci_run.attempt,
             ],
         )?;
         let run_id = transaction.last_insert_rowid();

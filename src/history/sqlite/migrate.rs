@@ -18,10 +18,15 @@ pub(super) type Migration = fn(&Transaction<'_>) -> rusqlite::Result<()>;
 
 /// Entry `n` (0-based) brings `PRAGMA user_version` from `n` to `n + 1`. Append only;
 /// never edit one that has shipped.
-pub(super) const MIGRATIONS: &[Migration] = &[init, pack_executions];
+pub(super) const MIGRATIONS: &[Migration] = &[init, pack_executions, ci_run];
 
 fn init(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
     transaction.execute_batch(include_str!("../migrations/0001_init.sql"))
+}
+
+/// 0003: the CI build a run came from (repository, build id, attempt).
+fn ci_run(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+    transaction.execute_batch(include_str!("../migrations/0003_ci_run.sql"))
 }
 
 /// 0002: tests are renumbered from 0 in id order and their names packed; each run's

@@ -1,0 +1,7 @@
+-- 0003: the CI build a run came from, beside its provider and job (issue #17): the
+-- repository as the service names it, the service's id of the build (workflow run,
+-- pipeline) and the attempt (1, then 2 for a re-run). NULL when the service does not say
+-- and for runs stored before this migration.
+ALTER TABLE runs ADD COLUMN ci_repository TEXT;
+ALTER TABLE runs ADD COLUMN ci_run_id TEXT;
+ALTER TABLE runs ADD COLUMN ci_attempt INTEGER;
