@@ -55,6 +55,21 @@ impl Style {
     }
 }
 
+/// One step of a long command's progress, for a watcher that is not a terminal (the MCP
+/// server's progress notifications).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    /// Steps done, when the command counts them.
+    pub done: Option<u64>,
+    /// Steps planned, when known.
+    pub total: Option<u64>,
+    /// What is happening.
+    pub message: String,
+}
+
+/// Where progress goes instead of a terminal.
+pub type ProgressSink = std::sync::Arc<dyn Fn(Progress) + Send + Sync>;
+
 /// Writes data to stdout and diagnostics to stderr.
 pub struct Printer {
     out: Box<dyn Write>,
@@ -63,6 +78,8 @@ pub struct Printer {
     stdout_closed: bool,
     /// Long texts already printed whole, so a summarized terminal prints them once.
     shown: std::collections::HashSet<String>,
+    /// Progress lines and bars go here, not to stderr, when set.
+    progress_sink: Option<ProgressSink>,
 }
 
 impl Printer {
@@ -83,7 +100,15 @@ impl Printer {
             settings,
             stdout_closed: false,
             shown: std::collections::HashSet::new(),
+            progress_sink: None,
         }
+    }
+
+    /// This printer with its progress lines and bars handed to `sink` instead of stderr.
+    #[must_use]
+    pub fn with_progress_sink(mut self, sink: ProgressSink) -> Printer {
+        self.progress_sink = Some(sink);
+        self
     }
 
     /// The settings this printer follows.
@@ -198,6 +223,14 @@ impl Printer {
     /// A progress line on stderr, only for a person watching a terminal (not under
     /// `--quiet`, never into a pipe or a file).
     pub fn progress(&mut self, text: &str) -> io::Result<()> {
+        if let Some(sink) = &self.progress_sink {
+            sink(Progress {
+                done: None,
+                total: None,
+                message: text.to_owned(),
+            });
+            return Ok(());
+        }
         if !self.settings.progress {
             return Ok(());
         }
@@ -208,6 +241,16 @@ impl Printer {
     /// A progress bar on stderr for `total` steps, drawn only where progress lines would be
     /// (a terminal, not under `--quiet`); hidden otherwise, so callers need not ask.
     pub fn progress_bar(&self, total: u64) -> indicatif::ProgressBar {
+        if let Some(sink) = &self.progress_sink {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                Some(total),
+                indicatif::ProgressDrawTarget::term_like(Box::new(SinkTerm(sink.clone()))),
+            );
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{pos}\t{len}\t{msg}") {
+                bar.set_style(style);
+            }
+            return bar;
+        }
         if !self.settings.progress {
             return indicatif::ProgressBar::hidden();
         }
@@ -278,6 +321,65 @@ impl Printer {
             Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
             other => other,
         }
+    }
+}
+
+/// A progress bar's "terminal" that hands each drawn state (`pos\tlen\tmsg`) to a sink.
+struct SinkTerm(ProgressSink);
+
+impl std::fmt::Debug for SinkTerm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SinkTerm")
+    }
+}
+
+impl SinkTerm {
+    fn report(&self, line: &str) {
+        let mut fields = line.splitn(3, '\t');
+        let (Some(done), Some(total)) = (fields.next(), fields.next()) else {
+            return;
+        };
+        let (Ok(done), Ok(total)) = (done.trim().parse(), total.trim().parse()) else {
+            return;
+        };
+        (self.0)(Progress {
+            done: Some(done),
+            total: Some(total),
+            message: fields.next().unwrap_or("").trim_end().to_owned(),
+        });
+    }
+}
+
+impl indicatif::TermLike for SinkTerm {
+    fn width(&self) -> u16 {
+        // Wide enough that indicatif never cuts the line it hands over.
+        u16::MAX
+    }
+    fn move_cursor_up(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_down(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_right(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_left(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn write_line(&self, line: &str) -> io::Result<()> {
+        self.report(line);
+        Ok(())
+    }
+    fn write_str(&self, text: &str) -> io::Result<()> {
+        self.report(text);
+        Ok(())
+    }
+    fn clear_line(&self) -> io::Result<()> {
+        Ok(())
+    }
+    fn flush(&self) -> io::Result<()> {
+        Ok(())
     }
 }
 

@@ -1,6 +1,7 @@
 //! One module per command; each takes its settings and a printer and returns the exit
 //! code, or a [`CliError`] that ends it.
 
+mod agents;
 mod classify;
 mod clean;
 mod compare;
@@ -103,6 +104,8 @@ pub fn run(
         Command::Lock(lock) => lock::run(*lock, &settings.repo_root, printer),
         Command::FreezeCheck => freeze::run(&settings.repo_root, settings.today, printer),
         Command::Order(order) => order::run(order, &settings.repo_root, printer),
+        Command::Agents(agents) => agents::run(agents, &settings.repo_root, printer),
+        Command::Mcp(mcp) => crate::mcp::serve(*mcp, context),
         Command::Report(report) => report::run(
             report,
             &settings.db,
