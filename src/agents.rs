@@ -142,7 +142,7 @@ pub fn render(config: &Config) -> String {
     } else {
         let _ = writeln!(
             out,
-            "A sentence that says {} must quote a ledger line verbatim; \
+            "A sentence that says any of {} must quote a ledger line verbatim; \
              `candor lint summary FILE` (MCP tool `lint_summary`) refuses one that does \
              not.\n",
             phrases.join(", ")

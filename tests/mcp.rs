@@ -194,9 +194,9 @@ fn triage_then_a_refused_rerun_then_malformed_parameters() {
     );
     let after = &answer["after"];
     assert_eq!(after["is_error"], false, "the server is still alive: {after:#}");
-    let listed = events(after, "test");
-    assert_eq!(listed.len(), 1, "the name filter keeps the webhook test: {after:#}");
-    assert_eq!(listed[0]["id"], WEBHOOK);
+    let executions = events(after, "execution");
+    assert_eq!(executions.len(), 1, "{after:#}");
+    assert_eq!(executions[0]["test_id"], WEBHOOK);
 }
 
 /// Issue #18 item 3: `rerun` of a known flake returns its receipt, and the ledger holds

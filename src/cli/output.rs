@@ -246,7 +246,7 @@ impl Printer {
                 Some(total),
                 indicatif::ProgressDrawTarget::term_like(Box::new(SinkTerm(sink.clone()))),
             );
-            if let Ok(style) = indicatif::ProgressStyle::with_template("{pos}\t{len}\t{msg}") {
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{pos}\u{1f}{len}\u{1f}{msg}") {
                 bar.set_style(style);
             }
             return bar;
@@ -324,7 +324,8 @@ impl Printer {
     }
 }
 
-/// A progress bar's "terminal" that hands each drawn state (`pos\tlen\tmsg`) to a sink.
+/// A progress bar's "terminal" that hands each drawn state (`pos`, `len` and `msg`,
+/// split by U+001F: indicatif expands tabs) to a sink.
 struct SinkTerm(ProgressSink);
 
 impl std::fmt::Debug for SinkTerm {
@@ -335,7 +336,7 @@ impl std::fmt::Debug for SinkTerm {
 
 impl SinkTerm {
     fn report(&self, line: &str) {
-        let mut fields = line.splitn(3, '\t');
+        let mut fields = line.splitn(3, '\u{1f}');
         let (Some(done), Some(total)) = (fields.next(), fields.next()) else {
             return;
         };

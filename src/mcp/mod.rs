@@ -52,10 +52,11 @@ pub fn serve(settings: McpSettings, context: &Context<'_>) -> Result<u8, CliErro
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|error| std::io::Error::other(error.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|error| std::io::Error::other(error.to_string()))?;
+        let quit = running.waiting().await;
+        // The client is gone: a command still running has no one to answer, so its
+        // runner is stopped rather than left to finish.
+        cancel_children();
+        quit.map_err(|error| std::io::Error::other(error.to_string()))?;
         Ok::<(), std::io::Error>(())
     })?;
     Ok(exit_codes::OK)
@@ -158,25 +159,33 @@ impl ServerHandler for Server {
 fn progress_sink(context: &RequestContext<RoleServer>) -> Option<ProgressSink> {
     let token = context.meta.get_progress_token()?;
     let peer = context.peer.clone();
-    let handle = tokio::runtime::Handle::current();
-    let step = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    // One forwarding task keeps the notifications in the order the command made them.
+    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Some(param) = receiver.recv().await {
+            let _ = peer.notify_progress(param).await;
+        }
+    });
+    let last = std::sync::Mutex::new(0.0_f64);
     Some(Arc::new(move |progress: Progress| {
-        // Progress must grow with every notification, also for lines that count nothing.
-        let counted = progress.done.unwrap_or(0);
-        let previous = step.fetch_max(counted, std::sync::atomic::Ordering::Relaxed);
-        let value = if progress.done.is_some() {
-            counted.max(previous)
-        } else {
-            step.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
-        };
-        let mut param = ProgressNotificationParam::new(token.clone(), value as f64);
+        let mut last = last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *last = next_progress(*last, progress.done);
+        let mut param = ProgressNotificationParam::new(token.clone(), *last);
         param.total = progress.total.map(|total| total as f64);
         param.message = (!progress.message.is_empty()).then_some(progress.message);
-        let peer = peer.clone();
-        handle.spawn(async move {
-            let _ = peer.notify_progress(param).await;
-        });
+        // The receiver goes only with the call; a late step has no one to tell.
+        let _ = sender.send(param);
     }))
+}
+
+/// The progress value after `last` for a step that counted `done` (or nothing): MCP wants
+/// it to grow with every notification, so a line between counted steps (a message, a
+/// phase) moves it half-way to the next whole step.
+fn next_progress(last: f64, done: Option<u64>) -> f64 {
+    match done {
+        Some(done) if done as f64 > last => done as f64,
+        _ => last + (last.floor() + 1.0 - last) / 2.0,
+    }
 }
 
 /// Runs the call's command line in the server's directory, as the CLI would.
@@ -287,6 +296,22 @@ fn result(
 
 /// One line per event type with its count, and the last event (usually the summary or
 /// the answer) whole.
+#[cfg(test)]
+mod tests {
+    use super::next_progress;
+
+    #[test]
+    fn progress_grows_with_every_notification_and_counted_steps_stay_whole() {
+        let mut last = 0.0;
+        let mut seen = Vec::new();
+        for done in [None, Some(0), Some(1), Some(1), None, Some(2), Some(4), Some(4)] {
+            last = next_progress(last, done);
+            seen.push(last);
+        }
+        assert_eq!(seen, [0.5, 0.75, 1.0, 1.5, 1.75, 2.0, 4.0, 4.5]);
+    }
+}
+
 fn summary(tool: &str, events: &[Value], code: u8) -> String {
     let mut counts: Vec<(String, usize)> = Vec::new();
     for event in events {

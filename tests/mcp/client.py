@@ -91,7 +91,7 @@ async def triage_and_refusal():
             "malformed": await call(session, "rerun", {"test": 5}),
             "unknown_field": await call(session, "triage", {"files": [], "bogus": True}),
             "out_of_range": await call(session, "compare", {"test": test, "runs": 0}),
-            "after": await call(session, "tests", {"name": "webhook"}),
+            "after": await call(session, "show", {"test": test}),
         }
 
     return await session_of(True, body)
