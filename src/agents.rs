@@ -85,9 +85,7 @@ pub fn render(config: &Config) -> String {
 
     out.push_str("### Known flakes (fingerprints)\n\n");
     if config.fingerprints.is_empty() {
-        out.push_str(
-            "None. No red test may be rerun as a known flake.\n",
-        );
+        out.push_str("None. No red test may be rerun as a known flake.\n");
     } else {
         for fingerprint in &config.fingerprints {
             fingerprint_lines(&mut out, fingerprint, rerun.fingerprint_expiry_days);
@@ -160,12 +158,24 @@ pub fn render(config: &Config) -> String {
         ("the tests, by tier or failing", "candor tests", "tests"),
         ("tiers and why", "candor reliability", "reliability"),
         ("reruns per test", "candor ledger stats", "ledger"),
-        ("check a summary", "candor lint summary FILE", "lint_summary"),
+        (
+            "check a summary",
+            "candor lint summary FILE",
+            "lint_summary",
+        ),
         ("check the diff", "candor lint diff", "lint_diff"),
         ("run the suite", "candor test", "test"),
         ("rerun a known flake", "candor rerun TEST", "rerun"),
-        ("branch against merge base", "candor compare TEST", "compare"),
-        ("check a seed reproduces", "candor repro TEST --seed S", "repro"),
+        (
+            "branch against merge base",
+            "candor compare TEST",
+            "compare",
+        ),
+        (
+            "check a seed reproduces",
+            "candor repro TEST --seed S",
+            "repro",
+        ),
         ("order dependence", "candor order TEST", "order"),
         ("the merge lane's verdict", "candor gate", "gate"),
     ] {
@@ -182,7 +192,10 @@ fn fingerprint_lines(out: &mut String, fingerprint: &Fingerprint, expiry_days: u
     let expires = fingerprint
         .last_seen
         .checked_add(jiff::Span::new().days(i64::from(expiry_days)))
-        .map_or_else(|_| "never (out of range)".to_owned(), |date| date.to_string());
+        .map_or_else(
+            |_| "never (out of range)".to_owned(),
+            |date| date.to_string(),
+        );
     let _ = writeln!(
         out,
         "- {}: test {}, exception {}, message matching {} (whole), frame {}, conditions: \
@@ -249,11 +262,7 @@ fn inline(text: &str) -> String {
 /// when it starts or ends with a backtick.
 fn code(text: &str) -> String {
     let text = inline(text);
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     if text.starts_with('`') || text.ends_with('`') {
         format!("{fence} {text} {fence}")
@@ -301,7 +310,11 @@ pub fn splice(existing: Option<&str>, block: &str) -> Result<String, SpliceError
                 return Err(SpliceError::Misplaced {
                     line: number,
                     found: BEGIN,
-                    expected: if begin.is_some() { END } else { "no second block" },
+                    expected: if begin.is_some() {
+                        END
+                    } else {
+                        "no second block"
+                    },
                 });
             }
             begin = Some((offset, number));
@@ -322,27 +335,23 @@ pub fn splice(existing: Option<&str>, block: &str) -> Result<String, SpliceError
     if let Some((_, line)) = begin {
         return Err(SpliceError::Unclosed { line });
     }
-    Ok(match span {
-        Some((start, end)) => {
-            let mut block = block.to_owned();
-            // The file's own line ending after the block is kept; a block at the very end
-            // of a file without a final newline stays without one.
-            if !text[..end].ends_with('\n') {
-                block.pop();
-            }
-            format!("{}{block}{}", &text[..start], &text[end..])
-        }
-        None => {
-            let separator = if text.ends_with("\n\n") {
-                ""
-            } else if text.ends_with('\n') {
-                "\n"
-            } else {
-                "\n\n"
-            };
-            format!("{text}{separator}{block}")
-        }
-    })
+    let Some((start, end)) = span else {
+        let separator = if text.ends_with("\n\n") {
+            ""
+        } else if text.ends_with('\n') {
+            "\n"
+        } else {
+            "\n\n"
+        };
+        return Ok(format!("{text}{separator}{block}"));
+    };
+    let mut block = block.to_owned();
+    // The file's own line ending after the block is kept; a block at the very end of a
+    // file without a final newline stays without one.
+    if !text[..end].ends_with('\n') {
+        block.pop();
+    }
+    Ok(format!("{}{block}{}", &text[..start], &text[end..]))
 }
 
 /// A unified diff from `old` to `new` naming `path`, for `--check`.

@@ -91,7 +91,10 @@ fn a_second_run_changes_nothing_and_check_passes() {
     let again = suite.candor(&["agents"], &[]);
     assert_eq!(again.exit, 0, "{again:?}");
     assert!(again.stdout.contains("AGENTS.md: current"), "{again:?}");
-    assert_eq!((read(&suite, "AGENTS.md"), read(&suite, "CLAUDE.md")), first);
+    assert_eq!(
+        (read(&suite, "AGENTS.md"), read(&suite, "CLAUDE.md")),
+        first
+    );
     let check = suite.candor(&["agents", "--check"], &[]);
     assert_eq!(check.exit, 0, "{check:?}");
 }
@@ -146,7 +149,10 @@ fn a_named_file_is_kept_around_its_block_and_bad_markers_write_nothing() {
     assert!(text.starts_with("intro\n<!-- candor:begin -->\n"), "{text}");
     assert!(text.ends_with("<!-- candor:end -->\noutro\n"), "{text}");
     assert!(!text.contains("old rules"));
-    assert!(!suite.repo.join("CLAUDE.md").exists(), "only the named file");
+    assert!(
+        !suite.repo.join("CLAUDE.md").exists(),
+        "only the named file"
+    );
 
     let broken = "a\n<!-- candor:begin -->\nb\n";
     suite.write("CLAUDE.md", broken);
@@ -155,7 +161,11 @@ fn a_named_file_is_kept_around_its_block_and_bad_markers_write_nothing() {
     assert!(ran.stderr.contains("CLAUDE.md:line 2"), "{ran:?}");
     assert!(ran.stderr.contains("hint:"), "{ran:?}");
     assert_eq!(read(&suite, "CLAUDE.md"), broken);
-    assert_eq!(read(&suite, "AGENTS.md"), NOTES, "no file is written when one is bad");
+    assert_eq!(
+        read(&suite, "AGENTS.md"),
+        NOTES,
+        "no file is written when one is bad"
+    );
 }
 
 #[test]

@@ -53,12 +53,14 @@ fn client(suite: &Suite, scenario: &str, vars: &[(&str, &str)]) -> Option<Value>
         "client.py {scenario} failed: {stderr}\nstdout: {}",
         String::from_utf8_lossy(&output.stdout)
     );
-    Some(serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
-        panic!(
-            "client.py {scenario} printed no JSON ({error}): {}\nstderr: {stderr}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    }))
+    Some(
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+            panic!(
+                "client.py {scenario} printed no JSON ({error}): {}\nstderr: {stderr}",
+                String::from_utf8_lossy(&output.stdout)
+            )
+        }),
+    )
 }
 
 /// The webhook suite on a branch, the webhook test trusted with FP-001 fingerprinting its
@@ -158,8 +160,11 @@ fn tools_are_read_only_unless_allow_run() {
 fn triage_then_a_refused_rerun_then_malformed_parameters() {
     let suite = red("exception");
     let before = ledger(&suite);
-    let Some(answer) = client(&suite, "triage_and_refusal", &[("CANDOR_MCP_TEST", WEBHOOK)])
-    else {
+    let Some(answer) = client(
+        &suite,
+        "triage_and_refusal",
+        &[("CANDOR_MCP_TEST", WEBHOOK)],
+    ) else {
         return;
     };
     let triage = &answer["triage"];
@@ -177,7 +182,11 @@ fn triage_then_a_refused_rerun_then_malformed_parameters() {
     let text = rerun["text"][0].as_str().unwrap();
     assert!(text.starts_with("refused:"), "{text}");
     assert!(text.contains("regression"), "{text}");
-    assert_eq!(ledger(&suite), before, "a refused rerun writes no ledger line");
+    assert_eq!(
+        ledger(&suite),
+        before,
+        "a refused rerun writes no ledger line"
+    );
 
     for key in ["malformed", "unknown_field", "out_of_range"] {
         assert_eq!(
@@ -193,7 +202,10 @@ fn triage_then_a_refused_rerun_then_malformed_parameters() {
         "clap's own message names the option: {answer:#}"
     );
     let after = &answer["after"];
-    assert_eq!(after["is_error"], false, "the server is still alive: {after:#}");
+    assert_eq!(
+        after["is_error"], false,
+        "the server is still alive: {after:#}"
+    );
     let executions = events(after, "execution");
     assert_eq!(executions.len(), 1, "{after:#}");
     assert_eq!(executions[0]["test_id"], WEBHOOK);

@@ -106,11 +106,11 @@ pub fn run_captured(
     context: &Context<'_>,
     progress: Option<output::ProgressSink>,
 ) -> Result<Captured, clap::Error> {
-    let argv = ["candor", "--format", "json", "--color", "never"]
+    let command_line = ["candor", "--format", "json", "--color", "never"]
         .into_iter()
         .map(str::to_owned)
         .chain(args.iter().cloned());
-    let raw = RawArgs::try_parse_from(argv)?;
+    let raw = RawArgs::try_parse_from(command_line)?;
     let settings = Settings::resolve(raw, context);
     let out = SharedBuffer::default();
     let err = SharedBuffer::default();

@@ -246,7 +246,9 @@ impl Printer {
                 Some(total),
                 indicatif::ProgressDrawTarget::term_like(Box::new(SinkTerm(sink.clone()))),
             );
-            if let Ok(style) = indicatif::ProgressStyle::with_template("{pos}\u{1f}{len}\u{1f}{msg}") {
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("{pos}\u{1f}{len}\u{1f}{msg}")
+            {
                 bar.set_style(style);
             }
             return bar;
@@ -582,6 +584,44 @@ mod tests {
         terminal.flush().unwrap();
         assert_eq!(text(&out).lines().count(), SUMMARY_LINES + 1);
         assert!(!text(&out).contains("more of"));
+    }
+
+    /// Issue #18 item 2: progress lines and bars reach an MCP client as counted steps.
+    #[test]
+    fn progress_goes_to_the_sink_counted_and_never_to_stderr() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink_seen = Arc::clone(&seen);
+        let err = Shared::default();
+        let mut printer = Printer::new(
+            Box::new(io::sink()),
+            Box::new(err.clone()),
+            OutputSettings {
+                format: OutputFormat::Json,
+                color_stdout: false,
+                color_stderr: false,
+                quiet: false,
+                progress: false,
+                summarize: false,
+            },
+        )
+        .with_progress_sink(Arc::new(move |p| {
+            sink_seen.lock().expect("not poisoned").push(p);
+        }));
+        printer.progress("starting").unwrap();
+        let bar = printer.progress_bar(4);
+        bar.inc(1);
+        bar.set_message("base 0/1 red");
+        bar.inc(1);
+        bar.finish_and_clear();
+        let seen = seen.lock().expect("not poisoned").clone();
+        assert_eq!(seen[0].message, "starting");
+        assert_eq!(seen[0].done, None);
+        assert!(
+            seen.iter()
+                .any(|p| p.done == Some(2) && p.total == Some(4) && p.message == "base 0/1 red"),
+            "{seen:?}"
+        );
+        assert!(text(&err).is_empty(), "{}", text(&err));
     }
 
     #[test]

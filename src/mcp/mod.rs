@@ -143,8 +143,9 @@ impl ServerHandler for Server {
                 return Err(ErrorData::internal_error("cancelled", None));
             }
         };
-        let outcome = joined
-            .map_err(|error| ErrorData::internal_error(format!("the tool failed: {error}"), None))?;
+        let outcome = joined.map_err(|error| {
+            ErrorData::internal_error(format!("the tool failed: {error}"), None)
+        })?;
         let captured = outcome.map_err(|error| {
             ErrorData::invalid_params(
                 format!("{}: {}", spec.name, error.render().to_string().trim_end()),
@@ -168,7 +169,9 @@ fn progress_sink(context: &RequestContext<RoleServer>) -> Option<ProgressSink> {
     });
     let last = std::sync::Mutex::new(0.0_f64);
     Some(Arc::new(move |progress: Progress| {
-        let mut last = last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut last = last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         *last = next_progress(*last, progress.done);
         let mut param = ProgressNotificationParam::new(token.clone(), *last);
         param.total = progress.total.map(|total| total as f64);
@@ -202,7 +205,9 @@ fn run(
                 return Ok(crate::cli::Captured {
                     code: exit_codes::USAGE_OR_INPUT,
                     events: Vec::new(),
-                    stderr: format!("error: could not write the text to a temporary file: {error}\n"),
+                    stderr: format!(
+                        "error: could not write the text to a temporary file: {error}\n"
+                    ),
                 });
             }
         },
@@ -275,6 +280,22 @@ fn result(
                 .unwrap_or("not rerunnable")
         );
     }
+    if tool == "explain" && !is_error {
+        // The agent reads the rules themselves, not a count of events.
+        let rules = events
+            .iter()
+            .find_map(|event| {
+                event["text"]
+                    .as_str()
+                    .filter(|_| event["type"] == "agents-block")
+            })
+            .unwrap_or("");
+        let table: Vec<String> = tools::VERDICTS
+            .iter()
+            .map(|(verdict, means)| format!("- `{verdict}`: {means}"))
+            .collect();
+        text = format!("{rules}\n## Verdicts\n\n{}\n", table.join("\n"));
+    }
     let stderr = captured.stderr.trim_end();
     if failed && !stderr.is_empty() {
         text = format!("{text}\n{stderr}");
@@ -296,22 +317,6 @@ fn result(
 
 /// One line per event type with its count, and the last event (usually the summary or
 /// the answer) whole.
-#[cfg(test)]
-mod tests {
-    use super::next_progress;
-
-    #[test]
-    fn progress_grows_with_every_notification_and_counted_steps_stay_whole() {
-        let mut last = 0.0;
-        let mut seen = Vec::new();
-        for done in [None, Some(0), Some(1), Some(1), None, Some(2), Some(4), Some(4)] {
-            last = next_progress(last, done);
-            seen.push(last);
-        }
-        assert_eq!(seen, [0.5, 0.75, 1.0, 1.5, 1.75, 2.0, 4.0, 4.5]);
-    }
-}
-
 fn summary(tool: &str, events: &[Value], code: u8) -> String {
     let mut counts: Vec<(String, usize)> = Vec::new();
     for event in events {
@@ -331,4 +336,29 @@ fn summary(tool: &str, events: &[Value], code: u8) -> String {
         text.push_str(&last.to_string());
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_progress;
+
+    #[test]
+    fn progress_grows_with_every_notification_and_counted_steps_stay_whole() {
+        let mut last = 0.0;
+        let mut seen = Vec::new();
+        for done in [
+            None,
+            Some(0),
+            Some(1),
+            Some(1),
+            None,
+            Some(2),
+            Some(4),
+            Some(4),
+        ] {
+            last = next_progress(last, done);
+            seen.push(last);
+        }
+        assert_eq!(seen, [0.5, 0.75, 1.0, 1.5, 1.75, 2.0, 4.0, 4.5]);
+    }
 }

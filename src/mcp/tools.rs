@@ -321,7 +321,11 @@ pub const TOOLS: [ToolSpec; 14] = [
             let mut args = vec!["triage".to_owned()];
             option(&mut args, "--workers", params.workers);
             option(&mut args, "--runner", params.runner);
-            option(&mut args, "--policy", params.policy.map(PolicyParam::as_str));
+            option(
+                &mut args,
+                "--policy",
+                params.policy.map(PolicyParam::as_str),
+            );
             positionals(&mut args, params.files);
             Ok(plain(args))
         },
@@ -463,7 +467,11 @@ pub const TOOLS: [ToolSpec; 14] = [
             let params: TestParams = parse(arguments)?;
             let mut args = vec!["test".to_owned()];
             option(&mut args, "--seed", params.seed);
-            option(&mut args, "--policy", params.policy.map(PolicyParam::as_str));
+            option(
+                &mut args,
+                "--policy",
+                params.policy.map(PolicyParam::as_str),
+            );
             positionals(&mut args, params.argv);
             Ok(plain(args))
         },

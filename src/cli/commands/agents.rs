@@ -40,12 +40,11 @@ pub(super) fn run(
                 });
             }
         };
-        let new = agents::splice(old.as_deref(), &block).map_err(|source| {
-            CliError::AgentsMarkers {
+        let new =
+            agents::splice(old.as_deref(), &block).map_err(|source| CliError::AgentsMarkers {
                 path: path.clone(),
                 source,
-            }
-        })?;
+            })?;
         planned.push((path, old, new));
     }
     let mut stale = false;
@@ -67,8 +66,8 @@ pub(super) fn run(
             })?;
             if old.is_some() { "updated" } else { "created" }
         };
-        let diff = (status == "stale")
-            .then(|| agents::diff(&shown, old.as_deref().unwrap_or(""), &new));
+        let diff =
+            (status == "stale").then(|| agents::diff(&shown, old.as_deref().unwrap_or(""), &new));
         if printer.is_json() {
             printer.json(
                 "agents",
