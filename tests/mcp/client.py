@@ -92,6 +92,10 @@ async def triage_and_refusal():
             "unknown_field": await call(session, "triage", {"files": [], "bogus": True}),
             "out_of_range": await call(session, "compare", {"test": test, "runs": 0}),
             "after": await call(session, "show", {"test": test}),
+            "explain": await call(session, "explain", {}),
+            "lint_summary": await call(
+                session, "lint_summary", {"text": "The webhook test is a known flake; it passed on rerun.\n"}
+            ),
         }
 
     return await session_of(True, body)

@@ -1,7 +1,7 @@
 """Benchmark of `candor mcp` (issue #18 item 5): a `triage` tool call against
 `candor triage --format json` on the same repository, and the server's memory at rest.
 
-    python3 benches/mcp.py CANDOR_BINARY REPOSITORY [CALLS]
+    python3 benches/mcp_server.py CANDOR_BINARY REPOSITORY [CALLS]
 
 REPOSITORY holds a history with a red run (CANDOR_DB or its .candor/history.db). Each
 `triage` tool call is timed from request to answer over stdio; each CLI triage from spawn
