@@ -12,7 +12,9 @@ use serde::Serialize;
 use crate::records::{RunRecord, Side};
 
 /// What a test's runs say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Bucket {
     /// It fails every run, with one seed and one fixture state: the code breaks an
@@ -113,7 +115,7 @@ const PIN_THE_SEED: &str = "pin the seed and rerun";
 const NO_SEED_TO_PIN: &str = "no seed to pin (the runner takes none): reproduce it by hand under the conditions of these runs and read the failing assertion";
 
 /// One test's bucket and the facts behind it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Classified {
     /// The test.
     pub test: String,

@@ -10,12 +10,14 @@
 //! `docs/architecture.md`.
 
 pub mod agents;
+pub mod app;
 pub mod ci_env;
 pub mod classify;
 pub mod cli;
 pub mod compare;
 pub mod confine;
 pub mod env_vars;
+pub mod events;
 pub mod exit_codes;
 pub mod gate;
 pub mod git;

@@ -16,7 +16,19 @@ use crate::results::{Execution, Outcome};
 pub const SCHEMA: &str = "candor.run-record.v1";
 
 /// Which side of a comparison, or which kind of run, a record belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Side {
     /// The merge base, in candor's worktree.

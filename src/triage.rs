@@ -86,7 +86,9 @@ pub struct TriageInput<'a> {
 
 /// A test's runs in one part of the history, and how many of them failed (a flaky-pass
 /// is a failure: the test failed in that run before its retry passed).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct RunCount {
     /// Runs of the test (skips are not runs).
     pub runs: u32,
@@ -112,7 +114,7 @@ impl RunCount {
 }
 
 /// What the history holds about a red test, read at the edge and handed in.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HistoryEvidence {
     /// HEAD's merge base with the default branch, when known.
     pub merge_base: Option<String>,

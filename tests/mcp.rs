@@ -211,8 +211,14 @@ fn triage_then_a_refused_rerun_then_malformed_parameters() {
     assert_eq!(executions[0]["test_id"], WEBHOOK);
 
     let explain = answer["explain"]["text"][0].as_str().unwrap();
-    assert!(explain.contains("`FP-001`"), "the base's fingerprint: {explain}");
-    assert!(explain.contains("- `regression`:"), "the verdict table: {explain}");
+    assert!(
+        explain.contains("`FP-001`"),
+        "the base's fingerprint: {explain}"
+    );
+    assert!(
+        explain.contains("- `regression`:"),
+        "the verdict table: {explain}"
+    );
     let lint = &answer["lint_summary"];
     assert_eq!(lint["is_error"], false, "{lint:#}");
     assert_eq!(events(lint, "unbacked-claim").len(), 1, "{lint:#}");

@@ -1,6 +1,8 @@
 //! Everything candor prints goes through [`Printer`]: data on stdout (aligned text or
 //! versioned JSON lines), diagnostics on stderr, color only where the settings allow it,
-//! and a closed stdout (`candor tests | head -1`) treated as the reader being done.
+//! and a closed stdout (`candor tests | head -1`) treated as the reader being done. The
+//! workflows' events reach it through the two sinks here, [`JsonLines`] and [`Human`]
+//! (a command's [`Render`] turns its events into text); [`sink`] picks one by the format.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -11,8 +13,12 @@ use serde::Serialize;
 
 use super::settings::{OutputFormat, OutputSettings};
 
+pub mod human;
+
+use crate::events::{Event, EventSink};
+
 /// The version of every JSON line's schema; see `docs/json-output.md` for the policy.
-pub const JSON_SCHEMA_VERSION: u32 = 1;
+pub const JSON_SCHEMA_VERSION: u32 = crate::events::EVENTS_VERSION;
 
 /// A color or weight for a piece of text, as a plain ANSI SGR sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -386,6 +392,236 @@ impl indicatif::TermLike for SinkTerm {
     }
 }
 
+/// Diagnostics, written alike in both formats: `warning:`, `note:` and `error:` text on
+/// stderr, progress lines and bars only for a person at a terminal.
+#[derive(Default)]
+struct Diagnostics {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Diagnostics {
+    fn write(&mut self, printer: &mut Printer, event: &Event) -> io::Result<()> {
+        match event {
+            Event::Warning(w) => {
+                self.end_bar();
+                printer.warning(&w.message)
+            }
+            Event::Note(n) => {
+                self.end_bar();
+                printer.note(&n.message)
+            }
+            Event::Error(e) => {
+                self.end_bar();
+                printer.error_parts(&e.message, &e.causes, e.hint.as_deref())
+            }
+            Event::Progress(p) => match p.step {
+                None => {
+                    self.end_bar();
+                    printer.progress(&p.message)
+                }
+                Some(step) => {
+                    let bar = self
+                        .bar
+                        .get_or_insert_with(|| printer.progress_bar(step.total));
+                    bar.set_length(step.total);
+                    bar.set_position(step.done);
+                    bar.set_message(p.message.clone());
+                    if step.done >= step.total {
+                        self.end_bar();
+                    }
+                    Ok(())
+                }
+            },
+            _ => {
+                // Data after counted work: the bar is done.
+                self.end_bar();
+                Ok(())
+            }
+        }
+    }
+
+    fn end_bar(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// The first write error a sink met; later events are dropped, and the command learns of
+/// it from `finish`.
+fn keep_first(slot: &mut Option<io::Error>, result: io::Result<()>) {
+    if let Err(error) = result {
+        slot.get_or_insert(error);
+    }
+}
+
+/// `--format json`: each data event as one line on stdout, diagnostics as text on stderr.
+pub struct JsonLines<'p> {
+    printer: &'p mut Printer,
+    diagnostics: Diagnostics,
+    failed: Option<io::Error>,
+}
+
+impl<'p> JsonLines<'p> {
+    /// A sink writing through `printer`.
+    pub fn new(printer: &'p mut Printer) -> JsonLines<'p> {
+        JsonLines {
+            printer,
+            diagnostics: Diagnostics::default(),
+            failed: None,
+        }
+    }
+
+    /// Ends the output; the first write error, if any.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.diagnostics.end_bar();
+        self.failed.map_or(Ok(()), Err)
+    }
+}
+
+impl EventSink for JsonLines<'_> {
+    fn emit(&mut self, event: &Event) {
+        if self.failed.is_some() {
+            return;
+        }
+        let mut result = self.diagnostics.write(self.printer, event);
+        if result.is_ok() && event.is_json_line() {
+            result = self.printer.line(&event.to_line());
+        }
+        keep_first(&mut self.failed, result);
+    }
+
+    fn closed(&self) -> bool {
+        self.printer.stdout_closed()
+    }
+}
+
+/// How a command's data events read for people. A renderer may hold events back (a table
+/// is aligned over all its rows) and write them in [`Render::finish`]; it gets the
+/// [`Event::Text`] lines too, in order, and writes them with [`text`].
+pub trait Render {
+    /// Writes (or keeps) one data event or text line.
+    fn render(&mut self, printer: &mut Printer, event: &Event) -> io::Result<()>;
+
+    /// Writes what was kept; called once, after the workflow returned.
+    fn finish(&mut self, _printer: &mut Printer) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An [`Event::Text`] line on stdout: a detail is left out under `--quiet`.
+pub fn text(printer: &mut Printer, text: &crate::events::Text) -> io::Result<()> {
+    if text.detail {
+        printer.info(&text.message)
+    } else {
+        printer.line(&text.message)
+    }
+}
+
+/// A command whose people's output is its [`Event::Text`] lines alone.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TextOnly;
+
+impl Render for TextOnly {
+    fn render(&mut self, printer: &mut Printer, event: &Event) -> io::Result<()> {
+        match event {
+            Event::Text(line) => text(printer, line),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The human format: today's text and colors through a command's [`Render`], diagnostics
+/// on stderr, progress bars on long work only on a terminal.
+pub struct Human<'p, R> {
+    printer: &'p mut Printer,
+    render: R,
+    diagnostics: Diagnostics,
+    failed: Option<io::Error>,
+}
+
+impl<'p, R: Render> Human<'p, R> {
+    /// A sink writing through `printer` with `render`.
+    pub fn new(printer: &'p mut Printer, render: R) -> Human<'p, R> {
+        Human {
+            printer,
+            render,
+            diagnostics: Diagnostics::default(),
+            failed: None,
+        }
+    }
+
+    /// Writes what the renderer kept; the first write error, if any.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.diagnostics.end_bar();
+        if self.failed.is_none() {
+            let result = self.render.finish(self.printer);
+            keep_first(&mut self.failed, result);
+        }
+        self.failed.map_or(Ok(()), Err)
+    }
+}
+
+impl<R: Render> EventSink for Human<'_, R> {
+    fn emit(&mut self, event: &Event) {
+        if self.failed.is_some() {
+            return;
+        }
+        let mut result = self.diagnostics.write(self.printer, event);
+        if result.is_ok() && !event.is_diagnostic() {
+            result = self.render.render(self.printer, event);
+        }
+        keep_first(&mut self.failed, result);
+    }
+
+    fn closed(&self) -> bool {
+        self.printer.stdout_closed()
+    }
+}
+
+/// The sink the output settings ask for.
+pub enum Sink<'p, R> {
+    /// `--format json`.
+    Json(JsonLines<'p>),
+    /// `--format human`.
+    Human(Human<'p, R>),
+}
+
+/// [`JsonLines`] or [`Human`] with `render`, as the printer's format says.
+pub fn sink<R: Render>(printer: &mut Printer, render: R) -> Sink<'_, R> {
+    if printer.is_json() {
+        Sink::Json(JsonLines::new(printer))
+    } else {
+        Sink::Human(Human::new(printer, render))
+    }
+}
+
+impl<R: Render> Sink<'_, R> {
+    /// Ends the output; the first write error, if any.
+    pub fn finish(self) -> io::Result<()> {
+        match self {
+            Sink::Json(sink) => sink.finish(),
+            Sink::Human(sink) => sink.finish(),
+        }
+    }
+}
+
+impl<R: Render> EventSink for Sink<'_, R> {
+    fn emit(&mut self, event: &Event) {
+        match self {
+            Sink::Json(sink) => sink.emit(event),
+            Sink::Human(sink) => sink.emit(event),
+        }
+    }
+
+    fn closed(&self) -> bool {
+        match self {
+            Sink::Json(sink) => sink.closed(),
+            Sink::Human(sink) => sink.closed(),
+        }
+    }
+}
+
 /// Lines a long listing keeps on a terminal.
 pub const SUMMARY_LINES: usize = 10;
 
@@ -514,10 +750,7 @@ pub fn human_rate(rate: Option<f64>) -> String {
     rate.map_or_else(|| "-".to_owned(), |r| format!("{:.1}%", r * 100.0))
 }
 
-/// The first `len` characters of an id (sha, signature).
-pub fn short(id: &str, len: usize) -> &str {
-    id.char_indices().nth(len).map_or(id, |(end, _)| &id[..end])
-}
+pub use crate::app::short;
 
 #[cfg(test)]
 mod tests {

@@ -12,7 +12,7 @@ use crate::stats::sequential::{Boundary, Design, Tally};
 use crate::stats::wilson::{Interval, Z_95, wilson};
 
 /// What a comparison concludes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum CompareVerdict {
     /// The branch failed every run and the base passed every run, and the runs are
@@ -78,7 +78,7 @@ impl CompareVerdict {
 }
 
 /// Why the run loop stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Stop {
     /// The efficacy boundary was crossed.
@@ -116,7 +116,7 @@ fn fails_less(a: Tally, b: Tally) -> bool {
 }
 
 /// What a fewer-failures comparison shows about the drop, and what more runs would.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Drop {
     /// The base's observed failure rate.
     pub from: f64,
@@ -253,7 +253,7 @@ pub fn measure<E>(
 /// `from` to `to` (or beyond) is called branch-worse with chance `power`, computed exactly
 /// (`Design::operating`). A same-rate call is as strong as this, whatever the runs it
 /// happened to take.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Protection {
     /// The base's observed failure rate.
     pub from: f64,
@@ -277,7 +277,7 @@ impl Protection {
 }
 
 /// One side's figures for output.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SideSummary {
     /// The commit.
     pub commit: Option<String>,
@@ -310,7 +310,7 @@ impl SideSummary {
 
 /// What `candor repro` concludes about a claimed deterministic reproduction: with the
 /// seed, the base fails every run and the branch passes every run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReproVerdict {
     /// Both halves of the claim held in every run.

@@ -14,7 +14,9 @@ use crate::policy::Config;
 use crate::policy::config::CONFIG_FILE;
 
 /// Why a file is human-owned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     /// `candor.toml`: fingerprints, freezes, bans, lane settings.
@@ -82,7 +84,7 @@ impl OwnedPaths {
 }
 
 /// A human-owned file the change altered.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct OwnedChange {
     /// Repository-relative path.
     pub path: String,
@@ -96,7 +98,7 @@ pub struct OwnedChange {
 }
 
 /// Where a ledger stops being the old one with lines appended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LedgerEdit {
     /// 1-based line of the old ledger.
     pub line: usize,

@@ -320,7 +320,7 @@ static PYTEST_PLUGINS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\bpytest_plugins\b").expect("a valid pattern"));
 
 /// What made a changed file count as test infrastructure.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum InfraKind {
     /// A file the globs own (conftest, runner config, start-up hooks).
@@ -339,7 +339,7 @@ pub enum InfraKind {
 }
 
 /// One test-infrastructure change.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct InfraChange {
     /// Repository-relative path.
     pub path: String,

@@ -22,7 +22,7 @@ use crate::policy::ReplayMode;
 pub const SCHEMA: &str = "candor.score-report.v1";
 
 /// Why the lane rejects (or, for approvals, what it let through).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Reason {
     /// The change modifies files humans own, without an approval.
@@ -238,7 +238,7 @@ impl Reason {
 }
 
 /// An approval the report records.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Approval {
     /// Who approved (a human's CI label).
     pub by: String,
@@ -457,7 +457,7 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
 }
 
 /// The whole suite's one run in the lane (`[lane] replay = "all"`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SuiteRun {
     /// Tests the run reported (skipped ones included).
     pub tests: u32,
@@ -472,9 +472,10 @@ pub struct SuiteRun {
 }
 
 /// How many tests the lane ran and how: the report's `replayed`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Replayed {
     /// `[lane] replay`, as read at the base.
+    #[schemars(schema_with = "crate::events::replay_mode_schema")]
     pub mode: ReplayMode,
     /// Tests the whole suite's run reported; `None` when the suite was not run.
     pub suite_tests: Option<u32>,
@@ -544,7 +545,7 @@ pub fn replayed(scope: ReplayScope, suite: Option<&SuiteRun>, runs: &[ReplayRun]
 }
 
 /// One replay in the report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ReplayRun {
     /// The test.
     pub test: String,
@@ -563,7 +564,7 @@ pub struct ReplayRun {
 }
 
 /// A touched test in the report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TouchedReport {
     /// The test and its file; `new` when the change added it (untrusted).
     #[serde(flatten)]

@@ -211,7 +211,9 @@ pub(crate) fn check_key(key: &str, path: &Path) -> Result<(), LockError> {
 }
 
 /// How a file differs from its lock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum DriftKind {
     /// Locked, and its content is not what the lock says.
@@ -234,7 +236,7 @@ impl DriftKind {
 }
 
 /// One file that differs from its lock.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Drift {
     /// Repository-relative path.
     pub path: String,

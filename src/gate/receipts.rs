@@ -11,7 +11,7 @@ use crate::history::{Source, StoredExecution};
 use crate::ledger::{LedgerEntry, LedgerOutcome};
 
 /// One appended ledger line and whether the history backs it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Receipt {
     /// 1-based line in the head's ledger.
     pub line: usize,

@@ -17,7 +17,9 @@ use super::files::{ConfigKind, Language, config_kind, is_test_file};
 use crate::policy::{Ban, Preset};
 
 /// Which family of rule a finding comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum RuleKind {
     /// A built-in forbidden test mark.
@@ -33,7 +35,7 @@ pub enum RuleKind {
 }
 
 /// One refused line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// The file, repository-relative.
     pub file: String,

@@ -37,7 +37,7 @@ pub struct BaseRun {
 }
 
 /// A test the change weakened: green in the head's version, red in the base's.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct Weakened {
     /// The test (or the module, when the base's version could not run at all).
     pub test: String,
@@ -46,7 +46,7 @@ pub struct Weakened {
 }
 
 /// What judging the change with the base's tests found.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct BaseJudgement {
     /// Modules whose base version ran.
     pub files: Vec<String>,
@@ -119,7 +119,7 @@ pub fn judge(
 }
 
 /// What a replay's report failed to account for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Unaccounted {
     /// The test the replay ran.
     pub test: String,

@@ -18,7 +18,7 @@ pub struct ChangedTestFile {
 }
 
 /// A test the change touched.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct TouchedTest {
     /// Its canonical id.
     pub id: String,

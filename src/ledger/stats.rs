@@ -53,7 +53,7 @@ pub struct TestStats {
 }
 
 /// Lines at one worker count.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct WorkerCount {
     /// The count; `None` for lines that did not record one.
     pub workers: Option<u32>,
@@ -62,7 +62,7 @@ pub struct WorkerCount {
 }
 
 /// A sign that a fingerprint hides a real defect.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "flag", rename_all = "kebab-case")]
 pub enum Flag {
     /// Every line has the same first failure.

@@ -108,7 +108,7 @@ impl Plan {
 }
 
 /// Why a probe runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Purpose {
     /// The test alone.
@@ -238,7 +238,7 @@ impl Clock for SystemClock {
 }
 
 /// The answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Verdict {
     /// Green alone, red after its polluters; verified.
@@ -319,7 +319,7 @@ impl Verdict {
 }
 
 /// Runs and red runs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Tally {
     /// Runs in which the test ran.
     pub runs: u32,
@@ -349,7 +349,7 @@ impl Tally {
 }
 
 /// One seed's outcomes alone.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SeedOutcomes {
     /// The seed.
     pub seed: u64,
@@ -358,7 +358,7 @@ pub struct SeedOutcomes {
 }
 
 /// The repeat check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RepeatCheck {
     /// Repetitions per process.
     pub count: u32,
@@ -369,7 +369,7 @@ pub struct RepeatCheck {
 }
 
 /// The recorded order's runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ContextCheck {
     /// Where the order came from.
     pub source: String,
@@ -382,7 +382,7 @@ pub struct ContextCheck {
 }
 
 /// One shuffled order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ShuffleRun {
     /// Its seed.
     pub seed: u64,
@@ -393,7 +393,7 @@ pub struct ShuffleRun {
 }
 
 /// The bisection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct BisectionReport {
     /// The order bisected came from: `context` or `shuffle`.
     pub from: Purpose,
@@ -410,7 +410,7 @@ pub struct BisectionReport {
 }
 
 /// The verification of the culprits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Verification {
     /// Culprits then the test.
     pub pair: Tally,
@@ -421,7 +421,7 @@ pub struct Verification {
 }
 
 /// The budget and what became of it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BudgetReport {
     /// The limit, in seconds.
     pub limit_seconds: f64,
@@ -432,7 +432,7 @@ pub struct BudgetReport {
 }
 
 /// One probe, as the investigation saw it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ProbeLog {
     /// Its number.
     pub number: u32,
@@ -457,7 +457,7 @@ pub struct ProbeLog {
 }
 
 /// Everything the investigation found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Investigation {
     /// The test.
     pub test: String,

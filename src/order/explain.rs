@@ -123,7 +123,7 @@ pub fn suggested_fix(investigation: &Investigation, states: &[SharedState]) -> O
 }
 
 /// A quarantine ticket's title and body.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Ticket {
     /// One line.
     pub title: String,

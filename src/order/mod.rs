@@ -65,7 +65,7 @@ pub struct Setup<'a> {
 }
 
 /// An investigation with what its reader needs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// The stages, the probes and the verdict.
     #[serde(flatten)]

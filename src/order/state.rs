@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::results::Failure;
 
 /// One piece of state two tests share.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", content = "name", rename_all = "kebab-case")]
 pub enum SharedState {
     /// A module in `sys.modules`.

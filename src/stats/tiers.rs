@@ -14,7 +14,19 @@ use serde::{Deserialize, Serialize};
 use super::window::WindowEntry;
 
 /// How far a test's failure counts as evidence. Ordered: quarantined < probation < trusted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// Its failures are not evidence; its known failure shapes are pardoned, new ones are
@@ -107,7 +119,7 @@ pub struct TierState {
 }
 
 /// What happened to a test's tier in one evaluation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Change {
     /// Same tier as before.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub const Z_95: f64 = 1.959_963_984_540_054;
 
 /// A closed interval of proportions.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Interval {
     /// Lower bound, in [0, 1].
     pub low: f64,

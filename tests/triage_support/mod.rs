@@ -143,11 +143,41 @@ impl Suite {
             }
         }
         let output = command.output().expect("candor runs");
-        Ran {
+        let ran = Ran {
             exit: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8(output.stdout).expect("utf-8 stdout"),
             stderr: String::from_utf8(output.stderr).expect("utf-8 stderr"),
+        };
+        if args.windows(2).any(|pair| pair == ["--format", "json"]) {
+            validate_json_lines(&ran.stdout);
         }
+        ran
+    }
+}
+
+/// Issue #13 item 2 (a): every line a command prints with `--format json` validates
+/// against the committed `docs/events.schema.json`.
+pub fn validate_json_lines(stdout: &str) {
+    static SCHEMA: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let validator = SCHEMA.get_or_init(|| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/events.schema.json");
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
+        jsonschema::validator_for(&schema).expect("the schema is a valid JSON Schema")
+    });
+    for line in stdout.lines() {
+        let value: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "a line does not match docs/events.schema.json: {line}\n{}",
+            errors.join("\n")
+        );
     }
 }
 

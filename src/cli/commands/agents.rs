@@ -13,13 +13,17 @@ pub(super) fn run(
     repo_root: &std::path::Path,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
-    let source =
-        super::verdicts::resolve_source(repo_root, &settings.workspace, PolicyChoice::Base, false)?;
+    let source = crate::app::verdicts::resolve_source(
+        repo_root,
+        &settings.workspace,
+        PolicyChoice::Base,
+        false,
+    )?;
     printer.note(&format!("the rules come from {}", source.reason))?;
     let block = agents::render(&source.source.load()?.config);
     if settings.print {
         if printer.is_json() {
-            printer.json("agents-block", &serde_json::json!({ "text": block }))?;
+            printer.json("agents-block", &crate::events::AgentsBlock { text: block })?;
         } else {
             printer.line(block.trim_end_matches('\n'))?;
         }
@@ -71,7 +75,11 @@ pub(super) fn run(
         if printer.is_json() {
             printer.json(
                 "agents",
-                &serde_json::json!({ "file": shown, "status": status, "diff": diff }),
+                &crate::events::AgentsEvent {
+                    file: shown,
+                    status: status.to_owned(),
+                    diff: diff.clone(),
+                },
             )?;
         } else {
             printer.info(&format!("{shown}: {status}"))?;

@@ -1,11 +1,11 @@
 //! One module per command; each takes its settings and a printer and returns the exit
-//! code, or a [`CliError`] that ends it.
+//! code, or a [`CliError`] that ends it. A moved command only opens what its workflow in
+//! [`crate::app`] needs, picks the sink, calls the workflow and finishes the sink.
 
 mod agents;
 mod classify;
 mod clean;
 mod compare;
-mod counted;
 mod demo;
 mod freeze;
 mod gate;
@@ -20,7 +20,6 @@ mod order;
 mod reliability;
 mod report;
 mod rerun;
-mod running;
 mod show;
 mod test;
 mod tests;
@@ -32,7 +31,11 @@ use std::time::Duration;
 use super::error::CliError;
 use super::output::Printer;
 use super::settings::{Command, Context, Settings};
+use crate::app::{Clock, Ports};
+use crate::app::{counted, running};
+use crate::events::EventSink;
 use crate::history::{HistoryStore, Location, PgStore, SqliteStore};
+use crate::runner::process::SystemExecutor;
 
 /// Runs the command the settings name. `context` is what the settings were resolved
 /// against; only `demo` needs it, to resolve the commands it runs in its own repository.
@@ -48,28 +51,16 @@ pub fn run(
         crate::confine::check_write_if_under(&settings.repo_root, path)?;
     }
     match &settings.command {
-        Command::Ingest(ingest) => ingest::run(ingest, &settings.db, printer),
+        Command::Ingest(ingest) => ingest::run(ingest, settings, printer),
         Command::Tests(tests) => tests::run(tests, &settings.db, &settings.repo_root, printer),
         Command::Reliability(reliability) => {
             reliability::run(reliability, &settings.db, &settings.repo_root, printer)
         }
         Command::Init(init) => init::run(init, &settings.repo_root, printer),
-        Command::Clean(clean) => clean::run(*clean, &settings.repo_root, printer),
+        Command::Clean(clean) => clean::run(*clean, settings, printer),
         Command::Show(show) => show::run(show, &settings.db, &settings.repo_root, printer),
-        Command::Triage(triage) => triage::run(
-            triage,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
-        Command::Rerun(rerun) => rerun::run(
-            rerun,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
+        Command::Triage(triage) => triage::run(triage, settings, printer),
+        Command::Rerun(rerun) => rerun::run(rerun, settings, printer),
         Command::Gate(gate) => gate::run(
             gate,
             &settings.db,
@@ -92,13 +83,7 @@ pub fn run(
             history::prune(&settings.db, older_than, *now, printer)
         }
         Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
-        Command::Test(test) => test::run(
-            test,
-            &settings.db,
-            &settings.repo_root,
-            settings.today,
-            printer,
-        ),
+        Command::Test(test) => test::run(test, settings, printer),
         Command::Demo(demo) => demo::run(demo, context, settings.today, printer),
         Command::LintDiff(lint) => lint_diff::run(lint, &settings.repo_root, printer),
         Command::Lock(lock) => lock::run(*lock, &settings.repo_root, printer),
@@ -152,5 +137,27 @@ fn open_store(db: &Location, mode: Open) -> Result<Box<dyn HistoryStore>, CliErr
         // A server's database exists or the connection fails; an empty one is a history
         // that holds nothing yet, which its schema (created on first use) says.
         Location::Postgres(text) => Ok(Box::new(PgStore::open(&Location::pg_target(text)?)?)),
+    }
+}
+
+/// The command line's clock: the system's instant, the day the settings resolved
+/// (`CANDOR_TODAY` may pin it).
+impl Clock for Settings {
+    fn now(&self) -> jiff::Timestamp {
+        jiff::Timestamp::now()
+    }
+
+    fn today(&self) -> jiff::civil::Date {
+        self.today
+    }
+}
+
+/// The real ports: the repository root, child processes, the system clock, `events`.
+fn ports<'a>(settings: &'a Settings, events: &'a mut dyn EventSink) -> Ports<'a> {
+    Ports {
+        root: &settings.repo_root,
+        executor: &SystemExecutor,
+        clock: settings,
+        events,
     }
 }

@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use jiff::civil::Date;
 use serde::Serialize;
 
-use super::counted::{CountedLine, CountedRuns};
+use super::counted::CountedRuns;
 use super::{Open, open_store};
 use crate::cli::error::CliError;
 use crate::cli::output::{Align, Cell, Column, Printer, Style, human_rate, render_table};
 use crate::cli::settings::ReliabilitySettings;
+use crate::events::Counted as CountedLine;
 use crate::exit_codes;
 use crate::policy::Config;
 use crate::reliability::{ReliabilityFile, Row, evaluate_history_in, utc_date, write_atomic};
@@ -128,7 +129,7 @@ pub(super) fn run(
             .count(),
         stale: evaluation.rows.iter().filter(|r| r.stale).count(),
         written,
-        counted: counted.line(),
+        counted: counted.event(),
     };
     if printer.is_json() {
         for row in &evaluation.rows {

@@ -89,7 +89,7 @@ pub(super) fn run(
         });
     }
     if printer.is_json() {
-        printer.json("counted", &counted.line())?;
+        printer.json("counted", &counted.event())?;
         for test in &tests {
             printer.json("test", &line(test, tier_of(test)))?;
             if printer.stdout_closed() {

@@ -4,35 +4,18 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
-
-use crate::cli::error::CliError;
+use super::AppError;
 use crate::cli::settings::DefaultBranch;
 use crate::history::HistoryStore;
 use crate::policy::Config;
 use crate::reliability::{BranchSelection, Counted};
 
 /// The selection and the runs it counts.
-pub(super) struct CountedRuns {
+pub struct CountedRuns {
     /// The branches counted.
     pub selection: BranchSelection,
     /// The runs counted and left out.
     pub counted: Counted,
-}
-
-/// `"counted"` in JSON: see docs/json-output.md.
-#[derive(Serialize)]
-pub(super) struct CountedLine {
-    /// Branch names and globs counted; empty when every branch counts.
-    branches: Vec<String>,
-    /// No default branch was found and none configured: every run counts.
-    every_branch: bool,
-    /// Runs counted.
-    runs: usize,
-    /// Runs on other branches, not counted.
-    other_branch_runs: usize,
-    /// Runs with no recorded branch, not counted.
-    unknown_branch_runs: usize,
 }
 
 impl CountedRuns {
@@ -42,7 +25,7 @@ impl CountedRuns {
         store: &dyn HistoryStore,
         config: &Config,
         default_branch: Option<&DefaultBranch>,
-    ) -> Result<CountedRuns, CliError> {
+    ) -> Result<CountedRuns, AppError> {
         let selection = DefaultBranch::selection(default_branch, config);
         let counted = selection.split(&store.runs(usize::MAX)?);
         Ok(CountedRuns { selection, counted })
@@ -71,8 +54,8 @@ impl CountedRuns {
     }
 
     /// For machines.
-    pub fn line(&self) -> CountedLine {
-        CountedLine {
+    pub fn event(&self) -> crate::events::Counted {
+        crate::events::Counted {
             branches: self.selection.patterns(),
             every_branch: self.selection.is_every_branch(),
             runs: self.counted.runs.len(),

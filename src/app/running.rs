@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::error::CliError;
+use super::AppError as CliError;
 use crate::cli::settings::Workspace;
 use crate::history::{Conditions, HistoryStore, NewRun, Source};
 use crate::ingest::{self, FileIngest};
@@ -13,12 +13,12 @@ use crate::results::{Execution, Outcome, ParseOptions, parse_all};
 use crate::runner::RunReport;
 
 /// Where runs keep their reports and logs, relative to the repository root.
-pub(super) const RUNS_DIR: &str = ".candor/runs";
+pub const RUNS_DIR: &str = ".candor/runs";
 
 /// A fresh directory `.candor/runs/<what>-XXXXXX` that outlives the command: its logs are
 /// what a reader opens when a run went wrong. Older folders the `[runs]` retention rule
 /// lets go are removed first.
-pub(super) fn scratch(repo_root: &Path, what: &str) -> Result<PathBuf, CliError> {
+pub fn scratch(repo_root: &Path, what: &str) -> Result<PathBuf, CliError> {
     let runs = crate::confine::check_write(repo_root, Path::new(RUNS_DIR))?;
     let write_error = |source| CliError::Write {
         path: runs.clone(),
@@ -34,7 +34,7 @@ pub(super) fn scratch(repo_root: &Path, what: &str) -> Result<PathBuf, CliError>
 }
 
 /// The run a runner's report is stored as.
-pub(super) fn new_run(workspace: &Workspace, report: &RunReport, source: Source) -> NewRun {
+pub fn new_run(workspace: &Workspace, report: &RunReport, source: Source) -> NewRun {
     let started_at = report
         .invocations
         .first()
@@ -62,7 +62,7 @@ pub(super) fn new_run(workspace: &Workspace, report: &RunReport, source: Source)
 
 /// Stores the report as one run. A report the runner never wrote (or left empty) is
 /// [`CliError::NoReport`], naming the logs that say why.
-pub(super) fn store_report(
+pub fn store_report(
     store: &mut dyn HistoryStore,
     workspace: &Workspace,
     report: &RunReport,
@@ -80,7 +80,7 @@ pub(super) fn store_report(
 }
 
 /// Where and what one run of one test was.
-pub(super) struct RunPlace<'a> {
+pub struct RunPlace<'a> {
     /// The test.
     pub test: &'a str,
     /// Which side or kind of run.
@@ -98,7 +98,7 @@ pub(super) struct RunPlace<'a> {
 }
 
 /// The run record of one run, and the test's execution when the report holds it.
-pub(super) fn run_record(
+pub fn run_record(
     place: &RunPlace<'_>,
     report: &RunReport,
     parse: &ParseOptions,
