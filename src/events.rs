@@ -200,6 +200,10 @@ events! {
     "clean" => Clean(CleanEvent),
     /// `init`: candor.toml written.
     "init" => Init(InitEvent),
+    /// `agents`: one instruction file's candor block written or checked.
+    "agents" => Agents(AgentsEvent),
+    /// `agents-block`: the block `candor agents --print` shows.
+    "agents-block" => AgentsBlock(AgentsBlock),
     /// `classify`: one test's bucket.
     "classify" => Classify(Classified),
     /// `unbacked-claim`: a claim in a Markdown file no test backs.
@@ -789,6 +793,24 @@ pub struct InitEvent {
     pub gitignore: String,
     /// The candor.toml written.
     pub path: PathBuf,
+}
+
+/// `agents`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct AgentsEvent {
+    /// The instruction file, relative to the repository root when inside it.
+    pub file: String,
+    /// `created`, `updated`, `current`, or under `--check` `stale`.
+    pub status: String,
+    /// The unified diff of a stale file.
+    pub diff: Option<String>,
+}
+
+/// `agents-block`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct AgentsBlock {
+    /// The block, markers included.
+    pub text: String,
 }
 
 /// `unbacked-claim`.

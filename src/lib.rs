@@ -9,6 +9,7 @@
 //! resolves arguments and prints. See
 //! `docs/architecture.md`.
 
+pub mod agents;
 pub mod app;
 pub mod ci_env;
 pub mod classify;
@@ -24,6 +25,7 @@ pub mod git;
 pub mod history;
 pub mod ingest;
 pub mod ledger;
+pub mod mcp;
 pub mod order;
 pub mod policy;
 pub mod quote;

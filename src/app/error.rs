@@ -224,6 +224,14 @@ pub enum AppError {
         /// Why not.
         why: &'static str,
     },
+    /// An instruction file's candor block cannot be found unambiguously.
+    #[error("{}:{source}", path.display())]
+    AgentsMarkers {
+        /// The file.
+        path: PathBuf,
+        /// Where the markers go wrong.
+        source: crate::agents::SpliceError,
+    },
     /// `order` found that the test does not run alone.
     #[error(
         "`{id}` did not run: the runner's reports do not hold it{}",
@@ -270,6 +278,9 @@ impl AppError {
             AppError::Write { .. } => {
                 Some("check that the folder exists and can be written; nothing was changed".into())
             }
+            AppError::AgentsMarkers { .. } => Some(
+                "leave one `<!-- candor:begin -->` line and one `<!-- candor:end -->` line after it (or neither), then run `candor agents` again; nothing was written".into(),
+            ),
             AppError::Unsafe { .. } => Some(
                 "make it a real folder of the repository (or remove it), then run the command again"
                     .into(),

@@ -56,7 +56,7 @@ pub struct ResolvedSource {
 /// Which source `choice` means in this repository. `rerun` refuses the work tree, and a
 /// repository whose HEAD has no merge base (nothing tells the change's commits from the
 /// base's).
-fn resolve_source(
+pub(crate) fn resolve_source(
     repo_root: &Path,
     workspace: &Workspace,
     choice: PolicyChoice,

@@ -108,6 +108,12 @@ pub enum RawCommand {
     Lint(RawLint),
     /// Write a commented starter candor.toml at the repository root.
     Init(RawInit),
+    /// Write the rules block (reruns, fingerprints, bans, tiers, tools) from the merge
+    /// base's candor.toml into AGENTS.md and CLAUDE.md, between candor's markers.
+    Agents(RawAgents),
+    /// Serve candor's commands to agents as MCP tools over stdio (read-only unless
+    /// `--allow-run`).
+    Mcp(RawMcp),
     /// Remove the run folders (reports and logs) under .candor/runs that the [runs]
     /// retention rule lets go; never anything outside .candor/runs.
     Clean(RawClean),
@@ -384,6 +390,30 @@ pub struct RawInit {
     /// Replace an existing candor.toml.
     #[arg(long, conflicts_with = "print")]
     pub force: bool,
+}
+
+/// `candor agents`.
+#[derive(Debug, Args)]
+pub struct RawAgents {
+    /// The instruction file to keep; repeat for several [default: AGENTS.md and CLAUDE.md
+    /// at the repository root].
+    #[arg(long = "file", value_name = "PATH")]
+    pub files: Vec<PathBuf>,
+    /// Write nothing; exit 1 printing the diff when a file's block is missing or stale.
+    #[arg(long)]
+    pub check: bool,
+    /// Print the block, touch no file.
+    #[arg(long, conflicts_with_all = ["check", "files"])]
+    pub print: bool,
+}
+
+/// `candor mcp`.
+#[derive(Debug, Args)]
+pub struct RawMcp {
+    /// Also offer the tools that run tests and write files (test, rerun, compare, repro,
+    /// order, gate); without it the server only reads.
+    #[arg(long)]
+    pub allow_run: bool,
 }
 
 /// `candor clean`.

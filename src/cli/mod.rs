@@ -86,3 +86,83 @@ fn execute(settings: &Settings, context: &Context<'_>, printer: &mut Printer) ->
         }
     }
 }
+
+/// What one command run in-process ([`run_captured`]) printed.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    /// The exit code the command would have ended with.
+    pub code: u8,
+    /// Its JSON lines (docs/json-output.md), in order.
+    pub events: Vec<serde_json::Value>,
+    /// What it wrote to stderr: warnings, notes, and the error that stopped it.
+    pub stderr: String,
+}
+
+/// Runs `args` (after `candor`) as the command line would, with JSON output captured
+/// instead of printed and progress handed to `progress`: the same argument checks, the
+/// same settings, the same entry point. A command line clap refuses is the `Err`.
+pub fn run_captured(
+    args: &[String],
+    context: &Context<'_>,
+    progress: Option<output::ProgressSink>,
+) -> Result<Captured, clap::Error> {
+    let command_line = ["candor", "--format", "json", "--color", "never"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(args.iter().cloned());
+    let raw = RawArgs::try_parse_from(command_line)?;
+    let settings = Settings::resolve(raw, context);
+    let out = SharedBuffer::default();
+    let err = SharedBuffer::default();
+    let mut printer = Printer::new(
+        Box::new(out.clone()),
+        Box::new(err.clone()),
+        settings.output.clone(),
+    );
+    if let Some(sink) = progress {
+        printer = printer.with_progress_sink(sink);
+    }
+    let code = execute(&settings, context, &mut printer);
+    drop(printer);
+    let events = out
+        .text()
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|_| serde_json::json!({ "type": "text", "text": line }))
+        })
+        .collect();
+    Ok(Captured {
+        code,
+        events,
+        stderr: err.text(),
+    })
+}
+
+/// An in-memory stdout or stderr for [`run_captured`].
+#[derive(Clone, Default)]
+struct SharedBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl SharedBuffer {
+    fn text(&self) -> String {
+        let bytes = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+impl std::io::Write for SharedBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

@@ -61,6 +61,21 @@ impl Style {
     }
 }
 
+/// One step of a long command's progress, for a watcher that is not a terminal (the MCP
+/// server's progress notifications).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    /// Steps done, when the command counts them.
+    pub done: Option<u64>,
+    /// Steps planned, when known.
+    pub total: Option<u64>,
+    /// What is happening.
+    pub message: String,
+}
+
+/// Where progress goes instead of a terminal.
+pub type ProgressSink = std::sync::Arc<dyn Fn(Progress) + Send + Sync>;
+
 /// Writes data to stdout and diagnostics to stderr.
 pub struct Printer {
     out: Box<dyn Write>,
@@ -69,6 +84,8 @@ pub struct Printer {
     stdout_closed: bool,
     /// Long texts already printed whole, so a summarized terminal prints them once.
     shown: std::collections::HashSet<String>,
+    /// Progress lines and bars go here, not to stderr, when set.
+    progress_sink: Option<ProgressSink>,
 }
 
 impl Printer {
@@ -89,7 +106,15 @@ impl Printer {
             settings,
             stdout_closed: false,
             shown: std::collections::HashSet::new(),
+            progress_sink: None,
         }
+    }
+
+    /// This printer with its progress lines and bars handed to `sink` instead of stderr.
+    #[must_use]
+    pub fn with_progress_sink(mut self, sink: ProgressSink) -> Printer {
+        self.progress_sink = Some(sink);
+        self
     }
 
     /// The settings this printer follows.
@@ -204,6 +229,14 @@ impl Printer {
     /// A progress line on stderr, only for a person watching a terminal (not under
     /// `--quiet`, never into a pipe or a file).
     pub fn progress(&mut self, text: &str) -> io::Result<()> {
+        if let Some(sink) = &self.progress_sink {
+            sink(Progress {
+                done: None,
+                total: None,
+                message: text.to_owned(),
+            });
+            return Ok(());
+        }
         if !self.settings.progress {
             return Ok(());
         }
@@ -214,6 +247,18 @@ impl Printer {
     /// A progress bar on stderr for `total` steps, drawn only where progress lines would be
     /// (a terminal, not under `--quiet`); hidden otherwise, so callers need not ask.
     pub fn progress_bar(&self, total: u64) -> indicatif::ProgressBar {
+        if let Some(sink) = &self.progress_sink {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                Some(total),
+                indicatif::ProgressDrawTarget::term_like(Box::new(SinkTerm(sink.clone()))),
+            );
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("{pos}\u{1f}{len}\u{1f}{msg}")
+            {
+                bar.set_style(style);
+            }
+            return bar;
+        }
         if !self.settings.progress {
             return indicatif::ProgressBar::hidden();
         }
@@ -284,6 +329,66 @@ impl Printer {
             Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
             other => other,
         }
+    }
+}
+
+/// A progress bar's "terminal" that hands each drawn state (`pos`, `len` and `msg`,
+/// split by U+001F: indicatif expands tabs) to a sink.
+struct SinkTerm(ProgressSink);
+
+impl std::fmt::Debug for SinkTerm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SinkTerm")
+    }
+}
+
+impl SinkTerm {
+    fn report(&self, line: &str) {
+        let mut fields = line.splitn(3, '\u{1f}');
+        let (Some(done), Some(total)) = (fields.next(), fields.next()) else {
+            return;
+        };
+        let (Ok(done), Ok(total)) = (done.trim().parse(), total.trim().parse()) else {
+            return;
+        };
+        (self.0)(Progress {
+            done: Some(done),
+            total: Some(total),
+            message: fields.next().unwrap_or("").trim_end().to_owned(),
+        });
+    }
+}
+
+impl indicatif::TermLike for SinkTerm {
+    fn width(&self) -> u16 {
+        // Wide enough that indicatif never cuts the line it hands over.
+        u16::MAX
+    }
+    fn move_cursor_up(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_down(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_right(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_left(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn write_line(&self, line: &str) -> io::Result<()> {
+        self.report(line);
+        Ok(())
+    }
+    fn write_str(&self, text: &str) -> io::Result<()> {
+        self.report(text);
+        Ok(())
+    }
+    fn clear_line(&self) -> io::Result<()> {
+        Ok(())
+    }
+    fn flush(&self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -712,6 +817,44 @@ mod tests {
         terminal.flush().unwrap();
         assert_eq!(text(&out).lines().count(), SUMMARY_LINES + 1);
         assert!(!text(&out).contains("more of"));
+    }
+
+    /// Issue #18 item 2: progress lines and bars reach an MCP client as counted steps.
+    #[test]
+    fn progress_goes_to_the_sink_counted_and_never_to_stderr() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink_seen = Arc::clone(&seen);
+        let err = Shared::default();
+        let mut printer = Printer::new(
+            Box::new(io::sink()),
+            Box::new(err.clone()),
+            OutputSettings {
+                format: OutputFormat::Json,
+                color_stdout: false,
+                color_stderr: false,
+                quiet: false,
+                progress: false,
+                summarize: false,
+            },
+        )
+        .with_progress_sink(Arc::new(move |p| {
+            sink_seen.lock().expect("not poisoned").push(p);
+        }));
+        printer.progress("starting").unwrap();
+        let bar = printer.progress_bar(4);
+        bar.inc(1);
+        bar.set_message("base 0/1 red");
+        bar.inc(1);
+        bar.finish_and_clear();
+        let seen = seen.lock().expect("not poisoned").clone();
+        assert_eq!(seen[0].message, "starting");
+        assert_eq!(seen[0].done, None);
+        assert!(
+            seen.iter()
+                .any(|p| p.done == Some(2) && p.total == Some(4) && p.message == "base 0/1 red"),
+            "{seen:?}"
+        );
+        assert!(text(&err).is_empty(), "{}", text(&err));
     }
 
     #[test]

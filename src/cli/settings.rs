@@ -128,6 +128,30 @@ pub enum Command {
     FreezeCheck,
     /// `candor order`.
     Order(Box<OrderSettings>),
+    /// `candor agents`.
+    Agents(Box<AgentsSettings>),
+    /// `candor mcp`.
+    Mcp(McpSettings),
+}
+
+/// `candor agents`, decided.
+#[derive(Debug, Clone)]
+pub struct AgentsSettings {
+    /// The instruction files, absolute.
+    pub files: Vec<PathBuf>,
+    /// Compare instead of writing.
+    pub check: bool,
+    /// Print the block instead of touching files.
+    pub print: bool,
+    /// The working copy, whose merge base holds the policy.
+    pub workspace: Workspace,
+}
+
+/// `candor mcp`, decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McpSettings {
+    /// Offer the tools that run tests and write files.
+    pub allow_run: bool,
 }
 
 /// `candor lint diff`, decided.
@@ -552,6 +576,28 @@ impl Settings {
                     .write
                     .map(|path| path.map(|path| context.cwd.join(path))),
                 default_branch: resolve_default_branch(context, &repo, &mut warnings),
+            }),
+            RawCommand::Agents(raw) => {
+                let root = repo
+                    .root(&mut warnings)
+                    .unwrap_or_else(|| context.cwd.clone());
+                let files = if raw.files.is_empty() {
+                    crate::agents::DEFAULT_FILES
+                        .iter()
+                        .map(|name| root.join(name))
+                        .collect()
+                } else {
+                    raw.files.iter().map(|f| context.cwd.join(f)).collect()
+                };
+                Command::Agents(Box::new(AgentsSettings {
+                    files,
+                    check: raw.check,
+                    print: raw.print,
+                    workspace: resolve_workspace(context, &repo, &mut warnings, None),
+                }))
+            }
+            RawCommand::Mcp(raw) => Command::Mcp(McpSettings {
+                allow_run: raw.allow_run,
             }),
             RawCommand::Init(raw) => Command::Init(InitSettings {
                 print: raw.print,

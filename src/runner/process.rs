@@ -183,6 +183,9 @@ pub enum ProcessError {
         #[source]
         source: io::Error,
     },
+    /// [`cancel_children`] stopped the child, or came before it could start.
+    #[error("cancelled: the run was stopped before it finished")]
+    Cancelled,
     /// The log or the stdout file could not be written, or waiting failed.
     #[error("could not {what} {}", path.display())]
     Io {
@@ -194,6 +197,60 @@ pub enum ProcessError {
         #[source]
         source: io::Error,
     },
+}
+
+/// The process-wide stop: the process groups of the children running now, and whether
+/// [`cancel_children`] was called since [`allow_children`].
+struct Stop {
+    stopped: bool,
+    groups: Vec<Pid>,
+}
+
+static STOP: Mutex<Stop> = Mutex::new(Stop {
+    stopped: false,
+    groups: Vec::new(),
+});
+
+fn stop_state() -> std::sync::MutexGuard<'static, Stop> {
+    STOP.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Stops every child this process is running: SIGKILL to each one's process group, and
+/// no new child starts until [`allow_children`]. The waits see the children end and
+/// return [`ProcessError::Cancelled`], so the command unwinds as from any runner error
+/// (worktrees removed by their guards, a pending ledger line left pending). For the MCP
+/// server, which runs one command at a time and stops it when its caller cancels.
+pub fn cancel_children() {
+    let mut stop = stop_state();
+    stop.stopped = true;
+    for group in &stop.groups {
+        signal_group(Some(*group), Signal::SIGKILL);
+    }
+}
+
+/// Lets children start again after [`cancel_children`].
+pub fn allow_children() {
+    stop_state().stopped = false;
+}
+
+/// Registers a started child's group with the stop; kills it at once when the stop came
+/// between the check before spawning and now.
+fn register(group: Option<Pid>) {
+    let Some(group) = group else { return };
+    let mut stop = stop_state();
+    if stop.stopped {
+        signal_group(Some(group), Signal::SIGKILL);
+    }
+    stop.groups.push(group);
+}
+
+/// Takes a finished child's group off the stop; whether the stop ended it.
+fn unregister(group: Option<Pid>) -> bool {
+    let mut stop = stop_state();
+    if let Some(group) = group {
+        stop.groups.retain(|g| *g != group);
+    }
+    stop.stopped
 }
 
 /// Runs invocations. Adapters go through this trait so that statistics can be tested on
@@ -248,6 +305,9 @@ impl Executor for SystemExecutor {
         for (name, value) in &invocation.env_set {
             command.env(name, value);
         }
+        if stop_state().stopped {
+            return Err(ProcessError::Cancelled);
+        }
         let clock = Instant::now();
         let mut child = command.spawn().map_err(|source| ProcessError::Spawn {
             program: program.clone(),
@@ -259,6 +319,7 @@ impl Executor for SystemExecutor {
             .ok()
             .filter(|pid| *pid > 0)
             .map(Pid::from_raw);
+        register(group);
 
         let (drained_tx, drained_rx) = mpsc::channel();
         if let Some(stdout) = child.stdout.take() {
@@ -273,10 +334,11 @@ impl Executor for SystemExecutor {
             let _ = exited_tx.send(child.wait());
         });
 
-        let (status, timed_out) = wait(&exited_rx, group, invocation.timeout, invocation.grace)
-            .map_err(io_error("wait for", Path::new(program)))?;
+        let waited = wait(&exited_rx, group, invocation.timeout, invocation.grace);
         let duration = clock.elapsed();
         let drain_note = finish_draining(&drained_rx, group);
+        let cancelled = unregister(group);
+        let (status, timed_out) = waited.map_err(io_error("wait for", Path::new(program)))?;
 
         let outcome = ProcessOutcome {
             started_at,
@@ -287,6 +349,9 @@ impl Executor for SystemExecutor {
         let mut log = log.lock().unwrap_or_else(PoisonError::into_inner);
         write_footer(&mut *log, &outcome, drain_note)
             .map_err(io_error("write the log", log_path))?;
+        if cancelled {
+            return Err(ProcessError::Cancelled);
+        }
         Ok(outcome)
     }
 }

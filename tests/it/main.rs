@@ -22,6 +22,7 @@ mod simulate;
 mod triage_support;
 
 mod advice;
+mod agents;
 mod cli;
 mod cli_ledger;
 mod cli_triage;
@@ -50,6 +51,7 @@ mod js_mocha;
 mod js_vitest;
 mod layering;
 mod ledger;
+mod mcp;
 mod newcomer;
 mod order;
 mod paths;

@@ -46,6 +46,9 @@ pub(super) fn run(
             }
             Gitignore::Present => ".gitignore already keeps .candor/ out of commits".to_owned(),
         })?;
+        printer.info(
+            "agents: `candor agents` writes candor's rules (reruns, fingerprints, bans, tiers, tools) into AGENTS.md and CLAUDE.md once candor.toml is committed; `candor mcp` serves them as MCP tools",
+        )?;
         printer.info(&format!(
             "next: `candor test` runs the suite and keeps its history; `candor help` lists every command; the reference is docs/configuration.md at {}",
             env!("CARGO_PKG_REPOSITORY")

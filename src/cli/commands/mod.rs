@@ -2,6 +2,7 @@
 //! code, or a [`CliError`] that ends it. A moved command only opens what its workflow in
 //! [`crate::app`] needs, picks the sink, calls the workflow and finishes the sink.
 
+mod agents;
 mod classify;
 mod clean;
 mod compare;
@@ -76,6 +77,8 @@ pub fn run(
         Command::Lock(lock) => lock::run(*lock, &settings.repo_root, printer),
         Command::FreezeCheck => freeze::run(&settings.repo_root, settings.today, printer),
         Command::Order(order) => order::run(order, settings, printer),
+        Command::Agents(agents) => agents::run(agents, &settings.repo_root, printer),
+        Command::Mcp(mcp) => crate::mcp::serve(*mcp, context),
         Command::Report(report) => report::run(
             report,
             &settings.db,
