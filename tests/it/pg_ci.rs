@@ -232,7 +232,9 @@ fn a_schema_1_postgres_history_gains_the_ci_columns() {
     };
     let mut client = schema.client();
     client
-        .batch_execute(include_str!("../../src/history/pg/migrations/0001_init.sql"))
+        .batch_execute(include_str!(
+            "../../src/history/pg/migrations/0001_init.sql"
+        ))
         .unwrap();
     client
         .batch_execute(
