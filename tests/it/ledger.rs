@@ -70,12 +70,18 @@ fn eight_processes_appending_at_once_never_tear_or_lose_a_line() {
     // The file does not exist yet: every child races to create it with its header.
     let path = dir.path().join(LEDGER_FILE);
     let exe = std::env::current_exe().expect("the test binary");
+    // libtest names a test by its module path without the crate's name (`ledger::…` in
+    // the one `it` binary): `--exact` needs that whole name.
+    let (_, module) = module_path!()
+        .split_once("::")
+        .expect("this file is a module of the it binary");
+    let child_test = format!("{module}::child_appends_lines");
     let mut children: Vec<_> = (0..CHILDREN)
         .map(|child| {
             Command::new(&exe)
                 .args([
                     "--exact",
-                    "child_appends_lines",
+                    &child_test,
                     "--ignored",
                     "--nocapture",
                     "--test-threads=1",
