@@ -53,9 +53,7 @@ pub fn run(
     match &settings.command {
         Command::Ingest(ingest) => ingest::run(ingest, settings, printer),
         Command::Tests(tests) => tests::run(tests, settings, printer),
-        Command::Reliability(reliability) => {
-            reliability::run(reliability, &settings.db, &settings.repo_root, printer)
-        }
+        Command::Reliability(reliability) => reliability::run(reliability, settings, printer),
         Command::Init(init) => init::run(init, &settings.repo_root, printer),
         Command::Clean(clean) => clean::run(*clean, settings, printer),
         Command::Show(show) => show::run(show, settings, printer),
@@ -74,8 +72,8 @@ pub fn run(
         Command::Test(test) => test::run(test, settings, printer),
         Command::Demo(demo) => demo::run(demo, context, settings.today, printer),
         Command::LintDiff(lint) => lint_diff::run(lint, &settings.repo_root, printer),
-        Command::Lock(lock) => lock::run(*lock, &settings.repo_root, printer),
-        Command::FreezeCheck => freeze::run(&settings.repo_root, settings.today, printer),
+        Command::Lock(lock) => lock::run(*lock, settings, printer),
+        Command::FreezeCheck => freeze::run(settings, printer),
         Command::Order(order) => order::run(order, settings, printer),
         Command::Agents(agents) => agents::run(agents, &settings.repo_root, printer),
         Command::Mcp(mcp) => crate::mcp::serve(*mcp, context),

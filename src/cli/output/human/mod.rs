@@ -3,18 +3,24 @@
 
 mod clean;
 mod compare;
+mod freeze;
 mod gate;
 mod ingest;
+mod lock;
 mod order;
+mod reliability;
 mod show;
 mod tests;
 mod verdicts;
 
 pub use self::clean::Clean;
 pub use self::compare::{Compare, repro};
+pub use self::freeze::Freeze;
 pub use self::gate::Gate;
 pub use self::ingest::Ingest;
+pub use self::lock::Lock;
 pub use self::order::order;
+pub use self::reliability::Reliability;
 pub use self::show::Show;
 pub use self::tests::Tests;
 pub use self::verdicts::Verdicts;
