@@ -24,6 +24,7 @@ pub mod demo;
 pub mod error;
 pub mod freeze;
 pub mod gate;
+pub mod history;
 pub mod ingest;
 pub mod lock;
 pub mod order;

@@ -64,9 +64,9 @@ pub fn run(
         Command::Repro(repro) => compare::repro(repro, settings, printer),
         Command::Classify(classify) => classify::run(classify, printer),
         Command::LedgerStats => ledger::run(&settings.repo_root, printer),
-        Command::HistoryCopy { from, to } => history::copy(from, to, printer),
+        Command::HistoryCopy { from, to } => history::copy(from, to, settings, printer),
         Command::HistoryPrune { older_than, now } => {
-            history::prune(&settings.db, older_than, *now, printer)
+            history::prune(older_than, *now, settings, printer)
         }
         Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
         Command::Test(test) => test::run(test, settings, printer),
