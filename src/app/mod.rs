@@ -26,6 +26,7 @@ pub mod freeze;
 pub mod gate;
 pub mod history;
 pub mod ingest;
+pub mod ledger;
 pub mod lock;
 pub mod order;
 pub mod reliability;

@@ -63,7 +63,7 @@ pub fn run(
         Command::Compare(compare) => compare::run(compare, settings, printer),
         Command::Repro(repro) => compare::repro(repro, settings, printer),
         Command::Classify(classify) => classify::run(classify, printer),
-        Command::LedgerStats => ledger::run(&settings.repo_root, printer),
+        Command::LedgerStats => ledger::run(settings, printer),
         Command::HistoryCopy { from, to } => history::copy(from, to, settings, printer),
         Command::HistoryPrune { older_than, now } => {
             history::prune(older_than, *now, settings, printer)
