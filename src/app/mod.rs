@@ -27,6 +27,7 @@ pub mod gate;
 pub mod history;
 pub mod ingest;
 pub mod ledger;
+pub mod lint;
 pub mod lock;
 pub mod order;
 pub mod reliability;

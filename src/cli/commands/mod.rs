@@ -68,7 +68,7 @@ pub fn run(
         Command::HistoryPrune { older_than, now } => {
             history::prune(older_than, *now, settings, printer)
         }
-        Command::LintSummary(lint) => lint::run(lint, &settings.repo_root, printer),
+        Command::LintSummary(lint) => lint::run(lint, settings, printer),
         Command::Test(test) => test::run(test, settings, printer),
         Command::Demo(demo) => demo::run(demo, context, settings.today, printer),
         Command::LintDiff(lint) => lint_diff::run(lint, &settings.repo_root, printer),
