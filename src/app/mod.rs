@@ -28,6 +28,7 @@ pub mod history;
 pub mod ingest;
 pub mod ledger;
 pub mod lint;
+pub mod lint_diff;
 pub mod lock;
 pub mod order;
 pub mod reliability;

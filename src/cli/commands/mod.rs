@@ -71,7 +71,7 @@ pub fn run(
         Command::LintSummary(lint) => lint::run(lint, settings, printer),
         Command::Test(test) => test::run(test, settings, printer),
         Command::Demo(demo) => demo::run(demo, context, settings.today, printer),
-        Command::LintDiff(lint) => lint_diff::run(lint, &settings.repo_root, printer),
+        Command::LintDiff(lint) => lint_diff::run(lint, settings, printer),
         Command::Lock(lock) => lock::run(*lock, settings, printer),
         Command::FreezeCheck => freeze::run(settings, printer),
         Command::Order(order) => order::run(order, settings, printer),
