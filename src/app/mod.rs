@@ -17,6 +17,7 @@
 //!   a fake whose commits are maps of files (`fakes`).
 //! - A budget inside a workflow is a [`Lap`] of the clock: the time since it started.
 
+pub mod classify;
 pub mod clean;
 pub mod compare;
 pub mod counted;

@@ -62,7 +62,7 @@ pub fn run(
         Command::Gate(gate) => gate::run(gate, settings, printer),
         Command::Compare(compare) => compare::run(compare, settings, printer),
         Command::Repro(repro) => compare::repro(repro, settings, printer),
-        Command::Classify(classify) => classify::run(classify, printer),
+        Command::Classify(classify) => classify::run(classify, settings, printer),
         Command::LedgerStats => ledger::run(settings, printer),
         Command::HistoryCopy { from, to } => history::copy(from, to, settings, printer),
         Command::HistoryPrune { older_than, now } => {

@@ -1,6 +1,7 @@
 //! How each command's events read for people: one [`Render`](super::Render) per command,
 //! today's text and colors.
 
+mod classify;
 mod clean;
 mod compare;
 mod freeze;
@@ -16,6 +17,7 @@ mod show;
 mod tests;
 mod verdicts;
 
+pub use self::classify::Classify;
 pub use self::clean::Clean;
 pub use self::compare::{Compare, repro};
 pub use self::freeze::Freeze;
