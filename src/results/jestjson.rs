@@ -38,8 +38,9 @@ struct FileResult {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Assertion {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "js_titles")]
     ancestor_titles: Vec<String>,
+    #[serde(deserialize_with = "js_title")]
     title: String,
     status: String,
     #[serde(default)]
@@ -60,6 +61,38 @@ struct Assertion {
 #[derive(Debug, Deserialize)]
 struct Location {
     line: Option<u32>,
+}
+
+/// A title as JavaScript's `String(value)` spells it: jest before 23 kept a title that is
+/// no string as it was given (dayjs names tests by arrays: `[2010,1,14]` is the title
+/// `2010,1,14`), and a test's id is built from the spelled title.
+pub fn spell_js_title(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => "null".to_owned(),
+        Value::Bool(flag) => flag.to_string(),
+        Value::Number(number) => number.to_string(),
+        // `String([1, null, [2, 3]])` is "1,,2,3": holes and nulls spell as nothing.
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::Null => String::new(),
+                item => spell_js_title(item),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".to_owned(),
+    }
+}
+
+fn js_title<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    serde_json::Value::deserialize(deserializer).map(|value| spell_js_title(&value))
+}
+
+fn js_titles<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    Vec::<serde_json::Value>::deserialize(deserializer)
+        .map(|values| values.iter().map(spell_js_title).collect())
 }
 
 /// Parses a whole report and hands each test's execution to `sink`, files in the order
@@ -195,6 +228,24 @@ mod tests {
         })
         .unwrap_or_else(|error| panic!("{error}"));
         (executions, summary)
+    }
+
+    #[test]
+    fn titles_that_are_no_strings_are_spelled_as_javascript_does() {
+        // jest 22 (dayjs) writes `it([2010, 1, 14], …)`'s title as the array itself.
+        let report = r#"{"numTotalTests":2,"testResults":[{"name":"/r/a.test.js","status":"passed","assertionResults":[
+            {"ancestorTitles":["parse array", 7],"title":[2010,1,14,null,[2,3]],"status":"passed"},
+            {"ancestorTitles":[true],"title":{"a":1},"status":"passed"}
+        ]}]}"#;
+        let (executions, _) = parse_text(report, Some("/r"));
+        let ids: Vec<&str> = executions.iter().map(|e| e.test_id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "a.test.js::parse array > 7 > 2010,1,14,,2,3",
+                "a.test.js::true > [object Object]"
+            ]
+        );
     }
 
     #[test]

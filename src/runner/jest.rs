@@ -30,7 +30,12 @@ use super::{
     Adapter, Arrangement, Context, GivenOrder, ListedTest, OrderSupport, RunOptions, RunReport,
     RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value, strings,
 };
-use crate::results::{Format, ids};
+use crate::results::{Format, ids, jestjson};
+
+const NO_SHUFFLE: &str = "this jest is older than 29.2 and has no --randomize or --seed: files run in jest's own order and each file's tests in the order they are defined";
+
+/// The first jest with `--randomize` and `--seed`.
+const FIRST_SHUFFLING_JEST: (u64, u64) = (29, 2);
 
 const SEED_CONTROLS: &str = "jest's --seed with --randomize fixes the shuffled order of the tests inside each file and the value of jest.getSeed(); it does not fix the order files run in across workers, timers, or Math.random";
 
@@ -52,6 +57,8 @@ const MATCH_NOTHING: &str = "(?!)";
 pub struct Jest {
     prefix: Vec<String>,
     kind: RunnerKind,
+    /// Whether the runner takes a shuffle seed: jest before 29.2 refuses `--randomize`.
+    shuffles: bool,
 }
 
 /// Which tests a run selects.
@@ -74,7 +81,17 @@ impl Jest {
         Jest {
             prefix: command.unwrap_or_else(|| RunnerKind::Jest.default_command()),
             kind: RunnerKind::Jest,
+            shuffles: true,
         }
+    }
+
+    /// The jest adapter for a prefix, told by the installed jest's version whether it can
+    /// shuffle (a version it cannot read is taken to be a current one).
+    pub fn probe(command: Option<Vec<String>>, repo_root: &Path) -> Self {
+        let mut jest = Jest::new(command);
+        jest.shuffles = installed_jest_version(&jest.prefix, repo_root)
+            .is_none_or(|version| version >= FIRST_SHUFFLING_JEST);
+        jest
     }
 
     /// The vitest adapter for a prefix.
@@ -82,6 +99,7 @@ impl Jest {
         Jest {
             prefix: command.unwrap_or_else(|| RunnerKind::Vitest.default_command()),
             kind: RunnerKind::Vitest,
+            shuffles: true,
         }
     }
 
@@ -111,6 +129,7 @@ impl Jest {
         shuffle: Option<u64>,
         report: Option<&Path>,
     ) -> Vec<String> {
+        let shuffle = shuffle.filter(|_| self.shuffles);
         let mut argv = self.prefix.clone();
         if self.vitest_flavour() {
             // No retries; in CI vitest never writes a missing snapshot.
@@ -161,6 +180,7 @@ impl Jest {
         selection: &Selection<'_>,
         shuffle: Option<u64>,
     ) -> Result<RunReport, RunnerError> {
+        let shuffle = shuffle.filter(|_| self.shuffles);
         let name = self.kind.as_str();
         let report = context.scratch_path(&format!("{name}.json"));
         let argv = self.argv(selection, shuffle, Some(&report));
@@ -256,7 +276,11 @@ impl Adapter for Jest {
     }
 
     fn seed_support(&self) -> SeedSupport {
-        SeedSupport::Controls(self.seed_controls())
+        if self.shuffles {
+            SeedSupport::Controls(self.seed_controls())
+        } else {
+            SeedSupport::None(NO_SHUFFLE)
+        }
     }
 
     fn run_suite(
@@ -308,7 +332,7 @@ impl Adapter for Jest {
             } else {
                 DEFINITION_ORDER
             }),
-            shuffles: true,
+            shuffles: self.shuffles,
             repeats: false,
             seed_reseeds_tests: false,
             unseeded: false,
@@ -346,6 +370,36 @@ impl Adapter for Jest {
         };
         Ok(self.argv(&self.chosen(test_ids)?, shuffle, None))
     }
+}
+
+/// The (major, minor) version of the jest the prefix starts: from the `package.json` of
+/// the `jest` or `jest-cli` package its program lives in (`node_modules/.bin/jest` links
+/// into it), else the repository's `node_modules/jest`. Read from disk because asking jest
+/// costs a node start on every run.
+fn installed_jest_version(prefix: &[String], repo_root: &Path) -> Option<(u64, u64)> {
+    let program = prefix.first().map(Path::new);
+    let package_dirs = program
+        .and_then(|program| program.canonicalize().ok())
+        .into_iter()
+        .flat_map(|program| {
+            program
+                .ancestors()
+                .skip(1)
+                .map(Path::to_path_buf)
+                .collect::<Vec<_>>()
+        })
+        .chain(std::iter::once(repo_root.join("node_modules").join("jest")));
+    package_dirs
+        .filter_map(|dir| std::fs::read_to_string(dir.join("package.json")).ok())
+        .filter_map(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .find(|package| matches!(package["name"].as_str(), Some("jest" | "jest-cli")))
+        .and_then(|package| major_minor(package["version"].as_str()?))
+}
+
+/// `29.7.0`, `30.0.0-alpha.1` → (29, 7), (30, 0).
+fn major_minor(version: &str) -> Option<(u64, u64)> {
+    let mut parts = version.split(['.', '-']);
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
 }
 
 /// The seed as jest takes it: below 2^31.
@@ -442,6 +496,11 @@ fn rewrite_report(
                 .to_owned()
         })
         .collect();
+    // Coverage is no test result, and with jest's keys sorted it would come first and push
+    // the results past what a reader sniffs (dayjs: 600 KB of it, #20).
+    if let Some(report) = report.as_object_mut() {
+        report.remove("coverageMap");
+    }
     let mut found = Vec::new();
     if let Some(files) = report
         .get_mut("testResults")
@@ -469,19 +528,13 @@ fn rewrite_report(
                 let mut titles: Vec<String> = assertion
                     .get("ancestorTitles")
                     .and_then(serde_json::Value::as_array)
-                    .map(|titles| {
-                        titles
-                            .iter()
-                            .filter_map(|t| t.as_str().map(str::to_owned))
-                            .collect()
-                    })
+                    .map(|titles| titles.iter().map(jestjson::spell_js_title).collect())
                     .unwrap_or_default();
                 titles.push(
                     assertion
                         .get("title")
-                        .and_then(serde_json::Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
+                        .map(jestjson::spell_js_title)
+                        .unwrap_or_default(),
                 );
                 let id = ids::js(&relative, &titles);
                 let keep = chosen.is_none_or(|ids| ids.contains(&id));
@@ -500,6 +553,81 @@ fn rewrite_report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A repository whose `node_modules/.bin/jest` links into a jest of `version`.
+    fn repository_with_jest(version: &str) -> tempfile::TempDir {
+        let root = tempfile::tempdir().unwrap();
+        let package = root.path().join("node_modules/jest");
+        std::fs::create_dir_all(package.join("bin")).unwrap();
+        std::fs::create_dir_all(root.path().join("node_modules/.bin")).unwrap();
+        std::fs::write(package.join("bin/jest.js"), "").unwrap();
+        std::fs::write(
+            package.join("package.json"),
+            format!(r#"{{"name": "jest", "version": "{version}"}}"#),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(
+            "../jest/bin/jest.js",
+            root.path().join("node_modules/.bin/jest"),
+        )
+        .unwrap();
+        root
+    }
+
+    #[test]
+    fn a_report_with_coverage_is_still_read_as_jest_s_report() {
+        let folder = tempfile::tempdir().unwrap();
+        let raw = folder.path().join("jest.json");
+        let big_map = format!(r#"{{"/r/src/a.js": {{"s": "{}"}}}}"#, "1".repeat(300_000));
+        std::fs::write(
+            &raw,
+            format!(
+                r#"{{"numTotalTests":1,"testResults":[{{"name":"/r/a.test.js","status":"passed","assertionResults":[{{"ancestorTitles":[],"title":"t","status":"passed"}}]}}],"coverageMap":{big_map}}}"#
+            ),
+        )
+        .unwrap();
+        let rewritten = folder.path().join("report.json");
+        let found = rewrite_report(&raw, &rewritten, None, Path::new("/r")).unwrap();
+        assert_eq!(found, ["a.test.js::t"]);
+        let text = std::fs::read(&rewritten).unwrap();
+        assert!(
+            text.len() < 1_000,
+            "the coverage map was kept: {} bytes",
+            text.len()
+        );
+        assert_eq!(crate::results::detect(&text).unwrap(), Format::JestJson);
+    }
+
+    #[test]
+    fn a_jest_before_29_2_runs_unshuffled_and_says_so() {
+        // dayjs pins jest 22, which refuses `--randomize` and ran nothing (#20).
+        let old = repository_with_jest("22.4.4");
+        let prefix = vec![
+            old.path()
+                .join("node_modules/.bin/jest")
+                .display()
+                .to_string(),
+        ];
+        let jest = Jest::probe(Some(prefix), old.path());
+        let argv = jest.argv(&Selection::Suite, Some(7), None);
+        assert!(
+            !argv
+                .iter()
+                .any(|a| a == "--randomize" || a.starts_with("--seed")),
+            "{argv:?}"
+        );
+        assert!(matches!(jest.seed_support(), SeedSupport::None(_)));
+        assert!(!jest.order_support().shuffles);
+
+        let current = repository_with_jest("29.7.0");
+        let jest = Jest::probe(None, current.path());
+        let argv = jest.argv(&Selection::Suite, Some(7), None);
+        assert!(argv.iter().any(|a| a == "--randomize"), "{argv:?}");
+        assert!(argv.iter().any(|a| a == "--seed=7"), "{argv:?}");
+        assert!(jest.order_support().shuffles);
+        assert_eq!(major_minor("30.0.0-alpha.1"), Some((30, 0)));
+        assert_eq!(major_minor("next"), None);
+    }
 
     #[test]
     fn titles_are_escaped_for_javascript_regexps() {

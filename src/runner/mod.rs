@@ -793,7 +793,7 @@ pub fn adapter(
         RunnerKind::Nextest => Box::new(Nextest::new(command)?),
         RunnerKind::Go => Box::new(GoTest::new(command)),
         RunnerKind::Command => Box::new(UserCommand::new(command)?),
-        RunnerKind::Jest => Box::new(Jest::new(command)),
+        RunnerKind::Jest => Box::new(Jest::probe(command, &context.repo_root)),
         RunnerKind::Vitest => Box::new(Jest::vitest(command)),
     })
 }
