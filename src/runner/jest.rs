@@ -182,7 +182,7 @@ impl Jest {
     ) -> Result<RunReport, RunnerError> {
         let shuffle = shuffle.filter(|_| self.shuffles);
         let name = self.kind.as_str();
-        let report = context.scratch_path(&format!("{name}.json"));
+        let mut report = context.scratch_path(&format!("{name}.json"));
         let argv = self.argv(selection, shuffle, Some(&report));
         let invocation = context.invocation(name, argv).report_at(&report);
         let record = context.run(invocation)?;
@@ -191,10 +191,22 @@ impl Jest {
             Selection::Chosen { ids, .. } => Some(ids.as_slice()),
             _ => None,
         };
-        let rewritten = context.scratch_path(&format!("{name}-report.json"));
-        let found = rewrite_report(&report, &rewritten, chosen, &context.repo_root)?;
-        let report = rewritten;
-        if let Some(missing) = chosen.and_then(|ids| ids.iter().find(|id| !found.contains(id))) {
+        // Stopped by a clock: jest writes its report when it ends, so there is none to cut
+        // down. The run is returned as it is and its caller judges the time-out (the lane
+        // counts a replay not made, a comparison a timed-out run), as for every runner.
+        let timed_out = record.outcome.timed_out && !report.is_file();
+        let found = if timed_out {
+            Vec::new()
+        } else {
+            let rewritten = context.scratch_path(&format!("{name}-report.json"));
+            let found = rewrite_report(&report, &rewritten, chosen, &context.repo_root)?;
+            report = rewritten;
+            found
+        };
+        if let Some(missing) = chosen
+            .filter(|_| !timed_out)
+            .and_then(|ids| ids.iter().find(|id| !found.contains(id)))
+        {
             return Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
                 runner: self.kind,
                 why: format!("{name} ran no test with the id `{missing}`"),

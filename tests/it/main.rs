@@ -46,6 +46,7 @@ mod ids;
 mod ingest;
 mod ingest_assumed;
 mod isolation;
+mod js_clock;
 mod js_jest;
 mod js_mocha;
 mod js_vitest;
