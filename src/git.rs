@@ -6,6 +6,7 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 
 use crate::env_vars::EnvVars;
 
@@ -116,7 +117,7 @@ impl Git {
         let Some(commit) = self.commit(revision)? else {
             return Ok(None);
         };
-        let seconds = self.answer(&["show", "-s", "--format=%ct", &commit])?;
+        let seconds = self.answer_about_object(&["show", "-s", "--format=%ct", &commit])?;
         Ok(seconds
             .and_then(|s| s.parse::<i64>().ok())
             .and_then(|s| jiff::Timestamp::from_second(s).ok()))
@@ -127,12 +128,18 @@ impl Git {
         if revision.starts_with('-') {
             return Ok(None);
         }
-        self.answer(&[
+        let args = [
             "rev-parse",
             "--verify",
             "--quiet",
             &format!("{revision}^{{commit}}"),
-        ])
+        ];
+        // A full object id names the same object for good; a ref may move at any time.
+        if is_object_id(revision) {
+            self.answer_about_object(&args)
+        } else {
+            self.answer(&args)
+        }
     }
 
     /// The branch that merge bases are taken against: `origin`'s HEAD when the clone knows
@@ -305,7 +312,8 @@ impl Git {
         let Some(file) = entries.into_iter().find(|file| file.path == path) else {
             return Ok(None);
         };
-        self.bytes(&["cat-file", "blob", &file.oid]).map(Some)
+        self.bytes_about_object(&["cat-file", "blob", &file.oid])
+            .map(Some)
     }
 
     /// The entry at `path` (repository-relative) in `revision`'s tree, whose mode tells a
@@ -474,11 +482,16 @@ impl Git {
         Ok(files)
     }
 
-    /// The blobs `git ls-tree ARGS` lists (with `-z`), pathspecs taken literally.
+    /// The blobs `git ls-tree ARGS` lists (with `-z`), pathspecs taken literally. `args`
+    /// name the tree by a resolved commit's full id.
     fn ls_tree(&self, args: &[&str]) -> Result<Vec<TreeFile>, GitError> {
         let mut full = vec!["--literal-pathspecs", "ls-tree"];
         full.extend_from_slice(args);
-        let listing = self.bytes(&full)?;
+        let listing = if args.iter().any(|arg| is_object_id(arg)) {
+            self.bytes_about_object(&full)?
+        } else {
+            self.bytes(&full)?
+        };
         let malformed = || GitError::Failed {
             args: full.join(" "),
             dir: self.dir.clone(),
@@ -519,6 +532,30 @@ impl Git {
             })
     }
 
+    /// As [`Git::answer`] for a question about objects named by their full ids, whose
+    /// answer cannot change: a "yes" is remembered ([`ObjectAnswers`]).
+    fn answer_about_object(&self, args: &[&str]) -> Result<Option<String>, GitError> {
+        if let Some(known) = OBJECT_ANSWERS.get(&self.dir, args) {
+            return Ok(String::from_utf8(known).ok());
+        }
+        let answer = self.answer(args)?;
+        if let Some(text) = &answer {
+            OBJECT_ANSWERS.keep(&self.dir, args, text.as_bytes());
+        }
+        Ok(answer)
+    }
+
+    /// As [`Git::bytes`] for a question about objects named by their full ids, whose
+    /// answer cannot change: it is remembered ([`ObjectAnswers`]).
+    fn bytes_about_object(&self, args: &[&str]) -> Result<Vec<u8>, GitError> {
+        if let Some(known) = OBJECT_ANSWERS.get(&self.dir, args) {
+            return Ok(known);
+        }
+        let bytes = self.bytes(args)?;
+        OBJECT_ANSWERS.keep(&self.dir, args, &bytes);
+        Ok(bytes)
+    }
+
     /// Runs git and returns its stdout as bytes; any failure is an error.
     fn bytes<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Vec<u8>, GitError> {
         let output = self.command(args).output().map_err(GitError::Spawn)?;
@@ -535,6 +572,75 @@ impl Git {
             dir: self.dir.clone(),
             stderr: stderr.lines().next().unwrap_or("").trim().to_owned(),
         })
+    }
+}
+
+/// Whether `text` is a full object id (SHA-1 or SHA-256, lowercase hex as git prints it).
+fn is_object_id(text: &str) -> bool {
+    matches!(text.len(), 40 | 64) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// git's answers about objects named by their full ids (a commit's type, a tree's listing,
+/// a blob's bytes, a commit's date), kept for the life of the process: they cannot change,
+/// and the policy read from the merge base asks the same ones several times in one command
+/// and again in every call `candor mcp` serves. Only answers git gave are kept (an object
+/// missing now may be fetched later); refs, merge bases and walks are always asked anew.
+/// Keyed by the folder git ran in as well, since whether an object is there depends on
+/// the repository. Bounded: an answer over [`ObjectAnswers::LARGEST`] is not kept, and
+/// the whole is dropped when it would pass [`ObjectAnswers::BUDGET`].
+struct ObjectAnswers {
+    answers: Mutex<(
+        usize,
+        std::collections::BTreeMap<(PathBuf, Vec<String>), Vec<u8>>,
+    )>,
+}
+
+static OBJECT_ANSWERS: ObjectAnswers = ObjectAnswers::new();
+
+impl ObjectAnswers {
+    const LARGEST: usize = 1 << 20;
+    const BUDGET: usize = 8 << 20;
+
+    const fn new() -> ObjectAnswers {
+        ObjectAnswers {
+            answers: Mutex::new((0, std::collections::BTreeMap::new())),
+        }
+    }
+
+    fn key(dir: &Path, args: &[&str]) -> (PathBuf, Vec<String>) {
+        (
+            dir.to_owned(),
+            args.iter().map(|arg| (*arg).to_owned()).collect(),
+        )
+    }
+
+    fn get(&self, dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
+        let answers = self
+            .answers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        answers.1.get(&Self::key(dir, args)).cloned()
+    }
+
+    fn keep(&self, dir: &Path, args: &[&str], answer: &[u8]) {
+        if answer.len() > Self::LARGEST {
+            return;
+        }
+        let mut answers = self
+            .answers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (size, map) = &mut *answers;
+        if *size + answer.len() > Self::BUDGET {
+            map.clear();
+            *size = 0;
+        }
+        if map
+            .insert(Self::key(dir, args), answer.to_owned())
+            .is_none()
+        {
+            *size += answer.len();
+        }
     }
 }
 
@@ -695,6 +801,104 @@ mod tests {
         );
         git(path, &["checkout", "--quiet", "--detach"]);
         assert_eq!(repo.branch().expect("git runs"), None);
+    }
+
+    fn commit_file(dir: &Path, name: &str, text: &str) -> String {
+        std::fs::write(dir.join(name), text).expect("write");
+        git(dir, &["add", name]);
+        git(dir, &["commit", "--quiet", "-m", text]);
+        Git::new(dir).head_sha().expect("git runs").expect("a head")
+    }
+
+    // #18 item 1: answers about objects named by their full ids are kept for the process
+    // (the MCP server's calls stop asking them again); refs and absent objects are not.
+    #[test]
+    fn object_answers_are_kept_and_refs_and_absent_objects_asked_anew() {
+        let upstream = tempfile::tempdir().expect("temp dir");
+        let up = upstream.path();
+        git(up, &["init", "--quiet", "-b", "main"]);
+        let first = commit_file(up, "candor.toml", "one");
+        let clone = tempfile::tempdir().expect("temp dir");
+        let down = clone.path().join("repo");
+        git(
+            clone.path(),
+            &["clone", "--quiet", &up.to_string_lossy(), "repo"],
+        );
+        let second = commit_file(up, "candor.toml", "two");
+        let (up_git, down_git) = (Git::new(up), Git::new(&down));
+
+        assert_eq!(
+            up_git.show(&second, "candor.toml").expect("git runs"),
+            Some(b"two".to_vec())
+        );
+        let kept = |git: &Git, args: &[&str]| OBJECT_ANSWERS.get(&git.dir, args);
+        assert_eq!(
+            kept(
+                &up_git,
+                &[
+                    "rev-parse",
+                    "--verify",
+                    "--quiet",
+                    &format!("{second}^{{commit}}")
+                ]
+            ),
+            Some(second.clone().into_bytes())
+        );
+        // Where the object is missing, the other repository's answer does not count, and
+        // "none" is not kept: the object arrives with a fetch.
+        assert_eq!(down_git.commit(&second).expect("git runs"), None);
+        git(&down, &["fetch", "--quiet", "origin"]);
+        assert_eq!(
+            down_git.commit(&second).expect("git runs"),
+            Some(second.clone())
+        );
+        assert_eq!(
+            down_git.show(&second, "candor.toml").expect("git runs"),
+            Some(b"two".to_vec())
+        );
+        // A ref is asked anew: `main` moves.
+        assert_eq!(
+            up_git.commit("main").expect("git runs"),
+            Some(second.clone())
+        );
+        git(up, &["reset", "--quiet", "--hard", &first]);
+        assert_eq!(
+            up_git.commit("main").expect("git runs"),
+            Some(first.clone())
+        );
+        assert_eq!(
+            up_git.show("main", "candor.toml").expect("git runs"),
+            Some(b"one".to_vec())
+        );
+        assert_eq!(
+            kept(
+                &up_git,
+                &["rev-parse", "--verify", "--quiet", "main^{commit}"]
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn object_answers_stay_within_their_bounds() {
+        let answers = ObjectAnswers::new();
+        let dir = Path::new("/r");
+        answers.keep(
+            dir,
+            &["cat-file", "blob", "big"],
+            &vec![0; ObjectAnswers::LARGEST + 1],
+        );
+        assert_eq!(answers.get(dir, &["cat-file", "blob", "big"]), None);
+        let half = vec![1; ObjectAnswers::LARGEST];
+        let count = ObjectAnswers::BUDGET / ObjectAnswers::LARGEST;
+        for index in 0..count {
+            answers.keep(dir, &["cat-file", "blob", &index.to_string()], &half);
+        }
+        assert!(answers.get(dir, &["cat-file", "blob", "0"]).is_some());
+        // One more passes the budget: what was kept goes, the newest stays.
+        answers.keep(dir, &["cat-file", "blob", "last"], &half);
+        assert_eq!(answers.get(dir, &["cat-file", "blob", "0"]), None);
+        assert_eq!(answers.get(dir, &["cat-file", "blob", "last"]), Some(half));
     }
 
     #[test]

@@ -648,6 +648,76 @@ pub struct Column {
     pub align: Align,
 }
 
+impl Column {
+    /// A text column.
+    pub const fn left(header: &'static str) -> Column {
+        Column {
+            header,
+            align: Align::Left,
+        }
+    }
+
+    /// A number column.
+    pub const fn right(header: &'static str) -> Column {
+        Column {
+            header,
+            align: Align::Right,
+        }
+    }
+}
+
+/// The [`Render`] of a command whose output for people is one table: a row for each data
+/// event `row` turns into one, aligned over all the rows, so written when the rows are
+/// whole (a text line writes the rows before it first).
+#[derive(Debug)]
+pub struct Table {
+    columns: &'static [Column],
+    row: fn(&Event) -> Option<Vec<Cell>>,
+    rows: Vec<Vec<Cell>>,
+}
+
+impl Table {
+    /// A table under `columns` whose rows `row` makes.
+    pub fn new(columns: &'static [Column], row: fn(&Event) -> Option<Vec<Cell>>) -> Table {
+        Table {
+            columns,
+            row,
+            rows: Vec::new(),
+        }
+    }
+
+    fn flush(&mut self, printer: &mut Printer) -> io::Result<()> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let rows = std::mem::take(&mut self.rows);
+        for line in render_table(self.columns, &rows, printer.color_stdout()) {
+            printer.line(&line)?;
+            if printer.stdout_closed() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Render for Table {
+    fn render(&mut self, printer: &mut Printer, event: &Event) -> io::Result<()> {
+        if let Event::Text(line) = event {
+            self.flush(printer)?;
+            return text(printer, line);
+        }
+        if let Some(row) = (self.row)(event) {
+            self.rows.push(row);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, printer: &mut Printer) -> io::Result<()> {
+        self.flush(printer)
+    }
+}
+
 /// One cell's text and style.
 #[derive(Debug, Clone)]
 pub struct Cell {

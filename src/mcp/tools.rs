@@ -42,6 +42,17 @@ pub enum TierParam {
     Unlisted,
 }
 
+impl TierParam {
+    fn as_str(self) -> &'static str {
+        match self {
+            TierParam::Trusted => "trusted",
+            TierParam::Probation => "probation",
+            TierParam::Quarantined => "quarantined",
+            TierParam::Unlisted => "unlisted",
+        }
+    }
+}
+
 /// `triage`: the verdict of every red test.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -226,6 +237,24 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// Keeps the `kind` events whose `key` is `value`.
+    fn equal(kind: &'static str, key: &'static str, value: String) -> Self {
+        Filter {
+            kind,
+            key,
+            value,
+            contains: false,
+        }
+    }
+
+    /// Keeps the `kind` events whose `key` contains `value`.
+    fn containing(kind: &'static str, key: &'static str, value: String) -> Self {
+        Filter {
+            contains: true,
+            ..Filter::equal(kind, key, value)
+        }
+    }
+
     /// Whether `event` is kept.
     pub fn keeps(&self, event: &serde_json::Value) -> bool {
         if event["type"] != self.kind {
@@ -286,276 +315,165 @@ fn parse<T: DeserializeOwned>(arguments: serde_json::Value) -> Result<T, String>
     serde_json::from_value(arguments).map_err(|error| error.to_string())
 }
 
-fn plain(args: Vec<String>) -> Call {
-    Call {
-        args,
-        filter: None,
-        text_file: None,
+/// A candor command line being built from a tool's parameters.
+struct Line(Vec<String>);
+
+impl Line {
+    fn of(words: &[&str]) -> Self {
+        Line(words.iter().map(|word| (*word).to_owned()).collect())
+    }
+
+    /// `--name value` when the value is there.
+    fn option(mut self, name: &str, value: Option<impl ToString>) -> Self {
+        if let Some(value) = value {
+            self.0.push(name.to_owned());
+            self.0.push(value.to_string());
+        }
+        self
+    }
+
+    /// `--name` when `on`.
+    fn flag(mut self, name: &str, on: bool) -> Self {
+        if on {
+            self.0.push(name.to_owned());
+        }
+        self
+    }
+
+    /// Positionals after `--`, so that a test id starting with `-` is never an option.
+    fn positionals(mut self, values: impl IntoIterator<Item = String>) -> Self {
+        self.0.push("--".to_owned());
+        self.0.extend(values);
+        self
+    }
+
+    fn call(self) -> Call {
+        Call {
+            args: self.0,
+            filter: None,
+            text_file: None,
+        }
+    }
+
+    /// The call, `text` written to the file [`TEXT_FILE`] stands for.
+    fn with_text(self, text: String) -> Call {
+        Call {
+            text_file: Some(text),
+            ..self.call()
+        }
+    }
+
+    /// The call, its events kept by `filter` when there is one.
+    fn filtered(self, filter: Option<Filter>) -> Call {
+        Call {
+            filter,
+            ..self.call()
+        }
     }
 }
 
-/// `--name value` when the value is there.
-fn option(args: &mut Vec<String>, name: &str, value: Option<impl ToString>) {
-    if let Some(value) = value {
-        args.push(name.to_owned());
-        args.push(value.to_string());
-    }
-}
-
-/// Positionals after `--`, so that a test id starting with `-` is never an option.
-fn positionals(args: &mut Vec<String>, values: impl IntoIterator<Item = String>) {
-    args.push("--".to_owned());
-    args.extend(values);
+/// A [`ToolSpec`] declared once: `read` (offered always) or `act` (only with
+/// `--allow-run`, long: progress and cancellation), its name, its parameters' type (their
+/// JSON Schema and their parsing both come from it, so they cannot disagree), its
+/// description, and the command line the parsed parameters become.
+macro_rules! tool {
+    (read $name:literal, $params:ty, $description:literal, |$p:pat_param| $line:expr) => {
+        tool!(@spec false, $name, $params, $description, |$p| $line)
+    };
+    (act $name:literal, $params:ty, $description:literal, |$p:pat_param| $line:expr) => {
+        tool!(@spec true, $name, $params, $description, |$p| $line)
+    };
+    (@spec $acting:literal, $name:literal, $params:ty, $description:literal, |$p:pat_param| $line:expr) => {
+        ToolSpec {
+            name: $name,
+            description: $description,
+            acting: $acting,
+            long: $acting,
+            schema: schema::<$params>,
+            build: |arguments| parse::<$params>(arguments).map(|$p| $line),
+        }
+    };
 }
 
 /// Every tool, read-only first.
 pub const TOOLS: [ToolSpec; 14] = [
-    ToolSpec {
-        name: "triage",
-        description: "The verdict of every red test of the latest run (or of the result files given): regression, unverified, known-flake, budget-exceeded, not-evidence or expired, with the reason and whether a rerun is allowed. Policy from the merge base.",
-        acting: false,
-        long: false,
-        schema: schema::<TriageParams>,
-        build: |arguments| {
-            let params: TriageParams = parse(arguments)?;
-            let mut args = vec!["triage".to_owned()];
-            option(&mut args, "--workers", params.workers);
-            option(&mut args, "--runner", params.runner);
-            option(
-                &mut args,
-                "--policy",
-                params.policy.map(PolicyParam::as_str),
-            );
-            positionals(&mut args, params.files);
-            Ok(plain(args))
-        },
-    },
-    ToolSpec {
-        name: "show",
-        description: "One test's executions, newest first, with its tier.",
-        acting: false,
-        long: false,
-        schema: schema::<ShowParams>,
-        build: |arguments| {
-            let params: ShowParams = parse(arguments)?;
-            let mut args = vec!["show".to_owned()];
-            option(&mut args, "--limit", params.limit);
-            positionals(&mut args, [params.test]);
-            Ok(plain(args))
-        },
-    },
-    ToolSpec {
-        name: "tests",
-        description: "The tests in the history with their tier, runs and failures; filter by tier, failing, or a part of the id.",
-        acting: false,
-        long: false,
-        schema: schema::<TestsParams>,
-        build: |arguments| {
-            let params: TestsParams = parse(arguments)?;
-            let mut args = vec!["tests".to_owned()];
-            if params.failing {
-                args.push("--failing".to_owned());
-            }
-            let tier = params.tier.map(|tier| match tier {
-                TierParam::Trusted => "trusted",
-                TierParam::Probation => "probation",
-                TierParam::Quarantined => "quarantined",
-                TierParam::Unlisted => "unlisted",
-            });
-            option(&mut args, "--tier", tier);
-            Ok(Call {
-                args,
-                filter: params.name.map(|value| Filter {
-                    kind: "test",
-                    key: "id",
-                    value,
-                    contains: true,
-                }),
-                text_file: None,
-            })
-        },
-    },
-    ToolSpec {
-        name: "reliability",
-        description: "Each test's reliability tier from its rolling window and why (runs, failures, Wilson interval, flips); never writes the reliability file.",
-        acting: false,
-        long: false,
-        schema: schema::<OptionalTestParams>,
-        build: |arguments| {
-            let params: OptionalTestParams = parse(arguments)?;
-            Ok(Call {
-                args: vec!["reliability".to_owned()],
-                filter: params.test.map(|value| Filter {
-                    kind: "reliability",
-                    key: "test",
-                    value,
-                    contains: false,
-                }),
-                text_file: None,
-            })
-        },
-    },
-    ToolSpec {
-        name: "ledger",
-        description: "The rerun ledger per test: reruns, distinct first failures, worker counts, signs of a real race. Whether a rerun is still allowed is in `triage`'s verdict.",
-        acting: false,
-        long: false,
-        schema: schema::<OptionalTestParams>,
-        build: |arguments| {
-            let params: OptionalTestParams = parse(arguments)?;
-            Ok(Call {
-                args: vec!["ledger".to_owned(), "stats".to_owned()],
-                filter: params.test.map(|value| Filter {
-                    kind: "ledger-stats",
-                    key: "test",
-                    value,
-                    contains: false,
-                }),
-                text_file: None,
-            })
-        },
-    },
-    ToolSpec {
-        name: "lint_summary",
-        description: "Check a summary's text (a pull request's description): rerun claims (\"passed on rerun\", \"known flake\", ...) that quote no ledger line come back as unbacked claims.",
-        acting: false,
-        long: false,
-        schema: schema::<LintSummaryParams>,
-        build: |arguments| {
-            let params: LintSummaryParams = parse(arguments)?;
-            let mut args = vec!["lint".to_owned(), "summary".to_owned()];
-            positionals(&mut args, [TEXT_FILE.to_owned()]);
-            Ok(Call {
-                args,
-                filter: None,
-                text_file: Some(params.text),
-            })
-        },
-    },
-    ToolSpec {
-        name: "lint_diff",
-        description: "The diff rules on the current change: added lines that skip, mark or retry tests, or match the base's bans.",
-        acting: false,
-        long: false,
-        schema: schema::<LintDiffParams>,
-        build: |arguments| {
-            let params: LintDiffParams = parse(arguments)?;
-            let mut args = vec!["lint".to_owned(), "diff".to_owned()];
-            option(&mut args, "--base", params.base);
-            option(&mut args, "--head", params.head);
-            Ok(plain(args))
-        },
-    },
-    ToolSpec {
-        name: "explain",
-        description: "candor's rules from the merge base's candor.toml (reruns with their numbers, fingerprints, bans, tiers, the summary rule) and what each verdict means, for your own reasoning.",
-        acting: false,
-        long: false,
-        schema: schema::<NoParams>,
-        build: |arguments| {
-            let NoParams {} = parse(arguments)?;
-            Ok(plain(vec!["agents".to_owned(), "--print".to_owned()]))
-        },
-    },
-    ToolSpec {
-        name: "test",
-        description: "Run the suite through its runner, store the results, and give every red test its verdict.",
-        acting: true,
-        long: true,
-        schema: schema::<TestParams>,
-        build: |arguments| {
-            let params: TestParams = parse(arguments)?;
-            let mut args = vec!["test".to_owned()];
-            option(&mut args, "--seed", params.seed);
-            option(
-                &mut args,
-                "--policy",
-                params.policy.map(PolicyParam::as_str),
-            );
-            positionals(&mut args, params.argv);
-            Ok(plain(args))
-        },
-    },
-    ToolSpec {
-        name: "rerun",
-        description: "Rerun one known flake in isolation after writing its ledger line; refused (isError) for any other verdict. The result holds the ledger receipt.",
-        acting: true,
-        long: true,
-        schema: schema::<RerunParams>,
-        build: |arguments| {
-            let params: RerunParams = parse(arguments)?;
-            let mut args = vec!["rerun".to_owned()];
-            option(&mut args, "--change", params.change);
-            option(&mut args, "--seed", params.seed);
-            positionals(&mut args, [params.test]);
-            Ok(plain(args))
-        },
-    },
-    ToolSpec {
-        name: "compare",
-        description: "Measure one test's failure rate on the branch against the merge base, interleaved, before anyone writes a fix. Sends progress; honours cancellation.",
-        acting: true,
-        long: true,
-        schema: schema::<CompareParams>,
-        build: |arguments| {
-            let params: CompareParams = parse(arguments)?;
-            let mut args = vec!["compare".to_owned()];
-            option(&mut args, "--base", params.base);
-            option(&mut args, "--runs", params.runs);
-            option(&mut args, "--alpha", params.alpha);
-            if params.no_early_stop {
-                args.push("--no-early-stop".to_owned());
-            }
-            option(&mut args, "--seed", params.seed);
-            positionals(&mut args, [params.test]);
-            Ok(plain(args))
-        },
-    },
-    ToolSpec {
-        name: "repro",
-        description: "Check a claimed deterministic reproduction: with the seed the test fails on the merge base every run and passes on the branch every run.",
-        acting: true,
-        long: true,
-        schema: schema::<ReproParams>,
-        build: |arguments| {
-            let params: ReproParams = parse(arguments)?;
-            let mut args = vec!["repro".to_owned()];
-            option(&mut args, "--seed", Some(params.seed));
-            option(&mut args, "--base", params.base);
-            option(&mut args, "--runs", params.runs);
-            positionals(&mut args, [params.test]);
-            Ok(plain(args))
-        },
-    },
-    ToolSpec {
-        name: "order",
-        description: "Find out whether a test's red depends on the tests before it, on the seed, or on running twice in one process.",
-        acting: true,
-        long: true,
-        schema: schema::<OrderParams>,
-        build: |arguments| {
-            let params: OrderParams = parse(arguments)?;
-            let mut args = vec!["order".to_owned()];
-            option(&mut args, "--from", params.from);
-            option(&mut args, "--seed", params.seed);
-            option(&mut args, "--budget-seconds", params.budget_seconds);
-            positionals(&mut args, [params.test]);
-            Ok(plain(args))
-        },
-    },
-    ToolSpec {
-        name: "gate",
-        description: "The merge lane's verdict for the change (HEAD against its merge base), flake budget zero; writes score-report.json. A human's approval cannot be given through this tool.",
-        acting: true,
-        long: true,
-        schema: schema::<GateParams>,
-        build: |arguments| {
-            let params: GateParams = parse(arguments)?;
-            let mut args = vec!["gate".to_owned()];
-            option(&mut args, "--base", params.base);
-            Ok(plain(args))
-        },
-    },
+    tool!(read "triage", TriageParams,
+        "The verdict of every red test of the latest run (or of the result files given): regression, unverified, known-flake, budget-exceeded, not-evidence or expired, with the reason and whether a rerun is allowed. Policy from the merge base.",
+        |p| Line::of(&["triage"])
+            .option("--workers", p.workers)
+            .option("--runner", p.runner)
+            .option("--policy", p.policy.map(PolicyParam::as_str))
+            .positionals(p.files)
+            .call()),
+    tool!(read "show", ShowParams,
+        "One test's executions, newest first, with its tier.",
+        |p| Line::of(&["show"]).option("--limit", p.limit).positionals([p.test]).call()),
+    tool!(read "tests", TestsParams,
+        "The tests in the history with their tier, runs and failures; filter by tier, failing, or a part of the id.",
+        |p| Line::of(&["tests"])
+            .flag("--failing", p.failing)
+            .option("--tier", p.tier.map(TierParam::as_str))
+            .filtered(p.name.map(|value| Filter::containing("test", "id", value)))),
+    tool!(read "reliability", OptionalTestParams,
+        "Each test's reliability tier from its rolling window and why (runs, failures, Wilson interval, flips); never writes the reliability file.",
+        |p| Line::of(&["reliability"])
+            .filtered(p.test.map(|value| Filter::equal("reliability", "test", value)))),
+    tool!(read "ledger", OptionalTestParams,
+        "The rerun ledger per test: reruns, distinct first failures, worker counts, signs of a real race. Whether a rerun is still allowed is in `triage`'s verdict.",
+        |p| Line::of(&["ledger", "stats"])
+            .filtered(p.test.map(|value| Filter::equal("ledger-stats", "test", value)))),
+    tool!(read "lint_summary", LintSummaryParams,
+        "Check a summary's text (a pull request's description): rerun claims (\"passed on rerun\", \"known flake\", ...) that quote no ledger line come back as unbacked claims.",
+        |p| Line::of(&["lint", "summary"]).positionals([TEXT_FILE.to_owned()]).with_text(p.text)),
+    tool!(read "lint_diff", LintDiffParams,
+        "The diff rules on the current change: added lines that skip, mark or retry tests, or match the base's bans.",
+        |p| Line::of(&["lint", "diff"]).option("--base", p.base).option("--head", p.head).call()),
+    tool!(read "explain", NoParams,
+        "candor's rules from the merge base's candor.toml (reruns with their numbers, fingerprints, bans, tiers, the summary rule) and what each verdict means, for your own reasoning.",
+        |NoParams {}| Line::of(&["agents", "--print"]).call()),
+    tool!(act "test", TestParams,
+        "Run the suite through its runner, store the results, and give every red test its verdict.",
+        |p| Line::of(&["test"])
+            .option("--seed", p.seed)
+            .option("--policy", p.policy.map(PolicyParam::as_str))
+            .positionals(p.argv)
+            .call()),
+    tool!(act "rerun", RerunParams,
+        "Rerun one known flake in isolation after writing its ledger line; refused (isError) for any other verdict. The result holds the ledger receipt.",
+        |p| Line::of(&["rerun"])
+            .option("--change", p.change)
+            .option("--seed", p.seed)
+            .positionals([p.test])
+            .call()),
+    tool!(act "compare", CompareParams,
+        "Measure one test's failure rate on the branch against the merge base, interleaved, before anyone writes a fix. Sends progress; honours cancellation.",
+        |p| Line::of(&["compare"])
+            .option("--base", p.base)
+            .option("--runs", p.runs)
+            .option("--alpha", p.alpha)
+            .flag("--no-early-stop", p.no_early_stop)
+            .option("--seed", p.seed)
+            .positionals([p.test])
+            .call()),
+    tool!(act "repro", ReproParams,
+        "Check a claimed deterministic reproduction: with the seed the test fails on the merge base every run and passes on the branch every run.",
+        |p| Line::of(&["repro"])
+            .option("--seed", Some(p.seed))
+            .option("--base", p.base)
+            .option("--runs", p.runs)
+            .positionals([p.test])
+            .call()),
+    tool!(act "order", OrderParams,
+        "Find out whether a test's red depends on the tests before it, on the seed, or on running twice in one process.",
+        |p| Line::of(&["order"])
+            .option("--from", p.from)
+            .option("--seed", p.seed)
+            .option("--budget-seconds", p.budget_seconds)
+            .positionals([p.test])
+            .call()),
+    tool!(act "gate", GateParams,
+        "The merge lane's verdict for the change (HEAD against its merge base), flake budget zero; writes score-report.json. A human's approval cannot be given through this tool.",
+        |p| Line::of(&["gate"]).option("--base", p.base).call()),
 ];
 
 /// The tools offered: the read-only ones, and the acting ones when `allow_run`.

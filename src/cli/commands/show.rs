@@ -10,7 +10,7 @@ pub(super) fn run(
     settings: &Settings,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
-    let mut sink = sink(printer, human::Show::default());
+    let mut sink = sink(printer, human::show());
     let code = crate::app::show::run(
         show,
         || open_store(&settings.db, Open::Existing),

@@ -10,7 +10,7 @@ pub(super) fn run(
     settings: &Settings,
     printer: &mut Printer,
 ) -> Result<u8, CliError> {
-    let mut sink = sink(printer, human::Tests::default());
+    let mut sink = sink(printer, human::tests());
     let code = crate::app::tests::run(
         tests,
         || open_store(&settings.db, Open::Existing),

@@ -29,8 +29,8 @@ pub use self::lint_diff::LintDiff;
 pub use self::lock::Lock;
 pub use self::order::order;
 pub use self::reliability::Reliability;
-pub use self::show::Show;
-pub use self::tests::Tests;
+pub use self::show::show;
+pub use self::tests::tests;
 pub use self::verdicts::Verdicts;
 
 /// For a command whose text needs more than its event holds (`order`, `repro`): the

@@ -1,94 +1,28 @@
 //! `candor show TEST` for people: a table of the executions, newest first, a run on a
 //! branch reliability does not count marked `*` and dimmed.
 
-use std::io;
-
-use crate::cli::output::{
-    Align, Cell, Column, Printer, Render, Style, human_duration, human_time, render_table, short,
-    text,
-};
+use crate::cli::output::{Cell, Column, Style, Table, human_duration, human_time, short};
 use crate::events::{Event, ExecutionEvent};
 use crate::results::Outcome;
 
 const COLUMNS: [Column; 9] = [
-    Column {
-        header: "WHEN",
-        align: Align::Left,
-    },
-    Column {
-        header: "COMMIT",
-        align: Align::Left,
-    },
-    Column {
-        header: "BRANCH",
-        align: Align::Left,
-    },
-    Column {
-        header: "SOURCE",
-        align: Align::Left,
-    },
-    Column {
-        header: "OUTCOME",
-        align: Align::Left,
-    },
-    Column {
-        header: "DURATION",
-        align: Align::Right,
-    },
-    Column {
-        header: "ATTEMPTS",
-        align: Align::Right,
-    },
-    Column {
-        header: "SIGNATURE",
-        align: Align::Left,
-    },
-    Column {
-        header: "MESSAGE",
-        align: Align::Left,
-    },
+    Column::left("WHEN"),
+    Column::left("COMMIT"),
+    Column::left("BRANCH"),
+    Column::left("SOURCE"),
+    Column::left("OUTCOME"),
+    Column::right("DURATION"),
+    Column::right("ATTEMPTS"),
+    Column::left("SIGNATURE"),
+    Column::left("MESSAGE"),
 ];
 
-/// The renderer: rows are kept until the table is whole.
-#[derive(Debug, Default)]
-pub struct Show {
-    rows: Vec<Vec<Cell>>,
-}
-
-impl Show {
-    fn flush(&mut self, printer: &mut Printer) -> io::Result<()> {
-        if self.rows.is_empty() {
-            return Ok(());
-        }
-        let rows = std::mem::take(&mut self.rows);
-        for line in render_table(&COLUMNS, &rows, printer.color_stdout()) {
-            printer.line(&line)?;
-            if printer.stdout_closed() {
-                break;
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Render for Show {
-    fn render(&mut self, printer: &mut Printer, event: &Event) -> io::Result<()> {
-        match event {
-            Event::Execution(execution) => {
-                self.rows.push(row(execution));
-                Ok(())
-            }
-            Event::Text(line) => {
-                self.flush(printer)?;
-                text(printer, line)
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn finish(&mut self, printer: &mut Printer) -> io::Result<()> {
-        self.flush(printer)
-    }
+/// The renderer: a row per execution.
+pub fn show() -> Table {
+    Table::new(&COLUMNS, |event| match event {
+        Event::Execution(execution) => Some(row(execution)),
+        _ => None,
+    })
 }
 
 fn row(execution: &ExecutionEvent) -> Vec<Cell> {
