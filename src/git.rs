@@ -589,11 +589,11 @@ fn is_object_id(text: &str) -> bool {
 /// the repository. Bounded: an answer over [`ObjectAnswers::LARGEST`] is not kept, and
 /// the whole is dropped when it would pass [`ObjectAnswers::BUDGET`].
 struct ObjectAnswers {
-    answers: Mutex<(
-        usize,
-        std::collections::BTreeMap<(PathBuf, Vec<String>), Vec<u8>>,
-    )>,
+    /// The bytes kept, and the answers by (folder, arguments).
+    answers: Mutex<(usize, Answers)>,
 }
+
+type Answers = std::collections::BTreeMap<(PathBuf, Vec<String>), Vec<u8>>;
 
 static OBJECT_ANSWERS: ObjectAnswers = ObjectAnswers::new();
 
@@ -603,7 +603,7 @@ impl ObjectAnswers {
 
     const fn new() -> ObjectAnswers {
         ObjectAnswers {
-            answers: Mutex::new((0, std::collections::BTreeMap::new())),
+            answers: Mutex::new((0, Answers::new())),
         }
     }
 
