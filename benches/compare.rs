@@ -10,7 +10,10 @@
 //!    any valid test could average.
 //! 2. **Overhead per rerun**: the release binary compares a trivial test whose "runner" is
 //!    `cp` copying a canned JUnit report, at two run counts; candor's marginal time per run
-//!    beyond its child processes' own wall time is the slope.
+//!    beyond its child processes' own wall time is the slope. With `--playwright` the
+//!    runner is Playwright Test instead (issue #20): a copy of tests/fixtures/js/playwright
+//!    (its `node_modules` linked; `npm ci` there first), one passing non-browser test,
+//!    and only this measurement.
 
 #[path = "support/quiet.rs"]
 mod quiet;
@@ -43,6 +46,10 @@ struct Options {
     /// See `--short-runs`.
     #[arg(long, default_value_t = 45)]
     long_runs: u32,
+    /// Measure the overhead over Playwright Test's own process instead of `cp`, and skip
+    /// the runs-to-verdict table.
+    #[arg(long)]
+    playwright: bool,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
@@ -106,12 +113,12 @@ fn runs_to_verdict(options: &Options) {
 }
 
 /// (candor's wall seconds, the children's wall seconds, runs)
-fn compare_once(repo: &Path, runs_per_side: u32) -> (f64, f64, u32) {
+fn compare_once(repo: &Path, test: &str, runs_per_side: u32) -> (f64, f64, u32) {
     let started = Instant::now();
     let output = Command::new(env!("CARGO_BIN_EXE_candor"))
         .args([
             "compare",
-            "suite::trivial",
+            test,
             "--no-early-stop",
             "--seed",
             "1",
@@ -137,10 +144,33 @@ fn compare_once(repo: &Path, runs_per_side: u32) -> (f64, f64, u32) {
     )
 }
 
-fn overhead(options: &Options) {
-    let temp = tempfile::tempdir().expect("temp dir");
-    let repo = temp.path();
+/// The test and runner the overhead is measured on: `cp` of a canned report, or one
+/// passing test of the Playwright fixture.
+fn overhead_repo(repo: &Path, playwright: bool) -> &'static str {
     run(repo, "git", &["init", "--quiet", "-b", "main"]);
+    if playwright {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/js/playwright");
+        for name in ["package.json", "playwright.config.js", "flaky.js"] {
+            std::fs::copy(fixture.join(name), repo.join(name)).expect("copy the fixture");
+        }
+        std::fs::create_dir_all(repo.join("tests")).expect("tests");
+        std::fs::copy(
+            fixture.join("tests/basic.spec.js"),
+            repo.join("tests/basic.spec.js"),
+        )
+        .expect("copy the fixture's tests");
+        std::os::unix::fs::symlink(fixture.join("node_modules"), repo.join("node_modules"))
+            .expect("link node_modules");
+        std::fs::write(
+            repo.join("candor.toml"),
+            "[runner]\nkind = \"playwright\"\n",
+        )
+        .expect("candor.toml");
+        std::fs::write(repo.join(".gitignore"), ".candor/\nnode_modules\n").expect("ignore");
+        run(repo, "git", &["add", "-A"]);
+        run(repo, "git", &["commit", "--quiet", "-m", "playwright"]);
+        return "[alpha] tests/basic.spec.js::math > adds";
+    }
     std::fs::write(
         repo.join("candor.toml"),
         "[runner]\nkind = \"command\"\ncommand = [\"cp\", \"canned/{test}.xml\", \"{report}\"]\n",
@@ -155,12 +185,19 @@ fn overhead(options: &Options) {
     std::fs::write(repo.join(".gitignore"), ".candor/\n").expect("ignore");
     run(repo, "git", &["add", "-A"]);
     run(repo, "git", &["commit", "--quiet", "-m", "trivial"]);
+    "suite::trivial"
+}
+
+fn overhead(options: &Options) {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let repo = temp.path();
+    let test = overhead_repo(repo, options.playwright);
     // Warm the worktree and the history so both measurements reuse them.
-    compare_once(repo, 1);
+    compare_once(repo, test, 1);
     let mut slopes = Vec::new();
     for _ in 0..3 {
-        let (short_wall, short_children, short_runs) = compare_once(repo, options.short_runs);
-        let (long_wall, long_children, long_runs) = compare_once(repo, options.long_runs);
+        let (short_wall, short_children, short_runs) = compare_once(repo, test, options.short_runs);
+        let (long_wall, long_children, long_runs) = compare_once(repo, test, options.long_runs);
         let extra_runs = f64::from(long_runs - short_runs);
         let candor_only = (long_wall - long_children) - (short_wall - short_children);
         slopes.push((
@@ -178,7 +215,12 @@ fn overhead(options: &Options) {
         per_run * 1e3
     );
     println!(
-        "| the runner process (`cp` of a canned report) | {:.2} ms |",
+        "| the runner process ({}) | {:.2} ms |",
+        if options.playwright {
+            "`playwright test` of one passing test"
+        } else {
+            "`cp` of a canned report"
+        },
         child * 1e3
     );
     println!(
@@ -190,7 +232,9 @@ fn overhead(options: &Options) {
 
 fn main() -> ExitCode {
     let options = Options::parse();
-    runs_to_verdict(&options);
+    if !options.playwright {
+        runs_to_verdict(&options);
+    }
     overhead(&options);
     ExitCode::SUCCESS
 }

@@ -47,6 +47,12 @@ pub fn locate(test_id: &str) -> TestSource {
     let Some((head, rest)) = test_id.split_once("::") else {
         return TestSource::Unknown;
     };
+    // Playwright's ids name the project first: `[chromium] tests/a.spec.ts::title`.
+    let head = head
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once("] "))
+        .filter(|(_, file)| Language::of(file) == Some(Language::JavaScript))
+        .map_or(head, |(_, file)| file);
     match Language::of(head) {
         Some(Language::Python | Language::JavaScript) => TestSource::File(head.to_owned()),
         _ if rest.starts_with("Test") && !rest.contains("::") => TestSource::GoPackage {
@@ -284,6 +290,15 @@ class TestOther:
         assert_eq!(mark("example.com/m/p::TestB", "p/a_test.go", go), None);
         assert_eq!(locate("crate::module::test"), TestSource::Unknown);
         assert_eq!(locate("plain"), TestSource::Unknown);
+        // Issue #20 (Playwright): the project before the file.
+        assert_eq!(
+            locate("[chromium] tests/a.spec.ts::cart > adds"),
+            TestSource::File("tests/a.spec.ts".into())
+        );
+        assert_eq!(
+            mark(&format!("[chromium] {path}::cart > adds"), path, js).map(|m| m.0),
+            Some(2)
+        );
         assert_eq!(
             locate("example.com/m/p::TestA/sub"),
             TestSource::GoPackage {

@@ -349,7 +349,11 @@ fn same_unit(runner: RunnerKind, id: &str, path: &str) -> bool {
                     .split("::")
                     .any(|segment| !module.is_empty() && segment == module)
         }
-        RunnerKind::Pytest | RunnerKind::Command | RunnerKind::Jest | RunnerKind::Vitest => false,
+        RunnerKind::Pytest
+        | RunnerKind::Command
+        | RunnerKind::Jest
+        | RunnerKind::Vitest
+        | RunnerKind::Playwright => false,
     }
 }
 
@@ -365,7 +369,7 @@ fn defines_function(runner: RunnerKind, text: &str, name: &str) -> bool {
             vec![format!("def {name}("), format!("async def {name}(")]
         }
         // A JavaScript test is a call (`test('title', …)`), not a named function.
-        RunnerKind::Jest | RunnerKind::Vitest => Vec::new(),
+        RunnerKind::Jest | RunnerKind::Vitest | RunnerKind::Playwright => Vec::new(),
     };
     text.lines().any(|line| {
         let line = line.trim_start();

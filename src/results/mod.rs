@@ -8,6 +8,7 @@ pub mod jestjson;
 pub mod junit;
 pub mod libtest;
 pub mod model;
+pub mod playwrightjson;
 pub mod signature;
 
 use std::fmt;
@@ -35,6 +36,8 @@ pub enum Format {
     GoTestJson,
     /// jest's JSON report (`--json`), which vitest's `json` reporter writes too.
     JestJson,
+    /// Playwright Test's JSON report (`--reporter=json`).
+    PlaywrightJson,
 }
 
 impl Format {
@@ -45,6 +48,7 @@ impl Format {
             Format::LibtestJson => "libtest-json",
             Format::GoTestJson => "go-test-json",
             Format::JestJson => "jest-json",
+            Format::PlaywrightJson => "playwright-json",
         }
     }
 }
@@ -137,7 +141,7 @@ impl ParseError {
                 "the file is damaged or cut short; regenerate it from the runner, nothing from it was stored"
             }
             ParseError::NotResults { .. } => {
-                "candor reads JUnit XML, libtest JSON, `go test -json` and jest/vitest JSON; ask the runner for one of those"
+                "candor reads JUnit XML, libtest JSON, `go test -json`, jest/vitest JSON and Playwright JSON; ask the runner for one of those"
             }
             ParseError::Ambiguous { .. } => {
                 "give --binary or --crate only for libtest JSON, one test binary's results per file (docs/formats.md#test-ids); nothing from this file was stored"
@@ -210,6 +214,7 @@ pub fn parse<R: Read>(
         Format::LibtestJson => libtest::parse(reader, options, sink)?,
         Format::GoTestJson => gotest::parse(reader, options, sink)?,
         Format::JestJson => jestjson::parse(reader, options, sink)?,
+        Format::PlaywrightJson => playwrightjson::parse(reader, options, sink)?,
     };
     summary.format = Some(format);
     Ok(summary)
@@ -288,6 +293,7 @@ pub fn detect(head: &[u8]) -> Result<Format, ParseError> {
     }
     let (position, message) = match describe_json_report(&text[first..]) {
         Some(JEST_JSON) => return Ok(Format::JestJson),
+        Some(PLAYWRIGHT_JSON) => return Ok(Format::PlaywrightJson),
         Some(what) => (at_start, not_read_yet(what)),
         None if matches!(text[first], b'{' | b'[') => describe_json(text, head.len()),
         None if is_libtest_listing(text) => (
@@ -366,6 +372,8 @@ fn is_libtest_listing(text: &[u8]) -> bool {
 
 const JEST_JSON: &str = "a Jest/Vitest JSON report (`--json`)";
 
+const PLAYWRIGHT_JSON: &str = "a Playwright JSON report (`--reporter=json`)";
+
 const PYTEST_REPORTLOG: &str = "a pytest-reportlog stream (`pytest --report-log`)";
 
 fn not_read_yet(what: &str) -> String {
@@ -394,7 +402,7 @@ fn describe_json_report(head: &[u8]) -> Option<&'static str> {
     } else if has("numTotalTests") && has("testResults") {
         Some(JEST_JSON)
     } else if has("config") && (has("configFile") || has("rootDir")) {
-        Some("a Playwright JSON report (`--reporter=json`)")
+        Some(PLAYWRIGHT_JSON)
     } else if has("stats") && has("passes") && has("pending") {
         Some("a mocha JSON report (`--reporter json`)")
     } else if has("examples") && (has("summary_line") || has("full_description")) {

@@ -1,8 +1,8 @@
 //! Running a repository's tests: one adapter per runner (pytest, cargo test, cargo-nextest,
-//! go test, jest, vitest, a user's command) that runs the suite or exactly one test with retries and
-//! caches off, a recorded seed and a machine-readable report in a scratch directory, and
-//! lists the tests under the same canonical ids the result parsers give
-//! (`results::ids`). Children run through the [`process`] layer behind the
+//! go test, jest, vitest, Playwright Test, a user's command) that runs the suite or exactly
+//! one test with retries and caches off, a recorded seed and a machine-readable report in
+//! a scratch directory, and lists the tests under the same canonical ids the result
+//! parsers give (`results::ids`). Children run through the [`process`] layer behind the
 //! [`Executor`](process::Executor) trait. Reading the reports is `results`' job, deciding
 //! anything about them is not this module's, except whether the runner ran at all
 //! ([`ran`]: a runner that could not run is an error, never a report of red tests) and,
@@ -17,6 +17,7 @@
 //! | command | template without elements naming `{test}` | `{test}` filled in, one pass | the user's business | `{seed}` when the template has it | unknown | not supported |
 //! | jest | `--ci --json --testLocationInResults --outputFile=PATH`, read natively (`results::jestjson`) | `--testNamePattern=^…$` (each title escaped for a JavaScript `RegExp`) `--runTestsByPath -- FILE`, the report cut to the test | `jest.retryTimes` is test code: `invocations` read as retries | `--randomize --seed=N` | `--maxWorkers`, `--runInBand`, else CPUs − 1 | a run whose `--testNamePattern=(?!)` runs nothing |
 //! | vitest | `run --retry=0 --reporter=default --reporter=json --outputFile.json=PATH`, jest's JSON | `--testNamePattern=^…$` and the file as a path filter (no `-` first) | `--retry=0` | `--sequence.shuffle --sequence.seed=N` | CPUs − 1 | as jest |
+//! | playwright | `test --reporter=list,json --output=DIR`, `PLAYWRIGHT_JSON_OUTPUT_FILE=PATH`, read natively (`results::playwrightjson`) | `--workers=1 --project=P --grep=/…$/ /(?:^\|\/)FILE$/`, the report cut to the test | `--retries=0` | none: Playwright has no shuffle | `--workers`/`-j`, else CPUs / 2 | `--list --reporter=json` |
 //!
 //! All runners side by side, with the ones candor only ingests: docs/runners.md.
 //!
@@ -28,6 +29,7 @@
 //! | pytest | the session (`-n 0` overrides an xdist `-n`) | node ids in the order given after `--`; `--randomly-dont-reorganize` with pytest-randomly, whose seed still reseeds `random` | `-p randomly --randomly-seed=N` (pytest-randomly only) | `--count=N` when `pytest -VV` lists pytest-repeat |
 //! | go | one package | `-run '^(A\|B)$' -shuffle=off PKG`: source order, whatever order the ids come in; a subtest runs through its top-level test | `-shuffle=N` | `-count=N` |
 //! | jest, vitest | one test file (its own module registry) | `--testNamePattern=^(?:A\|B)$ --runTestsByPath -- FILE`: definition order, whatever order the ids come in | `--randomize --seed=N` | unsupported |
+//! | playwright | one project's file in one worker (until a test fails) | `--workers=1 --project=P --grep=… FILE`: definition order, whatever order the ids come in | unsupported | unsupported (`--repeat-each` gives each copy its own worker) |
 //! | cargo, nextest, command | — | unsupported | unsupported | unsupported |
 
 mod cargo;
@@ -38,6 +40,7 @@ pub mod isolation;
 mod jest;
 mod nextest;
 pub mod package_json;
+mod playwright;
 pub mod process;
 mod pytest;
 pub mod ran;
@@ -60,6 +63,7 @@ pub use go::GoTest;
 pub use isolation::{Crossing, Isolation};
 pub use jest::Jest;
 pub use nextest::Nextest;
+pub use playwright::Playwright;
 pub use pytest::Pytest;
 pub use ran::NotRun;
 
@@ -81,11 +85,13 @@ pub enum RunnerKind {
     Jest,
     /// vitest, reporting jest-compatible JSON.
     Vitest,
+    /// Playwright Test, reporting Playwright's JSON.
+    Playwright,
 }
 
 impl RunnerKind {
     /// Every kind, in detection order where detection applies.
-    pub const ALL: [RunnerKind; 7] = [
+    pub const ALL: [RunnerKind; 8] = [
         RunnerKind::Pytest,
         RunnerKind::Cargo,
         RunnerKind::Nextest,
@@ -93,6 +99,7 @@ impl RunnerKind {
         RunnerKind::Command,
         RunnerKind::Jest,
         RunnerKind::Vitest,
+        RunnerKind::Playwright,
     ];
 
     /// The spelling used in `candor.toml` and stored with each run.
@@ -105,13 +112,17 @@ impl RunnerKind {
             RunnerKind::Command => "command",
             RunnerKind::Jest => "jest",
             RunnerKind::Vitest => "vitest",
+            RunnerKind::Playwright => "playwright",
         }
     }
 
     /// Whether the runner is a JavaScript one, installed in the repository's
     /// `node_modules`.
     pub fn is_javascript(self) -> bool {
-        matches!(self, RunnerKind::Jest | RunnerKind::Vitest)
+        matches!(
+            self,
+            RunnerKind::Jest | RunnerKind::Vitest | RunnerKind::Playwright
+        )
     }
 
     /// Parses the spelling back.
@@ -132,6 +143,7 @@ impl RunnerKind {
             RunnerKind::Command => &[],
             RunnerKind::Jest => &["node_modules/.bin/jest"],
             RunnerKind::Vitest => &["node_modules/.bin/vitest", "run"],
+            RunnerKind::Playwright => &["node_modules/.bin/playwright", "test"],
         })
     }
 }
@@ -373,6 +385,7 @@ impl<'a> Context<'a> {
             RunnerKind::Command => ran::command(&finished),
             RunnerKind::Jest => ran::jest(&finished),
             RunnerKind::Vitest => ran::vitest(&finished),
+            RunnerKind::Playwright => ran::playwright(&finished),
         };
         match ran::not_run(kind, record.log.clone(), verdict) {
             Some(not_run) => Err(RunnerError::CouldNotRun(Box::new(not_run))),
@@ -795,6 +808,7 @@ pub fn adapter(
         RunnerKind::Command => Box::new(UserCommand::new(command)?),
         RunnerKind::Jest => Box::new(Jest::probe(command, &context.repo_root)),
         RunnerKind::Vitest => Box::new(Jest::vitest(command)),
+        RunnerKind::Playwright => Box::new(Playwright::new(command)),
     })
 }
 
@@ -818,8 +832,8 @@ pub const PYTEST_MARKERS: [&str; 4] = ["pyproject.toml", "pytest.ini", "setup.cf
 
 /// The runner a repository uses, from its files, in this order: a pytest configuration
 /// file → pytest; `Cargo.toml` → nextest when `cargo nextest --version` works, else cargo;
-/// `go.mod` → go; a `package.json` that names a JavaScript runner
-/// ([`package_json::runner`]) → that runner.
+/// `go.mod` → go; a `package.json` that names a JavaScript runner, or a
+/// `playwright.config.*` ([`package_json::runner_in`]) → that runner.
 pub fn detect(context: &Context<'_>) -> Result<RunnerKind, RunnerError> {
     let root = &context.repo_root;
     if PYTEST_MARKERS.iter().any(|name| root.join(name).is_file()) {
@@ -844,10 +858,7 @@ pub fn detect(context: &Context<'_>) -> Result<RunnerKind, RunnerError> {
     if root.join("go.mod").is_file() {
         return Ok(RunnerKind::Go);
     }
-    if let Some(kind) = fs_err::read_to_string(root.join("package.json"))
-        .ok()
-        .and_then(|text| package_json::runner(&text))
-    {
+    if let Some(kind) = package_json::runner_in(root) {
         return Ok(kind);
     }
     Err(RunnerError::NotDetected { root: root.clone() })

@@ -5,9 +5,11 @@
 //! `react-scripts test`), which says which one runs when both are installed (a
 //! migration); else a runner in `dependencies`, `devDependencies` or
 //! `optionalDependencies`: `vitest`, then `jest` or a package that brings it
-//! (`ts-jest`, `babel-jest`, `react-scripts`). A project whose `test` script is something candor has no
-//! adapter for is no JavaScript project to candor (detection goes on, then says it found
-//! nothing).
+//! (`ts-jest`, `babel-jest`, `react-scripts`), then `@playwright/test` (a project with
+//! both unit tests and Playwright's end-to-end tests runs the unit tests as `npm test`);
+//! else, in the folder, a `playwright.config.*` ([`runner_in`]). A project whose `test`
+//! script is something candor has no adapter for is no JavaScript project to candor
+//! (detection goes on, then says it found nothing).
 
 use std::path::Path;
 
@@ -21,10 +23,7 @@ const KIND_PLACEHOLDER: &str = "# kind = \"pytest\"\n";
 /// that a `package.json` naming a JavaScript runner sets `[runner] kind` to it, so that
 /// the runner is written down rather than guessed on every run.
 pub fn starter_config(default: &str, repo_root: &Path) -> String {
-    let kind = fs_err::read_to_string(repo_root.join("package.json"))
-        .ok()
-        .and_then(|text| runner(&text));
-    match kind {
+    match runner_in(repo_root) {
         Some(kind) if default.contains(KIND_PLACEHOLDER) => default.replacen(
             KIND_PLACEHOLDER,
             &format!("# Detected from package.json by `candor init`.\nkind = \"{kind}\"\n"),
@@ -32,6 +31,30 @@ pub fn starter_config(default: &str, repo_root: &Path) -> String {
         ),
         _ => default.to_owned(),
     }
+}
+
+/// The names Playwright Test finds its config under.
+pub const PLAYWRIGHT_CONFIGS: [&str; 6] = [
+    "playwright.config.ts",
+    "playwright.config.js",
+    "playwright.config.mts",
+    "playwright.config.mjs",
+    "playwright.config.cts",
+    "playwright.config.cjs",
+];
+
+/// The JavaScript runner of the project at `root`: its `package.json`'s ([`runner`]),
+/// else Playwright when a `playwright.config.*` is there.
+pub fn runner_in(root: &Path) -> Option<RunnerKind> {
+    fs_err::read_to_string(root.join("package.json"))
+        .ok()
+        .and_then(|text| runner(&text))
+        .or_else(|| {
+            PLAYWRIGHT_CONFIGS
+                .iter()
+                .any(|name| root.join(name).is_file())
+                .then_some(RunnerKind::Playwright)
+        })
 }
 
 /// Packages whose presence means the project's tests run under jest.
@@ -57,6 +80,12 @@ pub fn runner(text: &str) -> Option<RunnerKind> {
             .iter()
             .any(|w| *w == runner || w.ends_with(&format!("/{runner}")))
     };
+    if words
+        .windows(2)
+        .any(|w| (w[0] == "playwright" || w[0].ends_with("/playwright")) && w[1] == "test")
+    {
+        return Some(RunnerKind::Playwright);
+    }
     if names("vitest") {
         return Some(RunnerKind::Vitest);
     }
@@ -68,6 +97,9 @@ pub fn runner(text: &str) -> Option<RunnerKind> {
     }
     if JEST_PACKAGES.iter().any(|p| depends_on(p)) {
         return Some(RunnerKind::Jest);
+    }
+    if depends_on("@playwright/test") {
+        return Some(RunnerKind::Playwright);
     }
     None
 }
@@ -108,6 +140,39 @@ mod tests {
         assert_eq!(runner(both), Some(RunnerKind::Vitest));
         assert_eq!(runner("not json"), None);
         assert_eq!(runner("[]"), None);
+    }
+
+    /// Issue #20 (Playwright) item 5: `@playwright/test`, a `playwright test` script or a
+    /// `playwright.config.*` is a Playwright project; unit tests beside it win.
+    #[test]
+    fn playwright_from_its_package_its_script_or_its_config() {
+        assert_eq!(
+            runner(r#"{"devDependencies": {"@playwright/test": "1.65.1"}}"#),
+            Some(RunnerKind::Playwright)
+        );
+        assert_eq!(
+            runner(r#"{"scripts": {"test": "npx playwright test --project=chromium"}}"#),
+            Some(RunnerKind::Playwright)
+        );
+        // The Python library's package, or Playwright's browsers alone, are no test runner.
+        assert_eq!(runner(r#"{"devDependencies": {"playwright": "1"}}"#), None);
+        let both = r#"{"devDependencies": {"jest": "29", "@playwright/test": "1"}}"#;
+        assert_eq!(runner(both), Some(RunnerKind::Jest));
+        let both = r#"{"scripts": {"test": "playwright test"}, "devDependencies": {"jest": "29", "@playwright/test": "1"}}"#;
+        assert_eq!(runner(both), Some(RunnerKind::Playwright));
+
+        let dir = tempfile::tempdir().expect("a temp dir");
+        assert_eq!(runner_in(dir.path()), None);
+        fs_err::write(
+            dir.path().join("playwright.config.ts"),
+            "export default {};\n",
+        )
+        .expect("write the config");
+        assert_eq!(runner_in(dir.path()), Some(RunnerKind::Playwright));
+        let written = starter_config(crate::policy::config::DEFAULT_CONFIG, dir.path());
+        let config = crate::policy::config::Config::parse(&written, Path::new("candor.toml"))
+            .expect("the starter config parses");
+        assert_eq!(config.runner.kind, Some(RunnerKind::Playwright));
     }
 
     /// Issue #20 item 6: `candor init` writes the detected runner.

@@ -11,6 +11,7 @@
 //! | go | a JSON report with no `[build failed]` or `[setup failed]` package | an empty report, or a package that failed to build or set up |
 //! | command | a report | no report |
 //! | jest, vitest | a JSON report in which every test file ran | no report (a bad option or config), a report that does not parse, a test file jest could not run (a syntax error, a failing import, a missing path: `numRuntimeErrorTestSuites`), no test file |
+//! | playwright | exit 0 or 1 and a JSON report with tests and no report-level error | no report (a bad option, a config that does not load), a report that does not parse, report-level `errors` (a test file that does not load, `No tests found`, a failing global setup), no test, a browser that is not installed (`Executable doesn't exist`: `npx playwright install` or Debian's chromium), any other exit |
 //!
 //! A run stopped by the timeout ran: a test hung, which is the test's red, not the runner's
 //! failure.
@@ -376,6 +377,153 @@ fn jest_json(runner: &str, finished: &Finished<'_>) -> Verdict {
     None
 }
 
+/// What Playwright says when a browser project's browser is not downloaded.
+const MISSING_BROWSER: &str = "Executable doesn't exist at";
+
+/// Playwright Test: a JSON report with no report-level error and at least one test, exit
+/// 0 or 1. Playwright exits 1 for failed tests and for a run that never started alike,
+/// so the report decides: none (a bad option, a config that does not load), report-level
+/// `errors` (a test file that does not load stops the whole run; `No tests found`; a
+/// failing global setup or teardown), no test in it, or a test whose browser is not
+/// installed (a browser project on a machine without `npx playwright install`), which is
+/// the machine's problem, not the test's red.
+pub fn playwright(finished: &Finished<'_>) -> Verdict {
+    if finished.timed_out {
+        return None;
+    }
+    let is_error_line = |line: &str| {
+        let trimmed = line.trim_start();
+        trimmed.starts_with("Error:")
+            || trimmed.starts_with("SyntaxError:")
+            || trimmed.starts_with("TypeError:")
+            || trimmed.starts_with("ReferenceError:")
+            || trimmed.starts_with("error:")
+            || trimmed.contains("Cannot find module")
+            || trimmed.contains(MISSING_BROWSER)
+    };
+    let code = finished.exit_code;
+    let Some(report) = finished.report else {
+        return Some((
+            format!("playwright exited with code {code} and wrote no report"),
+            quote(finished.log, is_error_line),
+            false,
+        ));
+    };
+    let Ok(report) = serde_json::from_slice::<serde_json::Value>(report) else {
+        return Some((
+            format!("playwright exited with code {code} and its JSON report does not parse"),
+            quote(finished.log, is_error_line),
+            false,
+        ));
+    };
+    let first_line = |error: &serde_json::Value| {
+        let message = error
+            .get("message")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default();
+        let first = strip_ansi_codes(message)
+            .lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+            .unwrap_or_default()
+            .to_owned();
+        let place = error.get("location").and_then(|l| {
+            Some(format!(
+                "{}:{}: ",
+                l.get("file")?.as_str()?,
+                l.get("line")?.as_u64()?
+            ))
+        });
+        cut(&format!("{}{first}", place.unwrap_or_default()))
+    };
+    let errors: Vec<String> = report
+        .get("errors")
+        .and_then(serde_json::Value::as_array)
+        .map(|errors| errors.iter().map(first_line).collect())
+        .unwrap_or_default();
+    if !errors.is_empty() {
+        let unknown_test = errors.iter().any(|line| line.contains("No tests found"));
+        let mut quoted = errors;
+        quoted.truncate(MAX_QUOTED);
+        return Some((
+            format!("playwright exited with code {code} and reported errors outside any test"),
+            quoted,
+            unknown_test,
+        ));
+    }
+    let mut results = Vec::new();
+    let mut tests = 0_usize;
+    collect_playwright_results(&report, &mut tests, &mut results);
+    let missing_browser: Vec<String> = results
+        .iter()
+        .flat_map(|result| {
+            result
+                .get("errors")
+                .and_then(serde_json::Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .map(first_line)
+        .filter(|line| line.contains(MISSING_BROWSER))
+        .collect();
+    if let Some(line) = missing_browser.first() {
+        return Some((
+            "a browser project's browser is not installed: run `npx playwright install` (or `npx playwright install chromium`), or set the project's `use.launchOptions.executablePath` to an installed browser such as Debian's /usr/bin/chromium".to_owned(),
+            vec![line.clone()],
+            false,
+        ));
+    }
+    if tests == 0 {
+        return Some((
+            format!("playwright exited with code {code} and its report holds no test"),
+            quote(finished.log, is_error_line),
+            true,
+        ));
+    }
+    if code != 0 && code != 1 {
+        return Some((
+            format!("playwright exited with code {code}"),
+            quote(finished.log, is_error_line),
+            false,
+        ));
+    }
+    None
+}
+
+/// Every spec's test entries and their results, through the nested suites.
+fn collect_playwright_results<'a>(
+    suite: &'a serde_json::Value,
+    tests: &mut usize,
+    results: &mut Vec<&'a serde_json::Value>,
+) {
+    let items = |key: &str| {
+        suite
+            .get(key)
+            .and_then(serde_json::Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    };
+    for spec in items("specs") {
+        for test in spec
+            .get("tests")
+            .and_then(serde_json::Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            *tests += 1;
+            results.extend(
+                test.get("results")
+                    .and_then(serde_json::Value::as_array)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    for child in items("suites") {
+        collect_playwright_results(child, tests, results);
+    }
+}
+
 /// Text without terminal colour codes (jest colours its messages even in JSON).
 fn strip_ansi_codes(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -597,6 +745,42 @@ mod tests {
         let ran = r#"{"Action":"fail","Package":"m/p","Test":"TestA"}"#;
         assert_eq!(go(&finished(1, "", Some(ran.as_bytes()))), None);
         assert!(go(&finished(1, "go: cannot find main module", None)).is_some());
+    }
+
+    /// Issue #20 (Playwright) item 2: Playwright exits 1 for red tests and for a run that
+    /// never started; the report tells them apart.
+    #[test]
+    fn playwright_ran_when_its_report_holds_tests_and_no_error() {
+        let ran = br#"{"config":{},"errors":[],"suites":[{"title":"a.spec.ts","specs":[{"title":"t","tests":[{"projectName":"p","results":[{"status":"failed","errors":[{"message":"Error: expect(received).toBe(expected)"}]}]}]}]}]}"#;
+        assert_eq!(playwright(&finished(1, "", Some(ran))), None);
+        assert_eq!(playwright(&finished(0, "", Some(ran))), None);
+        // No report: an unknown option, a config that does not load.
+        let log = "error: unknown option '--nope'\n";
+        let (why, quoted, unknown) = playwright(&finished(1, log, None)).unwrap_or_default();
+        assert!(why.contains("wrote no report"), "{why}");
+        assert_eq!(quoted, ["error: unknown option '--nope'"]);
+        assert!(!unknown);
+        // A file that does not load stops the run; its error has the file and line.
+        let broken = br#"{"config":{},"suites":[],"errors":[{"message":"SyntaxError: /r/tests/b.spec.js: Unexpected token (1:67)","location":{"file":"/r/tests/b.spec.js","line":1,"column":68}}]}"#;
+        let (why, quoted, unknown) = playwright(&finished(1, "", Some(broken))).unwrap_or_default();
+        assert!(why.contains("errors outside any test"), "{why}");
+        assert_eq!(
+            quoted,
+            ["/r/tests/b.spec.js:1: SyntaxError: /r/tests/b.spec.js: Unexpected token (1:67)"]
+        );
+        assert!(!unknown);
+        let none = br#"{"config":{},"suites":[],"errors":[{"message":"Error: No tests found"}]}"#;
+        let (_, _, unknown) = playwright(&finished(1, "", Some(none))).unwrap_or_default();
+        assert!(unknown);
+        // A browser that is not installed is the machine's problem, not the test's red.
+        let browser = br#"{"config":{},"errors":[],"suites":[{"title":"a.spec.ts","specs":[{"title":"t","tests":[{"projectName":"chromium","results":[{"status":"failed","errors":[{"message":"Error: browserType.launch: Executable doesn't exist at /root/.cache/ms-playwright/chromium-1/chrome"}]}]}]}]}]}"#;
+        let (why, _, _) = playwright(&finished(1, "", Some(browser))).unwrap_or_default();
+        assert!(why.contains("npx playwright install"), "{why}");
+        // A signal, or a report without tests.
+        assert!(playwright(&finished(137, "", Some(ran))).is_some());
+        let empty = br#"{"config":{},"errors":[],"suites":[]}"#;
+        assert!(playwright(&finished(0, "", Some(empty))).is_some_and(|v| v.2));
+        assert!(playwright(&finished(1, "", Some(b"{not json"))).is_some());
     }
 
     #[test]

@@ -206,7 +206,6 @@ fn other_json_reports_are_rejected_by_name() {
         ("flutter", "Dart/Flutter"),
         ("mocha-json", "mocha"),
         ("rspec-json", "RSpec"),
-        ("playwright", "Playwright"),
         ("cucumber", "Cucumber"),
         ("bazel", "Bazel"),
         ("pytest__report", "pytest-reportlog"),
@@ -214,6 +213,8 @@ fn other_json_reports_are_rejected_by_name() {
     let files: Vec<String> = rows("other")
         .into_iter()
         .filter(|file| Path::new(file).extension().is_some_and(|e| e == "json"))
+        // Read since issue #20: `the_playwright_json_report_is_read_with_projects`.
+        .filter(|file| !file.contains("playwright"))
         .collect();
     assert!(files.len() >= 10, "{files:?}");
     for file in files {
@@ -227,6 +228,36 @@ fn other_json_reports_are_rejected_by_name() {
             .unwrap_or_else(|| panic!("{file}: no expected tool in this test's table"));
         assert!(message.contains(tool), "{file}: {message}");
         assert!(message.contains("does not read yet"), "{file}: {message}");
+    }
+}
+
+/// Issue #20 (Playwright): the corpus's Playwright JSON report, once rejected by name, is
+/// read: one test per spec and project, files relative to the config's folder (the report
+/// was written on another machine, so no repository root applies).
+#[test]
+fn the_playwright_json_report_is_read_with_projects() {
+    if !corpus_support::present("the_playwright_json_report_is_read_with_projects") {
+        return;
+    }
+    let file = "other/launchable__playwright__report.json";
+    let (executions, summary) = parse_file(file).expect("the Playwright report parses");
+    assert_eq!(summary.producer.as_deref(), Some("playwright"));
+    let id = "[chromium] tests/demo-todo-app.spec.ts::New Todo > should allow me to add todo items";
+    assert!(
+        executions.iter().any(|e| e.test_id == id),
+        "{:?}",
+        executions
+            .iter()
+            .take(3)
+            .map(|e| &e.test_id)
+            .collect::<Vec<_>>()
+    );
+    for project in ["[chromium] ", "[firefox] ", "[webkit] "] {
+        let count = executions
+            .iter()
+            .filter(|e| e.test_id.starts_with(project))
+            .count();
+        assert_eq!(count * 3, executions.len(), "{project}");
     }
 }
 
