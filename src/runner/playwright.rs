@@ -109,7 +109,12 @@ impl Playwright {
         let argv = self.argv(selection, Some(&output));
         let record = context.run(with_report(context.invocation("playwright", argv), &report))?;
         context.check_ran(RunnerKind::Playwright, &record, &report)?;
+        // Stopped by a clock: the JSON reporter writes when the run ends, so there is no
+        // report to cut down. The run is returned as it is and its caller judges the
+        // time-out (the lane counts a replay not made), as for every runner.
+        let timed_out = record.outcome.timed_out && !report.is_file();
         let report = match selection {
+            Selection::Chosen { .. } if timed_out => report,
             Selection::Chosen { ids, .. } => {
                 let cut = context.scratch_path("playwright-report.json");
                 let found = cut_report(&report, &cut, ids, &context.repo_root)?;

@@ -581,6 +581,67 @@ fn gate_replays_a_new_playwright_test_in_each_project_and_accepts_a_clean_change
     }
 }
 
+/// As jest's (`js_clock`): Playwright writes its JSON report when it ends, so a replay the
+/// lane's clock stopped has none; the gate rejects the change as out of time rather than
+/// failing to open the report (#20, #15's lane budget). The new test passes in the suite
+/// (its neighbour runs first in the same worker) and never ends alone, so the suite run
+/// ends and a replay is what the clock stops.
+#[test]
+fn a_playwright_replay_stopped_by_the_lane_s_clock_is_out_of_time_not_an_error() {
+    let suite = project("playwright");
+    for file in ["tests/basic.spec.js", "tests/hostile.spec.js"] {
+        std::fs::remove_file(suite.repo.join(file)).expect("remove a fixture test");
+    }
+    let head = "const { test, expect } = require('@playwright/test');\nlet ready = false;\n";
+    let totals = "test('totals', () => { ready = true; expect(1 + 2).toBe(3); });\n";
+    suite.write("tests/cart.spec.js", &format!("{head}{totals}"));
+    suite.write(
+        "playwright.config.js",
+        "module.exports = { testDir: './tests', projects: [{ name: 'alpha' }] };\n",
+    );
+    suite.write(
+        "candor.toml",
+        "[lane]\nmin_replays = 3\nmax_wall_seconds = 60\n",
+    );
+    triage_support::git(&suite.repo, &["checkout", "--quiet", "main"]);
+    commit(&suite, "a clean suite");
+    triage_support::git(&suite.repo, &["checkout", "--quiet", "-B", "change"]);
+    // Alone, the new test waits for ever (Playwright's own limit raised far above the
+    // lane's 60 s).
+    suite.write(
+        "tests/cart.spec.js",
+        &format!(
+            "{head}{totals}\ntest('waits for the cart', async () => {{\n  test.setTimeout(600000);\n  if (!ready) await new Promise(() => {{}});\n}});\n"
+        ),
+    );
+    commit(&suite, "a test that never ends alone");
+    let ran = suite.candor(&["gate", "--format", "json"], &[]);
+    assert_eq!(ran.exit, 1, "rejected, not an error: {ran:?}");
+    let line = &ran.lines_of("gate")[0];
+    assert_eq!(line["pass"], false, "{line:#}");
+    let killed = logs_under(&suite.repo.join(".candor/runs"))
+        .iter()
+        .any(|log| log.contains("--grep=") && log.contains("timed out"));
+    assert!(
+        killed,
+        "no replay was stopped by the lane's clock: {line:#}"
+    );
+}
+
+/// The text of every runner log under `folder`.
+fn logs_under(folder: &std::path::Path) -> Vec<String> {
+    let mut logs = Vec::new();
+    for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            logs.extend(logs_under(&path));
+        } else if path.extension().is_some_and(|e| e == "log") {
+            logs.push(std::fs::read_to_string(&path).unwrap_or_default());
+        }
+    }
+    logs
+}
+
 /// `candor init` writes `[runner] kind = "playwright"` for the fixture.
 #[test]
 fn init_detects_the_playwright_project() {
