@@ -164,7 +164,11 @@ fn generate_touched(repo: &Path, touched: u32) {
     run(repo, "git", &["commit", "--quiet", "-m", "base"]);
     run(repo, "git", &["checkout", "--quiet", "-b", "change"]);
     files("0x0");
-    run(repo, "git", &["commit", "--quiet", "-am", "every test edited"]);
+    run(
+        repo,
+        "git",
+        &["commit", "--quiet", "-am", "every test edited"],
+    );
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -207,7 +211,10 @@ fn touched_main(options: &Options, touched: u32, candor: &Path) -> ExitCode {
     println!("| whole `candor gate` ({processes} replays judged) | {gate:.3} |");
     println!("| of which the probe and listing | {listing:.3} |");
     println!("| of which the base's version of the 4 modules | {base_version:.3} |");
-    println!("| **gate / plain pytest** | **{:.1}×** (target ≤ 4×) |", gate / plain);
+    println!(
+        "| **gate / plain pytest** | **{:.1}×** (target ≤ 4×) |",
+        gate / plain
+    );
     ExitCode::SUCCESS
 }
 

@@ -527,7 +527,13 @@ fn replay(
             alone_tests.len()
         ));
     }
-    let alone = replay_alone(plan, &alone_tests, ports, &mut replays.unaccounted, &mut tally)?;
+    let alone = replay_alone(
+        plan,
+        &alone_tests,
+        ports,
+        &mut replays.unaccounted,
+        &mut tally,
+    )?;
     let mut order_dependent = Vec::new();
     for test in &alone_tests {
         let outcomes: Vec<Outcome> = alone
@@ -702,28 +708,29 @@ fn replay_batched(
             )
             .with_pinned_environment();
             let lane_bound = left < plan.policy.runner.timeout;
-            let report = match plan
-                .adapter
-                .run_batch(&context, &batch, RunOptions { seed: plan.seed })
-            {
-                Ok(report) => report,
-                // One test's module may not import: each test of the batch is replayed
-                // alone, where the runner says which of them it could not run.
-                Err(runner::RunnerError::CouldNotRun(not_run)) => {
-                    out.could_not_run.extend(batch.iter().cloned());
-                    if let Some(current) = out.rounds.last_mut() {
-                        current.batches.push(lane::BatchRun {
-                            tests: batch,
-                            workers: None,
-                            exit_code: None,
-                            seconds: 0.0,
-                            log: not_run.log.display().to_string(),
-                        });
+            let report =
+                match plan
+                    .adapter
+                    .run_batch(&context, &batch, RunOptions { seed: plan.seed })
+                {
+                    Ok(report) => report,
+                    // One test's module may not import: each test of the batch is replayed
+                    // alone, where the runner says which of them it could not run.
+                    Err(runner::RunnerError::CouldNotRun(not_run)) => {
+                        out.could_not_run.extend(batch.iter().cloned());
+                        if let Some(current) = out.rounds.last_mut() {
+                            current.batches.push(lane::BatchRun {
+                                tests: batch,
+                                workers: None,
+                                exit_code: None,
+                                seconds: 0.0,
+                                log: not_run.log.display().to_string(),
+                            });
+                        }
+                        continue;
                     }
-                    continue;
-                }
-                Err(error) => return Err(error.into()),
-            };
+                    Err(error) => return Err(error.into()),
+                };
             // Stopped by the lane's clock: replays not made, not red ones.
             if report.timed_out() && lane_bound {
                 break 'rounds;
@@ -744,11 +751,9 @@ fn replay_batched(
                     sequence: tally.written,
                     ..record.clone()
                 };
-                records::write(&records_dir, &file_record).map_err(|source| {
-                    CliError::Write {
-                        path: records_dir.clone(),
-                        source,
-                    }
+                records::write(&records_dir, &file_record).map_err(|source| CliError::Write {
+                    path: records_dir.clone(),
+                    source,
                 })?;
                 out.records.push((record, number));
                 made += 1;
@@ -1230,12 +1235,16 @@ fn base_context<'a>(
     left: Duration,
     name: &str,
 ) -> runner::Context<'a> {
-    runner::Context::new(tree, plan.dir.join("base-version").join(name), plan.executor)
-        .with_timeout(
-            Some(plan.policy.runner.timeout.min(left)),
-            plan.policy.runner.grace,
-        )
-        .with_pinned_environment()
+    runner::Context::new(
+        tree,
+        plan.dir.join("base-version").join(name),
+        plan.executor,
+    )
+    .with_timeout(
+        Some(plan.policy.runner.timeout.min(left)),
+        plan.policy.runner.grace,
+    )
+    .with_pinned_environment()
 }
 
 /// Ledger lines the change appended, each checked against the history's reruns. Without
@@ -1714,7 +1723,10 @@ max_wall_seconds = 180
         assert!(lane.runs.iter().all(|r| r.batch == Some(1)));
         let text = std::fs::read_to_string(&lane.report_path).unwrap_or_default();
         let written: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-        assert_eq!(written["batching"]["rounds"][1]["order"], "reversed", "{text}");
+        assert_eq!(
+            written["batching"]["rounds"][1]["order"], "reversed",
+            "{text}"
+        );
     }
 
     /// #15 item 1: more test ids than one command line should carry are split into
@@ -1738,10 +1750,8 @@ max_wall_seconds = 180
         let after = format!("{BEFORE}{after}");
         let listing = vec![
             FakeRun::exits(0).with_stdout("pytest 8.3.3\n"),
-            FakeRun::exits(0).with_stdout(format!(
-                "{}\n{OLD}\n\n4 tests collected\n",
-                ids.join("\n")
-            )),
+            FakeRun::exits(0)
+                .with_stdout(format!("{}\n{OLD}\n\n4 tests collected\n", ids.join("\n"))),
         ];
         // In id order, as the touched tests come: `…test_ccc…` before `…test_checkout`.
         let all: Vec<&str> = ids
@@ -1843,7 +1853,11 @@ max_wall_seconds = 180
         assert_eq!(dependent.batch_order, [NEW, OLD]);
         assert_eq!(dependent.batched, Outcome::Fail);
         assert_eq!(dependent.alone, [Outcome::Pass; 3]);
-        assert!(dependent.next.starts_with("candor order "), "{}", dependent.next);
+        assert!(
+            dependent.next.starts_with("candor order "),
+            "{}",
+            dependent.next
+        );
         assert!(
             said(&events)
                 .iter()
@@ -1870,7 +1884,11 @@ max_wall_seconds = 180
         let (lane, _notes, _executor, _scene) = lane_with(script, Duration::from_millis(1));
         assert!(!lane.verdict.pass);
         assert_eq!(replays_of(&lane, NEW), [Outcome::Fail; 3]);
-        assert!(lane.batching.as_ref().is_some_and(|b| b.order_dependent.is_empty()));
+        assert!(
+            lane.batching
+                .as_ref()
+                .is_some_and(|b| b.order_dependent.is_empty())
+        );
     }
 
     #[test]
@@ -1886,7 +1904,10 @@ max_wall_seconds = 180
             [vec!["aaaa", "bb"], vec!["cccccc", "d"]]
         );
         // An id beyond the budget is a batch of its own, never dropped.
-        assert_eq!(split_batches(&ids, 1), [["aaaa"], ["bb"], ["cccccc"], ["d"]]);
+        assert_eq!(
+            split_batches(&ids, 1),
+            [["aaaa"], ["bb"], ["cccccc"], ["d"]]
+        );
         assert_eq!(split_batches(&ids, 1 << 20), [ids.clone()]);
         assert!(split_batches(&[], 10).is_empty());
     }

@@ -3,8 +3,8 @@
 //! docs/score-report.md), with the Markdown summary for a CI step summary. Pure: every
 //! step's findings come in; `lane_verdict` is where the gate decides.
 
-use std::fmt::Write as _;
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
 use serde::Serialize;
 
@@ -664,7 +664,10 @@ impl Batching {
             .rounds
             .iter()
             .flat_map(|r| r.batches.iter())
-            .map(|b| b.workers.map_or_else(|| "unknown".to_owned(), |w| w.to_string()))
+            .map(|b| {
+                b.workers
+                    .map_or_else(|| "unknown".to_owned(), |w| w.to_string())
+            })
             .collect();
         let mut summary = format!(
             "{} round(s) in {processes} runner process(es) ({} test(s) per process; order {}; workers {})",

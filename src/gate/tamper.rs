@@ -201,7 +201,12 @@ pub fn account_batch(
         return if exit_code == 0 {
             tests
                 .iter()
-                .map(|t| problem(t, "the runner exited 0 without writing its report".to_owned()))
+                .map(|t| {
+                    problem(
+                        t,
+                        "the runner exited 0 without writing its report".to_owned(),
+                    )
+                })
                 .collect()
         } else {
             Vec::new()
@@ -282,7 +287,11 @@ mod tests {
             2
         );
         assert_eq!(account_batch(&both, 1, 0, false, None, &collected).len(), 2);
-        let stranger = outcomes(&[(A, Outcome::Pass), (B, Outcome::Pass), ("x::y", Outcome::Pass)]);
+        let stranger = outcomes(&[
+            (A, Outcome::Pass),
+            (B, Outcome::Pass),
+            ("x::y", Outcome::Pass),
+        ]);
         assert_eq!(
             account_batch(&both, 1, 0, false, Some(&stranger), &collected).len(),
             2

@@ -37,7 +37,10 @@ fn gate_report(suite: &Suite) -> (triage_support::Ran, serde_json::Value) {
     let ran = suite.candor(&["gate", "--format", "json"], &[]);
     let text = std::fs::read_to_string(suite.repo.join("score-report.json"))
         .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
-    (ran, serde_json::from_str(&text).expect("the report is JSON"))
+    (
+        ran,
+        serde_json::from_str(&text).expect("the report is JSON"),
+    )
 }
 
 fn strings(value: &serde_json::Value) -> Vec<String> {
@@ -94,7 +97,10 @@ fn every_touched_test_replays_in_one_pytest_process_per_round() {
     for id in &touched {
         let mine: Vec<&serde_json::Value> = runs.iter().filter(|r| r["test"] == *id).collect();
         assert_eq!(mine.len(), 3, "{id}: {report:#}");
-        assert!(mine.iter().all(|r| r["outcome"] == "pass" && r["batch"] == 1));
+        assert!(
+            mine.iter()
+                .all(|r| r["outcome"] == "pass" && r["batch"] == 1)
+        );
     }
     assert!(report["unaccounted"].as_array().is_some_and(Vec::is_empty));
     let human = suite.candor(&["gate"], &[]);
