@@ -1743,11 +1743,10 @@ max_wall_seconds = 180
             .iter()
             .map(|n| format!("tests/test_pool.py::{n}"))
             .collect();
-        let after: String = names
-            .iter()
-            .map(|n| format!("\n\ndef {n}():\n    assert True\n"))
-            .collect();
-        let after = format!("{BEFORE}{after}");
+        let mut after = BEFORE.to_owned();
+        for name in &names {
+            after.push_str(&format!("\n\ndef {name}():\n    assert True\n"));
+        }
         let listing = vec![
             FakeRun::exits(0).with_stdout("pytest 8.3.3\n"),
             FakeRun::exits(0)
@@ -1908,7 +1907,7 @@ max_wall_seconds = 180
             split_batches(&ids, 1),
             [["aaaa"], ["bb"], ["cccccc"], ["d"]]
         );
-        assert_eq!(split_batches(&ids, 1 << 20), [ids.clone()]);
+        assert_eq!(split_batches(&ids, 1 << 20), std::slice::from_ref(&ids));
         assert!(split_batches(&[], 10).is_empty());
     }
 }
