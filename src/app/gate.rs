@@ -1745,7 +1745,9 @@ max_wall_seconds = 180
             .collect();
         let mut after = BEFORE.to_owned();
         for name in &names {
-            after.push_str(&format!("\n\ndef {name}():\n    assert True\n"));
+            after.push_str("\n\ndef ");
+            after.push_str(name);
+            after.push_str("():\n    assert True\n");
         }
         let listing = vec![
             FakeRun::exits(0).with_stdout("pytest 8.3.3\n"),
