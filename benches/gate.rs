@@ -5,6 +5,12 @@
 //! time is in score-report.json), the runner's probe and listing (`listing_seconds`) and the
 //! base-version replay of the touched module (`base_version_seconds`). Median of
 //! `--iterations`. See docs/benchmarks.md.
+//!
+//! `--touched 40` measures the replays instead (issue #15): a generated pytest project
+//! whose change edits every test of 4 files (40 touched tests, each doing a little
+//! arithmetic), `candor gate` (`replay = "touched"`: listing, 3 rounds, the base's version
+//! of the 4 modules) against one plain `pytest` run of those 40 tests, median of
+//! `--iterations` each. `--candor PATH` times another build (the one before a change).
 
 #[path = "support/quiet.rs"]
 mod quiet;
@@ -29,6 +35,12 @@ struct Options {
     /// Timed gate runs; the table shows the median.
     #[arg(long, default_value_t = 3)]
     iterations: usize,
+    /// Measure the replays of a change touching this many tests (in 4 files) instead.
+    #[arg(long)]
+    touched: Option<u32>,
+    /// The candor binary to time (default: this build's).
+    #[arg(long)]
+    candor: Option<std::path::PathBuf>,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
@@ -100,9 +112,9 @@ struct Measured {
     runs: usize,
 }
 
-fn gate_once(repo: &Path) -> Measured {
+fn gate_once(repo: &Path, candor: &Path) -> Measured {
     let started = Instant::now();
-    let output = Command::new(env!("CARGO_BIN_EXE_candor"))
+    let output = Command::new(candor)
         .args(["gate", "--format", "json"])
         .current_dir(repo)
         .env("CANDOR_DB", repo.join(".candor/history.db"))
@@ -122,12 +134,105 @@ fn gate_once(repo: &Path) -> Measured {
     }
 }
 
+/// 4 test files whose `touched / 4` tests each the change edits (the expected value's
+/// spelling), so every one is touched and every module has a base version.
+fn generate_touched(repo: &Path, touched: u32) {
+    write(
+        &repo.join("pyproject.toml"),
+        "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n",
+    );
+    write(&repo.join("candor.toml"), "[lane]\nreplay = \"touched\"\n");
+    write(
+        &repo.join(".gitignore"),
+        ".candor/\n__pycache__/\nscore-report.json\n",
+    );
+    let files = |expected: &str| {
+        for file in 0..4 {
+            let mut text = String::new();
+            for test in 0..touched / 4 {
+                let _ = write!(
+                    text,
+                    "def test_sum_{test}():\n    assert sum(i * i for i in range(20_000 + {test})) > {expected}\n\n\n"
+                );
+            }
+            write(&repo.join(format!("tests/test_part_{file}.py")), &text);
+        }
+    };
+    files("0");
+    run(repo, "git", &["init", "--quiet", "-b", "main"]);
+    run(repo, "git", &["add", "-A"]);
+    run(repo, "git", &["commit", "--quiet", "-m", "base"]);
+    run(repo, "git", &["checkout", "--quiet", "-b", "change"]);
+    files("0x0");
+    run(
+        repo,
+        "git",
+        &["commit", "--quiet", "-am", "every test edited"],
+    );
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn touched_main(options: &Options, touched: u32, candor: &Path) -> ExitCode {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let repo = temp.path();
+    generate_touched(repo, touched);
+    let plain: Vec<f64> = (0..options.iterations)
+        .map(|_| {
+            let started = Instant::now();
+            let status = Command::new("python3")
+                .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"])
+                .current_dir(repo)
+                .stdout(std::process::Stdio::null())
+                .status()
+                .expect("pytest runs");
+            assert!(status.success());
+            started.elapsed().as_secs_f64()
+        })
+        .collect();
+    let measured: Vec<Measured> = (0..options.iterations)
+        .map(|_| gate_once(repo, candor))
+        .collect();
+    let processes = measured[0].runs;
+    let plain = median(plain);
+    let gate = median(measured.iter().map(|m| m.wall).collect());
+    let listing = median(measured.iter().map(|m| m.listing).collect());
+    let base_version = median(measured.iter().map(|m| m.base_version).collect());
+    println!(
+        "pytest project: {touched} touched tests in 4 files; candor {}\n",
+        candor.display()
+    );
+    println!("| part (median of {}) | seconds |", options.iterations);
+    println!("| --- | --: |");
+    println!("| one plain `pytest` run of the {touched} tests | {plain:.3} |");
+    println!("| whole `candor gate` ({processes} replays judged) | {gate:.3} |");
+    println!("| of which the probe and listing | {listing:.3} |");
+    println!("| of which the base's version of the 4 modules | {base_version:.3} |");
+    println!(
+        "| **gate / plain pytest** | **{:.1}×** (target ≤ 4×) |",
+        gate / plain
+    );
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let options = Options::parse();
+    let candor = options
+        .candor
+        .clone()
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_candor").into());
+    if let Some(touched) = options.touched {
+        return touched_main(&options, touched, &candor);
+    }
     let temp = tempfile::tempdir().expect("temp dir");
     let repo = temp.path();
     generate(repo, &options);
-    let mut measured: Vec<Measured> = (0..options.iterations).map(|_| gate_once(repo)).collect();
+    let mut measured: Vec<Measured> = (0..options.iterations)
+        .map(|_| gate_once(repo, &candor))
+        .collect();
     let own = |m: &Measured| m.wall - m.replays - m.listing - m.base_version;
     measured.sort_by(|a, b| own(a).total_cmp(&own(b)));
     let median = &measured[measured.len() / 2];

@@ -1038,6 +1038,8 @@ pub struct GateReport {
     pub listing_seconds: Option<f64>,
     pub touched: Vec<TouchedReport>,
     pub runs: Vec<ReplayRun>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batching: Option<crate::gate::lane::Batching>,
     pub findings: Vec<crate::gate::rules::Finding>,
     pub fixture_drift: Vec<crate::gate::locks::Drift>,
     pub human_owned: Vec<crate::gate::human_owned::OwnedChange>,
@@ -1071,6 +1073,7 @@ impl From<&ScoreReport<'_>> for GateReport {
             listing_seconds: report.listing_seconds,
             touched: report.touched.to_vec(),
             runs: report.runs.to_vec(),
+            batching: report.batching.cloned(),
             findings: report.findings.to_vec(),
             fixture_drift: report.fixture_drift.to_vec(),
             human_owned: report.human_owned.to_vec(),

@@ -66,6 +66,8 @@ pub struct Lane {
     pub touched: Vec<TouchedReport>,
     /// Every replay.
     pub runs: Vec<ReplayRun>,
+    /// How the replays were batched; `None` when each ran in its own process.
+    pub batching: Option<lane::Batching>,
     /// The diff rules' findings.
     pub findings: Vec<Finding>,
     /// Fixtures that differ from their lock.
@@ -111,6 +113,7 @@ impl Lane {
             listing_seconds: self.listing_seconds,
             touched: &self.touched,
             runs: &self.runs,
+            batching: self.batching.as_ref(),
             findings: &self.findings,
             fixture_drift: &self.fixture_drift,
             human_owned: &self.human_owned,
@@ -207,6 +210,7 @@ pub fn gate(
             lane_time,
             started: &started,
             collected: &collected,
+            argv_budget: BATCH_ARGV_BYTES,
         };
         if mode == ReplayMode::All {
             // Frozen tests the change did not touch keep their freeze in the whole suite's
@@ -243,7 +247,7 @@ pub fn gate(
             }
         }
         replays = replay(&plan, &touched, ports)?;
-        store_replays(history, settings, &replays.records, repo_root)?;
+        store_replays(history, settings, &replays.reports, repo_root)?;
         if adapter.kind() == runner::RunnerKind::Pytest && !modules.touched.is_empty() {
             let plan = BasePlan {
                 git,
@@ -264,8 +268,11 @@ pub fn gate(
                 .collect();
             ports.progress("replaying the base's version of the touched test modules…");
             let base_started = Lap::start(ports.clock);
-            let runs = base_version_runs(&plan, &modules.existed, &restore)?;
+            let (runs, processes) = base_version_runs(&plan, &modules.existed, &restore)?;
             base_version_seconds = Some(base_started.elapsed().as_secs_f64());
+            if let Some(batching) = &mut replays.batching {
+                batching.base_version_processes = Some(processes);
+            }
             let head_green: BTreeSet<String> = classify(&replays.records)
                 .iter()
                 .filter(|c| !c.bucket.is_red())
@@ -320,7 +327,8 @@ pub fn gate(
     let runs: Vec<ReplayRun> = replays
         .records
         .iter()
-        .map(|record| ReplayRun {
+        .zip(&replays.batches)
+        .map(|(record, batch)| ReplayRun {
             test: record.test.clone(),
             replay: record.sequence,
             seed: record.seed,
@@ -328,6 +336,7 @@ pub fn gate(
             exit_code: record.exit_status,
             seconds: record.wall_seconds,
             log: record.log.display().to_string(),
+            batch: *batch,
         })
         .collect();
     let touched_ids: Vec<&str> = touched.iter().map(|t| t.id.as_str()).collect();
@@ -354,6 +363,7 @@ pub fn gate(
         listing_seconds,
         touched: touched_reports,
         runs,
+        batching: replays.batching,
         findings,
         fixture_drift,
         human_owned,
@@ -435,20 +445,46 @@ struct ReplayPlan<'a> {
     started: &'a dyn Clock,
     /// The head's collection, which every replay's report must stay within.
     collected: &'a BTreeSet<String>,
+    /// [`BATCH_ARGV_BYTES`], smaller in tests.
+    argv_budget: usize,
 }
+
+/// Bytes of test ids one batched replay puts on its command line (each id with its NUL
+/// and its argv pointer): far below Linux's `ARG_MAX` (2 MiB, shared with the
+/// environment), so the runner's own options and a large CI environment still fit.
+const BATCH_ARGV_BYTES: usize = 128 * 1024;
 
 #[derive(Default)]
 struct Replays {
+    /// The replays the lane judges, test by test.
     records: Vec<RunRecord>,
+    /// For each of `records`, the batch of its round it ran in; `None`: alone.
+    batches: Vec<Option<u32>>,
     /// Replays whose report did not account for the run.
     unaccounted: Vec<Unaccounted>,
     /// Replays not made because the lane's time ran out.
     left: u32,
     seed: Option<u64>,
+    /// How the replays were batched; `None` when every replay ran alone.
+    batching: Option<lane::Batching>,
+    /// Every runner report the replays left, once each (a batch's report holds many
+    /// tests), for the history.
+    reports: Vec<RunRecord>,
 }
 
-/// Every touched test `min_replays` times, sequentially, same seed, pinned environment,
-/// ignoring freezes, quarantine and tiers. Each process gets at most the lane's time left.
+/// Where the replays stand: record files written, test replays made out of `total`.
+struct Tally {
+    written: u32,
+    total: u32,
+}
+
+/// Every touched test `min_replays` times, same seed, pinned environment, ignoring
+/// freezes, quarantine and tiers. Each process gets at most the lane's time left. Where
+/// the runner runs several tests in one process in the order given (`Adapter::batches`)
+/// and there are at least two rounds, each round is one process for all the touched tests
+/// (split by the command line's size), forward and reversed in turn; a test red (or
+/// missing) in any batched replay is then replayed alone `min_replays` times and judged
+/// by those (docs/gate.md, "Batched replays").
 fn replay(
     plan: &ReplayPlan<'_>,
     touched: &[TouchedTest],
@@ -462,26 +498,370 @@ fn replay(
         seed: plan.seed,
         ..Replays::default()
     };
+    let mut tally = Tally { written: 0, total };
+    let batched = plan.adapter.batches() && min_replays >= 2 && touched.len() >= 2;
+    if !batched {
+        let all: Vec<&TouchedTest> = touched.iter().collect();
+        let records = replay_alone(plan, &all, ports, &mut replays.unaccounted, &mut tally)?;
+        replays.left = total.saturating_sub(u32::try_from(records.len()).unwrap_or(u32::MAX));
+        replays.reports.clone_from(&records);
+        replays.batches = vec![None; records.len()];
+        replays.records = records;
+        return Ok(replays);
+    }
+    let rounds = replay_batched(plan, touched, ports, &mut replays.unaccounted, &mut tally)?;
+    let mut to_replay_alone: BTreeSet<&str> = rounds
+        .records
+        .iter()
+        .filter(|(record, _)| record.outcome.is_red())
+        .map(|(record, _)| record.test.as_str())
+        .collect();
+    to_replay_alone.extend(rounds.could_not_run.iter().map(String::as_str));
+    let alone_tests: Vec<&TouchedTest> = touched
+        .iter()
+        .filter(|t| to_replay_alone.contains(t.id.as_str()))
+        .collect();
+    if !alone_tests.is_empty() {
+        ports.progress(format!(
+            "replaying alone the {} test(s) red in a batch…",
+            alone_tests.len()
+        ));
+    }
+    let alone = replay_alone(
+        plan,
+        &alone_tests,
+        ports,
+        &mut replays.unaccounted,
+        &mut tally,
+    )?;
+    let mut order_dependent = Vec::new();
+    for test in &alone_tests {
+        let outcomes: Vec<Outcome> = alone
+            .iter()
+            .filter(|r| r.test == test.id)
+            .map(|r| r.outcome)
+            .collect();
+        let green_alone = u32::try_from(outcomes.len()).unwrap_or(0) == min_replays
+            && outcomes.iter().all(|o| !o.is_red());
+        let Some((red, batch)) = rounds
+            .records
+            .iter()
+            .find(|(r, _)| r.test == test.id && r.outcome.is_red())
+        else {
+            continue;
+        };
+        if !green_alone {
+            continue;
+        }
+        let batch_order = rounds
+            .rounds
+            .get(red.sequence as usize - 1)
+            .and_then(|round| round.batches.get(*batch as usize - 1))
+            .map(|b| b.tests.clone())
+            .unwrap_or_default();
+        let next = format!(
+            "candor order {}",
+            crate::quote::shell_command(&[test.id.as_str()])
+        );
+        ports.warning(format!(
+            "{} is order-dependent in its batch: {} in round {} after {} other test(s) of the batch, green in each of {min_replays} replays alone; it is judged by the replays alone (to find what it depends on: {next})",
+            test.id,
+            red.outcome.as_str(),
+            red.sequence,
+            batch_order.iter().position(|t| *t == test.id).unwrap_or(0),
+        ));
+        order_dependent.push(lane::OrderDependent {
+            test: test.id.clone(),
+            round: red.sequence,
+            batch_order,
+            batched: red.outcome,
+            alone: outcomes,
+            next,
+        });
+    }
+    // The lane judges each test by its batched replays, or, when it went alone, by those.
+    for (record, batch) in &rounds.records {
+        replays.reports.push(record.clone());
+        if !to_replay_alone.contains(record.test.as_str()) {
+            replays.records.push(record.clone());
+            replays.batches.push(Some(*batch));
+        }
+    }
+    for record in alone {
+        replays.reports.push(record.clone());
+        replays.records.push(record);
+        replays.batches.push(None);
+    }
+    // Test by test, as the replays one process each are listed.
+    let place = |test: &str| touched.iter().position(|t| t.id == test);
+    let mut order: Vec<usize> = (0..replays.records.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            place(&replays.records[i].test),
+            replays.batches[i].is_none(),
+            replays.records[i].sequence,
+        )
+    });
+    replays.records = order.iter().map(|&i| replays.records[i].clone()).collect();
+    replays.batches = order.iter().map(|&i| replays.batches[i]).collect();
+    replays.left = total.saturating_sub(u32::try_from(replays.records.len()).unwrap_or(u32::MAX));
+    replays.batching = Some(lane::Batching {
+        argv_budget: plan.argv_budget,
+        rounds: rounds.rounds,
+        replayed_alone: alone_tests.iter().map(|t| t.id.clone()).collect(),
+        order_dependent,
+        base_version_processes: None,
+    });
+    Ok(replays)
+}
+
+/// `ids` in batches whose command-line cost (each id, its NUL and its argv pointer) stays
+/// within `budget`, in order; an id larger than the budget is a batch of its own.
+fn split_batches(ids: &[String], budget: usize) -> Vec<Vec<String>> {
+    let cost = |id: &String| id.len() + 1 + std::mem::size_of::<usize>();
+    let mut batches: Vec<Vec<String>> = Vec::new();
+    let mut used = 0;
+    for id in ids {
+        match batches.last_mut() {
+            Some(batch) if used + cost(id) <= budget => batch.push(id.clone()),
+            _ => {
+                batches.push(vec![id.clone()]);
+                used = 0;
+            }
+        }
+        used += cost(id);
+    }
+    batches
+}
+
+/// The batched rounds' replays.
+#[derive(Default)]
+struct BatchedRounds {
+    /// Each test's batched replays (the record's sequence is its round), with the batch
+    /// of the round it ran in, from 1.
+    records: Vec<(RunRecord, u32)>,
+    rounds: Vec<lane::BatchRound>,
+    /// Tests of a batch the runner could not run: replayed alone, where the runner says
+    /// which of them it could not run.
+    could_not_run: BTreeSet<String>,
+}
+
+fn replay_batched(
+    plan: &ReplayPlan<'_>,
+    touched: &[TouchedTest],
+    ports: &mut Ports<'_>,
+    unaccounted: &mut Vec<Unaccounted>,
+    tally: &mut Tally,
+) -> Result<BatchedRounds, CliError> {
+    let forward: Vec<String> = touched.iter().map(|t| t.id.clone()).collect();
+    let new_tests: BTreeSet<&str> = touched
+        .iter()
+        .filter(|t| t.new)
+        .map(|t| t.id.as_str())
+        .collect();
+    let batches = split_batches(&forward, plan.argv_budget);
     let parse = ParseOptions {
         repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
         ..ParseOptions::default()
     };
     let records_dir = plan.dir.join("records");
-    let mut made = 0;
-    'tests: for test in touched {
+    let mut out = BatchedRounds::default();
+    let mut made = 0u32;
+    'rounds: for round in 1..=plan.policy.lane.min_replays {
+        let order = if round % 2 == 0 {
+            lane::BatchOrder::Reversed
+        } else {
+            lane::BatchOrder::Forward
+        };
+        let arranged: Vec<Vec<String>> = match order {
+            lane::BatchOrder::Forward => batches.clone(),
+            lane::BatchOrder::Reversed => batches
+                .iter()
+                .rev()
+                .map(|b| b.iter().rev().cloned().collect())
+                .collect(),
+        };
+        out.rounds.push(lane::BatchRound {
+            round,
+            order,
+            batches: Vec::new(),
+        });
+        for (index, batch) in arranged.into_iter().enumerate() {
+            let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
+            let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+            if left.is_zero() {
+                break 'rounds;
+            }
+            let step = format!(
+                "replay {round}: {} touched test(s) in one process",
+                batch.len()
+            );
+            ports.step(step.clone(), u64::from(made), u64::from(tally.total));
+            let context = runner::Context::new(
+                plan.repo_root,
+                plan.dir.join(format!("round-{round}-{number:03}")),
+                plan.executor,
+            )
+            .with_timeout(
+                Some(plan.policy.runner.timeout.min(left)),
+                plan.policy.runner.grace,
+            )
+            .with_pinned_environment();
+            let lane_bound = left < plan.policy.runner.timeout;
+            let report =
+                match plan
+                    .adapter
+                    .run_batch(&context, &batch, RunOptions { seed: plan.seed })
+                {
+                    Ok(report) => report,
+                    // One test's module may not import: each test of the batch is replayed
+                    // alone, where the runner says which of them it could not run.
+                    Err(runner::RunnerError::CouldNotRun(not_run)) => {
+                        out.could_not_run.extend(batch.iter().cloned());
+                        if let Some(current) = out.rounds.last_mut() {
+                            current.batches.push(lane::BatchRun {
+                                tests: batch,
+                                workers: None,
+                                exit_code: None,
+                                seconds: 0.0,
+                                log: not_run.log.display().to_string(),
+                            });
+                        }
+                        continue;
+                    }
+                    Err(error) => return Err(error.into()),
+                };
+            // Stopped by the lane's clock: replays not made, not red ones.
+            if report.timed_out() && lane_bound {
+                break 'rounds;
+            }
+            let outcomes = report_outcomes(&report.report, &parse);
+            unaccounted.extend(tamper::account_batch(
+                &batch,
+                round,
+                report.exit_code(),
+                report.timed_out(),
+                outcomes.as_ref(),
+                plan.collected,
+            ));
+            let records = batch_records(plan, &batch, round, &new_tests, &report, &parse)?;
+            for record in records {
+                tally.written += 1;
+                let file_record = RunRecord {
+                    sequence: tally.written,
+                    ..record.clone()
+                };
+                records::write(&records_dir, &file_record).map_err(|source| CliError::Write {
+                    path: records_dir.clone(),
+                    source,
+                })?;
+                out.records.push((record, number));
+                made += 1;
+            }
+            if let Some(current) = out.rounds.last_mut() {
+                current.batches.push(lane::BatchRun {
+                    tests: batch,
+                    workers: report.workers,
+                    exit_code: Some(report.exit_code()),
+                    seconds: report
+                        .invocations
+                        .iter()
+                        .map(|i| i.outcome.duration.as_secs_f64())
+                        .sum(),
+                    log: report
+                        .invocations
+                        .first()
+                        .map(|i| i.log.display().to_string())
+                        .unwrap_or_default(),
+                });
+            }
+            ports.step(step, u64::from(made), u64::from(tally.total));
+        }
+    }
+    Ok(out)
+}
+
+/// One run record per test of a batch, from the batch's one report (read once).
+fn batch_records(
+    plan: &ReplayPlan<'_>,
+    batch: &[String],
+    round: u32,
+    new_tests: &BTreeSet<&str>,
+    report: &RunReport,
+    parse: &ParseOptions,
+) -> Result<Vec<RunRecord>, CliError> {
+    let Some(first) = batch.first() else {
+        return Ok(Vec::new());
+    };
+    let (blank, _) = run_record(
+        &RunPlace {
+            test: first,
+            side: Side::Replay,
+            sequence: round,
+            root: plan.repo_root,
+            commit: plan.head,
+            fixtures: &plan.policy.lane.fixtures,
+            new_test: new_tests.contains(first.as_str()),
+        },
+        report,
+        parse,
+    )?;
+    let executions: Vec<crate::results::Execution> = fs_err::File::open(&report.report)
+        .ok()
+        .and_then(|file| parse_all(file, parse).ok())
+        .map(|(executions, _)| executions)
+        .unwrap_or_default();
+    Ok(batch
+        .iter()
+        .map(|test| {
+            let mut record = RunRecord {
+                test: test.clone(),
+                new_test: new_tests.contains(test.as_str()),
+                signature: None,
+                exception: None,
+                message: None,
+                failing_line: None,
+                duration_seconds: None,
+                ..blank.clone()
+            };
+            // The first execution of the test, as a replay alone reads its report.
+            record.set_execution(executions.iter().find(|e| e.test_id == *test));
+            record
+        })
+        .collect())
+}
+
+/// Replays each of `tests` `min_replays` times, one runner process each; the records
+/// made, in order. Stops where the lane's time runs out.
+fn replay_alone(
+    plan: &ReplayPlan<'_>,
+    tests: &[&TouchedTest],
+    ports: &mut Ports<'_>,
+    unaccounted: &mut Vec<Unaccounted>,
+    tally: &mut Tally,
+) -> Result<Vec<RunRecord>, CliError> {
+    let min_replays = plan.policy.lane.min_replays;
+    let parse = ParseOptions {
+        repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let records_dir = plan.dir.join("records");
+    let mut made_records = Vec::new();
+    'tests: for test in tests {
         for replay in 1..=min_replays {
             let left = plan.lane_time.saturating_sub(plan.started.elapsed());
             if left.is_zero() {
                 break 'tests;
             }
+            let done = u32::try_from(made_records.len()).unwrap_or(u32::MAX);
             ports.step(
                 format!("replay {replay} of {}", test.id),
-                u64::from(made),
-                u64::from(total),
+                u64::from(done),
+                u64::from(tally.total),
             );
             let context = runner::Context::new(
                 plan.repo_root,
-                plan.dir.join(format!("{:03}", made + 1)),
+                plan.dir.join(format!("{:03}", tally.written + 1)),
                 plan.executor,
             )
             .with_timeout(
@@ -500,7 +880,7 @@ fn replay(
                     // writing its report, crashes at import, does not build): its report does
                     // not account for the test, and the lane rejects with the runner's words.
                     Err(runner::RunnerError::CouldNotRun(not_run)) => {
-                        replays.unaccounted.push(tamper::Unaccounted {
+                        unaccounted.push(tamper::Unaccounted {
                             test: test.id.clone(),
                             replay,
                             problem: format!("the runner could not run it: {}", not_run.why),
@@ -536,12 +916,12 @@ fn replay(
                 outcomes.as_ref(),
                 plan.collected,
             ) {
-                replays.unaccounted.push(problem);
+                unaccounted.push(problem);
             }
             // Record files are numbered by their place in the whole lane.
-            made += 1;
+            tally.written += 1;
             let file_record = RunRecord {
-                sequence: made,
+                sequence: tally.written,
                 ..record.clone()
             };
             records::write(&records_dir, &file_record).map_err(|source| CliError::Write {
@@ -549,16 +929,16 @@ fn replay(
                 source,
             })?;
             record.sequence = replay;
-            replays.records.push(record);
+            made_records.push(record);
+            let done = u32::try_from(made_records.len()).unwrap_or(u32::MAX);
             ports.step(
                 format!("replay {replay} of {}", test.id),
-                u64::from(made),
-                u64::from(total),
+                u64::from(done),
+                u64::from(tally.total),
             );
         }
     }
-    replays.left = total.saturating_sub(made);
-    Ok(replays)
+    Ok(made_records)
 }
 
 /// The whole suite once, inside the lane's time, with the replays' seed and pinned
@@ -727,12 +1107,15 @@ struct BasePlan<'a> {
 /// Runs the base's version of each module in `files` against the head's code: a
 /// throw-away worktree of the head (outside the repository, so no conftest above it
 /// applies) with those modules and the changed test infrastructure (`restore`) put back as
-/// the base has them; one runner process per module, pinned like the replays.
+/// the base has them; pinned like the replays. The runs, and how many runner processes
+/// they took: one for all the modules where the runner batches, a module whose batched
+/// run is red or empty run again alone and judged by that (a batch must not make a good
+/// change look weakened).
 fn base_version_runs(
     plan: &BasePlan<'_>,
     files: &[String],
     restore: &[String],
-) -> Result<Vec<BaseRun>, CliError> {
+) -> Result<(Vec<BaseRun>, u32), CliError> {
     let holder = tempfile::Builder::new()
         .prefix("candor-base-tests-")
         .tempdir()
@@ -752,7 +1135,7 @@ fn run_in_overlay(
     tree: &Path,
     files: &[String],
     restore: &[String],
-) -> Result<Vec<BaseRun>, CliError> {
+) -> Result<(Vec<BaseRun>, u32), CliError> {
     for path in files.iter().chain(restore) {
         let target = tree.join(path);
         let write_error = |source| CliError::Write {
@@ -774,8 +1157,53 @@ fn run_in_overlay(
         repo_root: Some(tree.to_string_lossy().into_owned()),
         ..ParseOptions::default()
     };
+    let mut processes = 0;
+    let mut batched: BTreeMap<String, BaseRun> = BTreeMap::new();
+    if plan.adapter.batches() && files.len() >= 2 {
+        let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+        if !left.is_zero() {
+            let context = base_context(plan, tree, left, "batch");
+            processes += 1;
+            match plan
+                .adapter
+                .run_batch(&context, files, RunOptions { seed: plan.seed })
+            {
+                Ok(report) if !report.timed_out() && matches!(report.exit_code(), 0 | 1) => {
+                    let outcomes = report_outcomes(&report.report, &parse).unwrap_or_default();
+                    for file in files {
+                        let in_file = |id: &String| {
+                            id.split_once("::").is_some_and(|(f, _)| f == file.as_str())
+                        };
+                        let mine: BTreeMap<String, Outcome> = outcomes
+                            .iter()
+                            .filter(|(id, _)| in_file(id))
+                            .map(|(id, outcome)| (id.clone(), *outcome))
+                            .collect();
+                        // All green: nothing a batch could have made red needs a look alone.
+                        if !mine.is_empty() && mine.values().all(|o| !o.is_red()) {
+                            batched.insert(
+                                file.clone(),
+                                BaseRun {
+                                    file: file.clone(),
+                                    exit_code: Some(0),
+                                    outcomes: mine,
+                                },
+                            );
+                        }
+                    }
+                }
+                // A collection error in one module stops pytest for all: each alone.
+                Ok(_) | Err(runner::RunnerError::CouldNotRun(_)) => {}
+                Err(error) => return Err(error.into()),
+            }
+        }
+    }
     let mut runs = Vec::new();
     for file in files {
+        if let Some(run) = batched.remove(file) {
+            runs.push(run);
+            continue;
+        }
         let left = plan.lane_time.saturating_sub(plan.started.elapsed());
         if left.is_zero() {
             runs.push(BaseRun {
@@ -785,12 +1213,8 @@ fn run_in_overlay(
             });
             continue;
         }
-        let context = runner::Context::new(tree, plan.dir.join("base-version"), plan.executor)
-            .with_timeout(
-                Some(plan.policy.runner.timeout.min(left)),
-                plan.policy.runner.grace,
-            )
-            .with_pinned_environment();
+        let context = base_context(plan, tree, left, &format!("{:03}", processes + 1));
+        processes += 1;
         let report = plan
             .adapter
             .run_one(&context, file, RunOptions { seed: plan.seed })?;
@@ -801,7 +1225,26 @@ fn run_in_overlay(
             outcomes: report_outcomes(&report.report, &parse).unwrap_or_default(),
         });
     }
-    Ok(runs)
+    Ok((runs, processes))
+}
+
+/// A base-version run's context: in the worktree, within the lane's time `left`.
+fn base_context<'a>(
+    plan: &BasePlan<'a>,
+    tree: &Path,
+    left: Duration,
+    name: &str,
+) -> runner::Context<'a> {
+    runner::Context::new(
+        tree,
+        plan.dir.join("base-version").join(name),
+        plan.executor,
+    )
+    .with_timeout(
+        Some(plan.policy.runner.timeout.min(left)),
+        plan.policy.runner.grace,
+    )
+    .with_pinned_environment()
 }
 
 /// Ledger lines the change appended, each checked against the history's reruns. Without
@@ -856,15 +1299,18 @@ fn check_receipts(
     Ok(found)
 }
 
-/// Stores each replay's report in the history as a `gate` run.
+/// Stores each replay's report in the history as a `gate` run, a batch's once.
 fn store_replays(
     history: &mut History,
     settings: &GateSettings,
     records: &[RunRecord],
     repo_root: &Path,
 ) -> Result<(), CliError> {
+    let mut stored = BTreeSet::new();
     for record in records {
-        if !fs_err::metadata(&record.report).is_ok_and(|m| m.len() > 0) {
+        if !stored.insert(&record.report)
+            || !fs_err::metadata(&record.report).is_ok_and(|m| m.len() > 0)
+        {
             continue;
         }
         store_gate_report(
@@ -1004,17 +1450,35 @@ max_wall_seconds = 180
         FakeRun::exits(i32::from(outcome == "fail")).with_report(junit(&[(test, outcome)]))
     }
 
+    /// One batched replay: every case in one report, exit 1 when one failed.
+    fn batch(cases: &[(&str, &str)]) -> FakeRun {
+        let failed = cases.iter().any(|(_, outcome)| *outcome == "fail");
+        FakeRun::exits(i32::from(failed)).with_report(junit(cases))
+    }
+
     /// The lane over the change that adds `test_new`, with `script` after the listing and
     /// a clock moving `tick` per reading.
     fn lane_with(script: Vec<FakeRun>, tick: Duration) -> (Lane, Collected, FakeExecutor, Scene) {
-        let base = tree(&[("candor.toml", POLICY), ("tests/test_pool.py", BEFORE)]);
-        let head = tree(&[("candor.toml", POLICY), ("tests/test_pool.py", AFTER)]);
+        lane_over(BEFORE, AFTER, listing(), script, tick)
+    }
+
+    /// The lane over a change of `tests/test_pool.py` from `before` to `after`, the runner
+    /// answering `listing` then `script`.
+    fn lane_over(
+        before: &str,
+        after: &str,
+        listing: Vec<FakeRun>,
+        script: Vec<FakeRun>,
+        tick: Duration,
+    ) -> (Lane, Collected, FakeExecutor, Scene) {
+        let base = tree(&[("candor.toml", POLICY), ("tests/test_pool.py", before)]);
+        let head = tree(&[("candor.toml", POLICY), ("tests/test_pool.py", after)]);
         let scene = Scene::new(&head);
         let git = FakeGit {
             commits: [(BASE.to_owned(), base), (HEAD.to_owned(), head)].into(),
             ..FakeGit::default()
         };
-        let executor = FakeExecutor::new(listing().into_iter().chain(script));
+        let executor = FakeExecutor::new(listing.into_iter().chain(script));
         let clock = TickingClock::new(tick);
         let mut events = Collected::default();
         let settings = GateSettings {
@@ -1066,17 +1530,33 @@ max_wall_seconds = 180
             .collect()
     }
 
+    /// The base's version of the module, against the head's code.
+    fn base_version() -> FakeRun {
+        FakeRun::exits(0).with_report(junit(&[(OLD, "pass")]))
+    }
+
+    /// The test ids a replay's runner was given, in order (after pytest's `--`).
+    fn given(invocation: &crate::runner::process::Invocation) -> Vec<String> {
+        invocation
+            .argv
+            .iter()
+            .skip_while(|a| *a != "--")
+            .skip(1)
+            .cloned()
+            .collect()
+    }
+
     #[test]
     fn a_touched_test_red_in_one_replay_of_three_rejects_the_change() {
         let script = vec![
-            replay(OLD, "pass"),
-            replay(OLD, "pass"),
-            replay(OLD, "pass"),
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            batch(&[(NEW, "fail"), (OLD, "pass")]),
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            // Red in a batch: replayed alone, and red there too.
             replay(NEW, "pass"),
             replay(NEW, "fail"),
             replay(NEW, "pass"),
-            // The base's version of the module, against the head's code.
-            FakeRun::exits(0).with_report(junit(&[(OLD, "pass")])),
+            base_version(),
         ];
         let (lane, events, executor, _scene) = lane_with(script, Duration::from_millis(1));
         assert!(!lane.verdict.pass);
@@ -1092,12 +1572,23 @@ max_wall_seconds = 180
             replays_of(&lane, NEW),
             [Outcome::Pass, Outcome::Fail, Outcome::Pass]
         );
+        assert!(
+            lane.runs
+                .iter()
+                .filter(|r| r.test == NEW)
+                .all(|r| r.batch.is_none()),
+            "judged by the replays alone"
+        );
         assert_eq!(lane.touched.iter().filter(|t| t.test.new).count(), 1);
         assert_eq!(executor.remaining(), 0);
         assert_eq!(
             said(&events),
             [
                 ("progress", "listing the tests…".to_owned()),
+                (
+                    "progress",
+                    "replaying alone the 1 test(s) red in a batch…".to_owned()
+                ),
                 (
                     "progress",
                     "replaying the base's version of the touched test modules…".to_owned()
@@ -1107,8 +1598,11 @@ max_wall_seconds = 180
         assert_eq!(
             steps(&events).len(),
             12,
-            "a step before and after each of the six replays"
+            "a step before and after each of the three batches and the three replays alone"
         );
+        let batching = lane.batching.as_ref().expect("batched");
+        assert_eq!(batching.replayed_alone, [NEW]);
+        assert!(batching.order_dependent.is_empty(), "red alone too");
         match events.events.last() {
             Some(crate::events::Event::Gate(gate)) => {
                 assert!(!gate.report.pass);
@@ -1122,13 +1616,10 @@ max_wall_seconds = 180
     #[test]
     fn a_touched_test_skipped_in_every_replay_rejects_the_change() {
         let script = vec![
-            replay(OLD, "pass"),
-            replay(OLD, "pass"),
-            replay(OLD, "pass"),
-            replay(NEW, "skip"),
-            replay(NEW, "skip"),
-            replay(NEW, "skip"),
-            FakeRun::exits(0).with_report(junit(&[(OLD, "pass")])),
+            batch(&[(OLD, "pass"), (NEW, "skip")]),
+            batch(&[(NEW, "skip"), (OLD, "pass")]),
+            batch(&[(OLD, "pass"), (NEW, "skip")]),
+            base_version(),
         ];
         let (lane, _notes, executor, _scene) = lane_with(script, Duration::from_millis(1));
         assert!(!lane.verdict.pass);
@@ -1146,21 +1637,24 @@ max_wall_seconds = 180
 
     #[test]
     fn the_replays_the_lane_has_no_time_for_are_not_made_and_reject_the_change() {
-        // Read once to start, twice for the listing; then before each replay: 120 s and
+        // Read once to start, twice for the listing; then before each round: 120 s and
         // 160 s leave time, 200 s does not (max_wall_seconds = 180).
-        let script = vec![replay(OLD, "pass"), replay(OLD, "pass")];
+        let script = vec![
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            batch(&[(NEW, "pass"), (OLD, "pass")]),
+        ];
         let (lane, _notes, executor, _scene) = lane_with(script, Duration::from_secs(40));
-        assert_eq!(lane.runs.len(), 2);
+        assert_eq!(lane.runs.len(), 4, "two rounds of two tests");
         assert_eq!(
             executor.invocations().len(),
             4,
-            "version, listing, two replays"
+            "version, listing, two rounds"
         );
         assert!(!lane.verdict.pass);
         assert!(
             lane.verdict.reasons.iter().any(|reason| matches!(
                 reason,
-                Reason::OutOfTime { max_wall_seconds: 180, replays_left } if *replays_left >= 4
+                Reason::OutOfTime { max_wall_seconds: 180, replays_left } if *replays_left >= 2
             )),
             "{:?}",
             lane.verdict.reasons
@@ -1171,16 +1665,251 @@ max_wall_seconds = 180
     #[test]
     fn three_green_replays_of_every_touched_test_accept_the_change() {
         let script = vec![
-            replay(OLD, "pass"),
-            replay(OLD, "pass"),
-            replay(OLD, "pass"),
-            replay(NEW, "pass"),
-            replay(NEW, "pass"),
-            replay(NEW, "pass"),
-            FakeRun::exits(0).with_report(junit(&[(OLD, "pass")])),
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            batch(&[(NEW, "pass"), (OLD, "pass")]),
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            base_version(),
         ];
         let (lane, _notes, _executor, _scene) = lane_with(script, Duration::from_millis(1));
         assert!(lane.verdict.pass, "{:?}", lane.verdict.reasons);
         assert_written(&lane);
+    }
+
+    /// #15 item 1: N touched tests, one runner process per round (and one for the base's
+    /// version), not one per test; every other round reversed (item 2).
+    #[test]
+    fn each_round_replays_every_touched_test_in_one_runner_process() {
+        let script = vec![
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            batch(&[(NEW, "pass"), (OLD, "pass")]),
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            base_version(),
+        ];
+        let (lane, _notes, executor, _scene) = lane_with(script, Duration::from_millis(1));
+        let invocations = executor.invocations();
+        assert_eq!(
+            invocations.len(),
+            2 + 3 + 1,
+            "version, listing, three rounds, the base's version"
+        );
+        let rounds: Vec<Vec<String>> = invocations[2..5].iter().map(given).collect();
+        assert_eq!(
+            rounds,
+            [
+                vec![OLD.to_owned(), NEW.to_owned()],
+                vec![NEW.to_owned(), OLD.to_owned()],
+                vec![OLD.to_owned(), NEW.to_owned()],
+            ]
+        );
+        assert_eq!(replays_of(&lane, OLD), [Outcome::Pass; 3]);
+        assert_eq!(replays_of(&lane, NEW), [Outcome::Pass; 3]);
+        let batching = lane.batching.as_ref().expect("batched");
+        assert_eq!(batching.rounds.len(), 3);
+        assert_eq!(
+            batching
+                .rounds
+                .iter()
+                .map(|r| (r.order, r.batches.len()))
+                .collect::<Vec<_>>(),
+            [
+                (lane::BatchOrder::Forward, 1),
+                (lane::BatchOrder::Reversed, 1),
+                (lane::BatchOrder::Forward, 1)
+            ]
+        );
+        assert_eq!(batching.rounds[1].batches[0].tests, rounds[1]);
+        assert_eq!(batching.rounds[0].batches[0].workers, Some(1));
+        assert_eq!(batching.base_version_processes, Some(1));
+        assert!(lane.runs.iter().all(|r| r.batch == Some(1)));
+        let text = std::fs::read_to_string(&lane.report_path).unwrap_or_default();
+        let written: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        assert_eq!(
+            written["batching"]["rounds"][1]["order"], "reversed",
+            "{text}"
+        );
+    }
+
+    /// #15 item 1: more test ids than one command line should carry are split into
+    /// several batches a round, and no test is lost.
+    #[test]
+    fn touched_tests_beyond_the_argv_budget_split_into_batches_and_none_is_lost() {
+        // Three tests of 50,000-byte names beside `test_checkout`: two of them fit in
+        // 128 KiB, the third goes with `test_checkout` into a second batch.
+        let names: Vec<String> = ["a", "b", "c"]
+            .iter()
+            .map(|c| format!("test_{}", c.repeat(50_000)))
+            .collect();
+        let ids: Vec<String> = names
+            .iter()
+            .map(|n| format!("tests/test_pool.py::{n}"))
+            .collect();
+        let mut after = BEFORE.to_owned();
+        for name in &names {
+            after.push_str("\n\ndef ");
+            after.push_str(name);
+            after.push_str("():\n    assert True\n");
+        }
+        let listing = vec![
+            FakeRun::exits(0).with_stdout("pytest 8.3.3\n"),
+            FakeRun::exits(0)
+                .with_stdout(format!("{}\n{OLD}\n\n4 tests collected\n", ids.join("\n"))),
+        ];
+        // In id order, as the touched tests come: `…test_ccc…` before `…test_checkout`.
+        let all: Vec<&str> = ids
+            .iter()
+            .map(String::as_str)
+            .chain(std::iter::once(OLD))
+            .collect();
+        let green = |order: &[usize]| {
+            let cases: Vec<(&str, &str)> = order.iter().map(|&i| (all[i], "pass")).collect();
+            batch(&cases)
+        };
+        let script = vec![
+            green(&[0, 1]),
+            green(&[2, 3]),
+            green(&[3, 2]),
+            green(&[1, 0]),
+            green(&[0, 1]),
+            green(&[2, 3]),
+            base_version(),
+        ];
+        let (lane, _notes, executor, _scene) =
+            lane_over(BEFORE, &after, listing, script, Duration::from_millis(1));
+        assert_eq!(executor.remaining(), 0, "{:?}", lane.verdict.reasons);
+        let batching = lane.batching.as_ref().expect("batched");
+        for round in &batching.rounds {
+            assert_eq!(round.batches.len(), 2, "round {}", round.round);
+            let mut seen: Vec<&str> = round
+                .batches
+                .iter()
+                .flat_map(|b| b.tests.iter().map(String::as_str))
+                .collect();
+            seen.sort_unstable();
+            let mut expected = all.clone();
+            expected.sort_unstable();
+            assert_eq!(seen, expected, "round {}", round.round);
+        }
+        for id in &ids {
+            assert_eq!(replays_of(&lane, id), [Outcome::Pass; 3]);
+        }
+        assert!(lane.verdict.pass, "{:?}", lane.verdict.reasons);
+    }
+
+    /// #15 item 1: a batch whose runner exits 0 with a report that lacks one of its tests
+    /// does not account for that test: rejected, never accepted on the others' word.
+    #[test]
+    fn a_test_missing_from_a_batch_report_is_unaccounted_not_accepted() {
+        let script = vec![
+            batch(&[(OLD, "pass")]),
+            batch(&[(NEW, "pass"), (OLD, "pass")]),
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            // Missing counts as red: replayed alone.
+            replay(NEW, "pass"),
+            replay(NEW, "pass"),
+            replay(NEW, "pass"),
+            base_version(),
+        ];
+        let (lane, _notes, executor, _scene) = lane_with(script, Duration::from_millis(1));
+        assert_eq!(executor.remaining(), 0);
+        assert!(!lane.verdict.pass);
+        assert!(
+            lane.verdict.reasons.iter().any(|reason| matches!(
+                reason,
+                Reason::ReportUnaccounted { test, .. } if test == NEW
+            )),
+            "{:?}",
+            lane.verdict.reasons
+        );
+        assert_eq!(
+            lane.unaccounted
+                .iter()
+                .map(|u| (u.test.as_str(), u.replay))
+                .collect::<Vec<_>>(),
+            [(NEW, 1)]
+        );
+    }
+
+    /// #15 item 2: red in a batch, green in every replay alone: order-dependent in the
+    /// batch, with the batch's order as evidence, and judged by the replays alone.
+    #[test]
+    fn batched_red_and_alone_green_is_order_dependent_and_judged_alone() {
+        let script = vec![
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            batch(&[(NEW, "pass"), (OLD, "fail")]),
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            replay(OLD, "pass"),
+            replay(OLD, "pass"),
+            replay(OLD, "pass"),
+            base_version(),
+        ];
+        let (lane, events, executor, _scene) = lane_with(script, Duration::from_millis(1));
+        assert_eq!(executor.remaining(), 0);
+        assert!(lane.verdict.pass, "{:?}", lane.verdict.reasons);
+        assert_eq!(replays_of(&lane, OLD), [Outcome::Pass; 3]);
+        let batching = lane.batching.as_ref().expect("batched");
+        assert_eq!(batching.order_dependent.len(), 1);
+        let dependent = &batching.order_dependent[0];
+        assert_eq!(dependent.test, OLD);
+        assert_eq!(dependent.round, 2);
+        assert_eq!(dependent.batch_order, [NEW, OLD]);
+        assert_eq!(dependent.batched, Outcome::Fail);
+        assert_eq!(dependent.alone, [Outcome::Pass; 3]);
+        assert!(
+            dependent.next.starts_with("candor order "),
+            "{}",
+            dependent.next
+        );
+        assert!(
+            said(&events)
+                .iter()
+                .any(|(kind, text)| *kind == "warning" && text.contains("order-dependent")),
+            "{:?}",
+            said(&events)
+        );
+    }
+
+    /// #15 item 2, the adversary's case: a test that passes only after another touched
+    /// test ran before it passes the forward round; the reversed round runs it first, it
+    /// goes red, and alone it is red every time: rejected.
+    #[test]
+    fn a_test_green_only_after_another_in_its_batch_is_not_accepted() {
+        let script = vec![
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            batch(&[(NEW, "fail"), (OLD, "pass")]),
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            replay(NEW, "fail"),
+            replay(NEW, "fail"),
+            replay(NEW, "fail"),
+            base_version(),
+        ];
+        let (lane, _notes, _executor, _scene) = lane_with(script, Duration::from_millis(1));
+        assert!(!lane.verdict.pass);
+        assert_eq!(replays_of(&lane, NEW), [Outcome::Fail; 3]);
+        assert!(
+            lane.batching
+                .as_ref()
+                .is_some_and(|b| b.order_dependent.is_empty())
+        );
+    }
+
+    #[test]
+    fn batches_keep_order_and_split_at_the_budget() {
+        let ids: Vec<String> = ["aaaa", "bb", "cccccc", "d"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        let cost = |id: &str| id.len() + 1 + std::mem::size_of::<usize>();
+        let budget = cost("cccccc") + cost("d");
+        assert_eq!(
+            split_batches(&ids, budget),
+            [vec!["aaaa", "bb"], vec!["cccccc", "d"]]
+        );
+        // An id beyond the budget is a batch of its own, never dropped.
+        assert_eq!(
+            split_batches(&ids, 1),
+            [["aaaa"], ["bb"], ["cccccc"], ["d"]]
+        );
+        assert_eq!(split_batches(&ids, 1 << 20), std::slice::from_ref(&ids));
+        assert!(split_batches(&[], 10).is_empty());
     }
 }

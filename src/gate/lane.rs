@@ -3,6 +3,7 @@
 //! docs/score-report.md), with the Markdown summary for a CI step summary. Pure: every
 //! step's findings come in; `lane_verdict` is where the gate decides.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -561,6 +562,142 @@ pub struct ReplayRun {
     pub seconds: f64,
     /// The runner's log.
     pub log: String,
+    /// The batch of its round it ran in, from 1; absent when it ran alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<u32>,
+}
+
+/// How the replays were batched (`score-report.json`'s `batching`): one runner process
+/// per round for the touched tests (split by the command line's size), the order reversed
+/// every other round, and which tests were then replayed alone.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Batching {
+    /// Most bytes of test ids (with their argv overhead) one process gets on its command
+    /// line; more tests than that are split into several batches.
+    pub argv_budget: usize,
+    /// Each round, in order.
+    pub rounds: Vec<BatchRound>,
+    /// Touched tests red (or missing) in a batched replay, or in a batch the runner could
+    /// not run: each was replayed alone `min_replays` times and is judged by those.
+    pub replayed_alone: Vec<String>,
+    /// Tests red in a batch and green in every replay alone.
+    pub order_dependent: Vec<OrderDependent>,
+    /// Runner processes the base's version of the touched modules ran in; `None` when it
+    /// did not run.
+    pub base_version_processes: Option<u32>,
+}
+
+/// One replay round of the touched tests.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct BatchRound {
+    /// The round, from 1.
+    pub round: u32,
+    /// `forward` (the listing's order) or `reversed`.
+    pub order: BatchOrder,
+    /// Its runner processes, in order.
+    pub batches: Vec<BatchRun>,
+}
+
+/// The order of a round's tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum BatchOrder {
+    /// The runner's listing order.
+    Forward,
+    /// The listing's order reversed: every test that ran after another in a forward
+    /// round runs before it here.
+    Reversed,
+}
+
+/// One runner process of a round.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct BatchRun {
+    /// The tests, in the order they ran.
+    pub tests: Vec<String>,
+    /// Tests that may run at once in the process, as the runner says.
+    pub workers: Option<u32>,
+    /// The runner's exit code; `None` when it could not run (its tests were replayed
+    /// alone).
+    pub exit_code: Option<i32>,
+    /// The runner's wall time.
+    pub seconds: f64,
+    /// The runner's log.
+    pub log: String,
+}
+
+/// A test whose outcome depends on the tests run before it in its batch.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct OrderDependent {
+    /// The test.
+    pub test: String,
+    /// The round it was red in.
+    pub round: u32,
+    /// Its batch, in the order it ran: the evidence.
+    pub batch_order: Vec<String>,
+    /// Its outcome in that batch.
+    pub batched: crate::results::Outcome,
+    /// Its outcomes alone, by which it is judged.
+    pub alone: Vec<crate::results::Outcome>,
+    /// What to run to find the test it depends on.
+    pub next: String,
+}
+
+impl Batching {
+    /// The batching in one sentence, as the human output and the step summary print it.
+    pub fn summary(&self) -> String {
+        let processes: usize = self.rounds.iter().map(|r| r.batches.len()).sum();
+        let sizes: BTreeSet<usize> = self
+            .rounds
+            .iter()
+            .flat_map(|r| r.batches.iter().map(|b| b.tests.len()))
+            .collect();
+        let sizes: Vec<String> = sizes.iter().map(ToString::to_string).collect();
+        let orders: Vec<&str> = self
+            .rounds
+            .iter()
+            .map(|r| match r.order {
+                BatchOrder::Forward => "forward",
+                BatchOrder::Reversed => "reversed",
+            })
+            .collect();
+        let workers: BTreeSet<String> = self
+            .rounds
+            .iter()
+            .flat_map(|r| r.batches.iter())
+            .map(|b| {
+                b.workers
+                    .map_or_else(|| "unknown".to_owned(), |w| w.to_string())
+            })
+            .collect();
+        let mut summary = format!(
+            "{} round(s) in {processes} runner process(es) ({} test(s) per process; order {}; workers {})",
+            self.rounds.len(),
+            sizes.join(" or "),
+            orders.join(", "),
+            workers.into_iter().collect::<Vec<_>>().join(" or "),
+        );
+        if !self.replayed_alone.is_empty() {
+            let _ = write!(
+                summary,
+                "; {} test(s) red in a batch replayed alone",
+                self.replayed_alone.len()
+            );
+        }
+        if !self.order_dependent.is_empty() {
+            let _ = write!(
+                summary,
+                ", {} of them order-dependent in the batch",
+                self.order_dependent.len()
+            );
+        }
+        if let Some(processes) = self.base_version_processes {
+            let _ = write!(
+                summary,
+                "; the base's version in {processes} runner process(es)"
+            );
+        }
+        summary
+    }
 }
 
 /// A touched test in the report.
@@ -611,6 +748,9 @@ pub struct ScoreReport<'a> {
     pub touched: &'a [TouchedReport],
     /// Every replay.
     pub runs: &'a [ReplayRun],
+    /// How the replays were batched; absent when each ran in its own process.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batching: Option<&'a Batching>,
     /// Diff-rule findings.
     pub findings: &'a [Finding],
     /// Fixture drift against an unchanged lock.
@@ -657,6 +797,23 @@ pub fn markdown(report: &ScoreReport<'_>) -> String {
     let _ = writeln!(out);
     let _ = writeln!(out, "Ran: {}.", escape(&report.replayed.summary));
     let _ = writeln!(out);
+    if let Some(batching) = report.batching {
+        let _ = writeln!(out, "Batched: {}.", escape(&batching.summary()));
+        let _ = writeln!(out);
+        for dependent in &batching.order_dependent {
+            let _ = writeln!(
+                out,
+                "- order-dependent in its batch: `{}` was {} in round {} and green alone; judged alone (`{}`)",
+                dependent.test.replace('`', "'"),
+                dependent.batched.as_str(),
+                dependent.round,
+                dependent.next.replace('`', "'"),
+            );
+        }
+        if !batching.order_dependent.is_empty() {
+            let _ = writeln!(out);
+        }
+    }
     if !report.reasons.is_empty() {
         let _ = writeln!(out, "**Why rejected**");
         let _ = writeln!(out);

@@ -177,6 +177,81 @@ pub fn account(
     }
 }
 
+/// Checks one batched replay's report (several tests, one runner process) against the
+/// run, test by test: as [`account`], except that one red test explains a non-zero exit
+/// for the whole batch. A test the report lacks while the runner exited non-zero is not
+/// found here: its record is red (`error`), so the lane replays it alone to find out.
+pub fn account_batch(
+    tests: &[String],
+    replay: u32,
+    exit_code: i32,
+    timed_out: bool,
+    report: Option<&BTreeMap<String, Outcome>>,
+    collected: &BTreeSet<String>,
+) -> Vec<Unaccounted> {
+    let problem = |test: &String, problem: String| Unaccounted {
+        test: test.clone(),
+        replay,
+        problem,
+    };
+    if timed_out {
+        return Vec::new();
+    }
+    let Some(report) = report else {
+        return if exit_code == 0 {
+            tests
+                .iter()
+                .map(|t| {
+                    problem(
+                        t,
+                        "the runner exited 0 without writing its report".to_owned(),
+                    )
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+    };
+    if let Some(stranger) = report.keys().find(|id| !collected.contains(id.as_str())) {
+        return tests
+            .iter()
+            .map(|t| {
+                problem(
+                    t,
+                    format!("the report holds {stranger}, which the collection never listed"),
+                )
+            })
+            .collect();
+    }
+    let explained = tests
+        .iter()
+        .any(|t| report.get(t).is_none_or(|outcome| outcome.is_red()));
+    tests
+        .iter()
+        .filter_map(|test| match report.get(test) {
+            None if exit_code == 0 => Some(problem(
+                test,
+                "the report holds fewer tests than were collected: the test is missing".to_owned(),
+            )),
+            Some(outcome)
+                if !outcome.is_red()
+                    && *outcome != Outcome::Skip
+                    && exit_code != 0
+                    && !explained =>
+            {
+                Some(problem(
+                    test,
+                    format!(
+                        "the report says {} for every test of its batch while the runner exited {exit_code}",
+                        outcome.as_str()
+                    ),
+                ))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,6 +266,37 @@ mod tests {
 
     const A: &str = "tests/test_a.py::test_total";
     const B: &str = "tests/test_a.py::test_empty";
+
+    /// #15 item 1: a batched report is checked test by test; one red test explains the
+    /// batch's exit code, a missing one under exit 0 is unaccounted.
+    #[test]
+    fn a_batched_report_accounts_for_each_of_its_tests() {
+        let collected = set(&[A, B]);
+        let both = [A.to_owned(), B.to_owned()];
+        let red_and_green = outcomes(&[(A, Outcome::Fail), (B, Outcome::Pass)]);
+        assert!(account_batch(&both, 1, 1, false, Some(&red_and_green), &collected).is_empty());
+        let one_missing = outcomes(&[(A, Outcome::Pass)]);
+        let found = account_batch(&both, 2, 0, false, Some(&one_missing), &collected);
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].test.as_str(), found[0].replay), (B, 2));
+        // Missing under a non-zero exit: red, replayed alone, not unaccounted here.
+        assert!(account_batch(&both, 1, 1, false, Some(&one_missing), &collected).is_empty());
+        let all_green = outcomes(&[(A, Outcome::Pass), (B, Outcome::Pass)]);
+        assert_eq!(
+            account_batch(&both, 1, 1, false, Some(&all_green), &collected).len(),
+            2
+        );
+        assert_eq!(account_batch(&both, 1, 0, false, None, &collected).len(), 2);
+        let stranger = outcomes(&[
+            (A, Outcome::Pass),
+            (B, Outcome::Pass),
+            ("x::y", Outcome::Pass),
+        ]);
+        assert_eq!(
+            account_batch(&both, 1, 0, false, Some(&stranger), &collected).len(),
+            2
+        );
+    }
 
     #[test]
     fn weakened_removed_and_empty_modules_are_found() {

@@ -691,6 +691,29 @@ pub trait Adapter {
         })
     }
 
+    /// Whether [`Adapter::run_batch`] runs several tests in one process in exactly the
+    /// order given, so that the merge lane can replay its touched tests one process per
+    /// round (reversing the order every other round) instead of one process per test.
+    /// Runners that say no are replayed one process per test.
+    fn batches(&self) -> bool {
+        false
+    }
+
+    /// Runs `test_ids` in one process, in the order given, with the seed and the pinned
+    /// environment of a replay; the report holds each test's execution. Only where
+    /// [`Adapter::batches`] says so.
+    fn run_batch(
+        &self,
+        _context: &Context<'_>,
+        _test_ids: &[String],
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        Err(RunnerError::Unsupported {
+            kind: self.kind(),
+            what: "run several tests in one process in the order given",
+        })
+    }
+
     /// Runs one test alone with the runner's reseeding of the tests' randomness turned off
     /// (pytest: `-p no:randomly`); only where [`OrderSupport::unseeded`] says so.
     fn run_unseeded(

@@ -348,6 +348,22 @@ impl Adapter for Pytest {
         Ok(self.argv(&selection, options, None)?.0)
     }
 
+    fn batches(&self) -> bool {
+        true
+    }
+
+    /// An ordered run as given: the node ids in that order in one session (`-n 0`, and
+    /// `--randomly-dont-reorganize` with pytest-randomly, whose seed still reseeds `random`
+    /// before each test exactly as in a replay of the test alone).
+    fn run_batch(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        self.run_ordered(context, test_ids, Arrangement::AsGiven, options)
+    }
+
     fn run_unseeded(&self, context: &Context<'_>, test_id: &str) -> Result<RunReport, RunnerError> {
         self.run(
             context,

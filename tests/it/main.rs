@@ -37,6 +37,7 @@ mod events_schema;
 mod fidelity;
 mod frames;
 mod gate;
+mod gate_batch;
 mod gate_parts;
 mod gate_replay;
 mod gate_tamper;

@@ -33,6 +33,30 @@ fn print(printer: &mut Printer, gate: &GateEvent) -> io::Result<()> {
         "  ran: {}",
         terminal_safe(&report.replayed.summary)
     ))?;
+    if let Some(batching) = &report.batching {
+        printer.line(&format!(
+            "  batched: {}",
+            terminal_safe(&batching.summary())
+        ))?;
+        for dependent in &batching.order_dependent {
+            printer.line(&format!(
+                "  order-dependent: {} was {} in its batch (round {}, after {}) and green alone; judged by the replays alone; next: {}",
+                terminal_safe(&dependent.test),
+                dependent.batched.as_str(),
+                dependent.round,
+                terminal_safe(
+                    &dependent
+                        .batch_order
+                        .iter()
+                        .take_while(|t| **t != dependent.test)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                terminal_safe(&dependent.next)
+            ))?;
+        }
+    }
     if let Some(suite) = &report.suite {
         let mut lines: Vec<String> = suite
             .failed

@@ -1,0 +1,201 @@
+//! Batched replays in the merge lane (issue #15 items 1–2), end to end on real git
+//! repositories holding real pytest suites: each round replays every touched test in one
+//! pytest process, forward then reversed; ids that need care on a command line
+//! (parametrize ids with `[`, `-`, spaces, non-ASCII) survive the batch; a test that
+//! passes only after another touched test ran before it is not accepted; a test another
+//! touched test breaks is order-dependent in its batch and judged alone. Every test builds
+//! its own repository.
+
+use crate::triage_support;
+
+use triage_support::{Suite, empty, git};
+
+const POLICY_TOUCHED: &str = "[lane]\nreplay = \"touched\"\n";
+
+/// A base on `main` with `tests/test_base.py` and `policy` as candor.toml, then a
+/// `change` branch that adds `tests/test_change.py` holding `tests`.
+fn change_adding(policy: &str, tests: &str) -> Suite {
+    let suite = empty();
+    suite.write(
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n",
+    );
+    suite.write("candor.toml", policy);
+    suite.write("tests/test_base.py", "def test_base():\n    assert True\n");
+    suite.write(".gitignore", ".candor/\n__pycache__/\nscore-report.json\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "base"]);
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    suite.write("tests/test_change.py", tests);
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "the change"]);
+    suite
+}
+
+fn gate_report(suite: &Suite) -> (triage_support::Ran, serde_json::Value) {
+    let ran = suite.candor(&["gate", "--format", "json"], &[]);
+    let text = std::fs::read_to_string(suite.repo.join("score-report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
+    (
+        ran,
+        serde_json::from_str(&text).expect("the report is JSON"),
+    )
+}
+
+fn strings(value: &serde_json::Value) -> Vec<String> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("an array: {value}"))
+        .iter()
+        .map(|v| v.as_str().expect("a string").to_owned())
+        .collect()
+}
+
+/// #15 item 1: six touched tests, parametrize ids among them, three rounds of one
+/// process each, forward, reversed, forward; every test replayed three times from the
+/// batches' reports.
+#[test]
+fn every_touched_test_replays_in_one_pytest_process_per_round() {
+    let tests = concat!(
+        "import pytest\n\n\n",
+        "@pytest.mark.parametrize(\"word\", [\"a-b\", \"x y\", \"ünï\", \"1.5\"])\n",
+        "def test_words(word):\n    assert word\n\n\n",
+        "def test_first():\n    assert 1 + 1 == 2\n\n\n",
+        "def test_second():\n    assert 'a' < 'b'\n",
+    );
+    let suite = change_adding(POLICY_TOUCHED, tests);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    let touched: Vec<String> = report["touched"]
+        .as_array()
+        .expect("touched")
+        .iter()
+        .map(|t| t["id"].as_str().expect("an id").to_owned())
+        .collect();
+    assert_eq!(touched.len(), 6, "{touched:?}");
+    assert!(touched.iter().any(|t| t.contains("[a-b]")), "{touched:?}");
+    let rounds = report["batching"]["rounds"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), 3, "{report:#}");
+    let orders: Vec<&str> = rounds
+        .iter()
+        .map(|r| r["order"].as_str().expect("an order"))
+        .collect();
+    assert_eq!(orders, ["forward", "reversed", "forward"]);
+    let forward = strings(&rounds[0]["batches"][0]["tests"]);
+    let mut reversed = strings(&rounds[1]["batches"][0]["tests"]);
+    reversed.reverse();
+    assert_eq!(forward, reversed);
+    assert_eq!(forward, touched);
+    for round in rounds {
+        assert_eq!(round["batches"].as_array().map(Vec::len), Some(1));
+        assert_eq!(round["batches"][0]["exit_code"], 0, "{report:#}");
+        assert_eq!(round["batches"][0]["workers"], 1, "{report:#}");
+    }
+    let runs = report["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 18, "{report:#}");
+    for id in &touched {
+        let mine: Vec<&serde_json::Value> = runs.iter().filter(|r| r["test"] == *id).collect();
+        assert_eq!(mine.len(), 3, "{id}: {report:#}");
+        assert!(
+            mine.iter()
+                .all(|r| r["outcome"] == "pass" && r["batch"] == 1)
+        );
+    }
+    assert!(report["unaccounted"].as_array().is_some_and(Vec::is_empty));
+    let human = suite.candor(&["gate"], &[]);
+    assert!(
+        human.stdout.contains(
+            "  batched: 3 round(s) in 3 runner process(es) (6 test(s) per process; order forward, reversed, forward; workers 1)"
+        ),
+        "{human:?}"
+    );
+}
+
+/// #15 item 2, the adversary's diff: `test_reads` passes only when `test_sets` ran
+/// before it in the same process. One process per round in a fixed order would accept
+/// it; the reversed round runs it first, it goes red, and alone it is red: rejected.
+#[test]
+fn a_test_that_passes_only_after_another_touched_test_is_not_accepted() {
+    let tests = concat!(
+        "STATE = {}\n\n\n",
+        "def test_sets():\n    STATE['ready'] = True\n\n\n",
+        "def test_reads():\n    assert STATE.get('ready')\n",
+    );
+    let suite = change_adding(POLICY_TOUCHED, tests);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(report["pass"], false);
+    let reads = "tests/test_change.py::test_reads";
+    assert_eq!(
+        strings(&report["batching"]["replayed_alone"]),
+        [reads],
+        "{report:#}"
+    );
+    assert!(
+        report["batching"]["order_dependent"]
+            .as_array()
+            .is_some_and(Vec::is_empty),
+        "red alone: not merely order-dependent"
+    );
+    let alone: Vec<&serde_json::Value> = report["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .filter(|r| r["test"] == reads)
+        .collect();
+    assert_eq!(alone.len(), 3);
+    assert!(
+        alone
+            .iter()
+            .all(|r| r["outcome"] == "fail" && r["batch"].is_null()),
+        "{report:#}"
+    );
+    assert!(
+        report["reasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .any(|r| r["kind"] == "replay-failed" && r["test"] == reads),
+        "{report:#}"
+    );
+}
+
+/// #15 item 2: `test_clean` fails after `test_pollutes` ran in its process and passes
+/// alone: order-dependent in its batch, with the batch's order and `candor order` as
+/// evidence, and judged by its replays alone.
+#[test]
+fn a_test_red_only_after_another_in_its_batch_is_order_dependent_and_judged_alone() {
+    let tests = concat!(
+        "import os\n\n\n",
+        "def test_pollutes():\n    os.environ['CANDOR_BATCH_POLLUTED'] = '1'\n\n\n",
+        "def test_clean():\n    assert 'CANDOR_BATCH_POLLUTED' not in os.environ\n",
+    );
+    let suite = change_adding(POLICY_TOUCHED, tests);
+    let (ran, report) = gate_report(&suite);
+    let clean = "tests/test_change.py::test_clean";
+    let pollutes = "tests/test_change.py::test_pollutes";
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    let dependent = &report["batching"]["order_dependent"];
+    assert_eq!(dependent.as_array().map(Vec::len), Some(1), "{report:#}");
+    assert_eq!(dependent[0]["test"], clean);
+    assert_eq!(dependent[0]["batched"], "fail");
+    assert_eq!(
+        strings(&dependent[0]["alone"]),
+        ["pass", "pass", "pass"],
+        "{report:#}"
+    );
+    let order = strings(&dependent[0]["batch_order"]);
+    let at = |id: &str| order.iter().position(|t| t == id);
+    assert!(at(pollutes) < at(clean), "{order:?}");
+    assert!(
+        dependent[0]["next"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("candor order ") && n.contains("test_clean")),
+        "{report:#}"
+    );
+    assert!(
+        ran.stderr.contains("order-dependent in its batch"),
+        "{ran:?}"
+    );
+}
