@@ -105,7 +105,7 @@ struct CandorRun {
 }
 
 fn candor_test(candor: &Path, repo: &Path, db: &Path, seed: u64) -> Result<CandorRun, String> {
-    let args: Vec<OsString> = vec![
+    let command: Vec<OsString> = vec![
         "test".into(),
         "--seed".into(),
         seed.to_string().into(),
@@ -114,14 +114,14 @@ fn candor_test(candor: &Path, repo: &Path, db: &Path, seed: u64) -> Result<Cando
         "--db".into(),
         db.into(),
     ];
-    let sample = measure::measure(candor, &args, repo)?;
+    let sample = measure::measure(candor, &command, repo)?;
     let event = sample
         .stdout
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .find(|line| line.get("logs").is_some() && line.get("argv").is_some())
         .ok_or_else(|| format!("candor test printed no test_run event:\n{}", sample.stdout))?;
-    let argv: Vec<String> = event["argv"][0]
+    let runner_argv: Vec<String> = event["argv"][0]
         .as_array()
         .ok_or("the test_run event has no argv")?
         .iter()
@@ -144,7 +144,7 @@ fn candor_test(candor: &Path, repo: &Path, db: &Path, seed: u64) -> Result<Cando
     }
     Ok(CandorRun {
         sample,
-        argv,
+        argv: runner_argv,
         suite,
         probes,
         tests: event["tests"].as_u64().unwrap_or(0),
@@ -191,7 +191,7 @@ fn run(options: &Options) -> Result<bool, String> {
             dir.join("history-baseline.db"),
         ));
     }
-    let mut argv = Vec::new();
+    let mut runner_argv = Vec::new();
     for (name, candor, db) in &binaries {
         // Unmeasured: Python's bytecode caches, the history's creation.
         let warm = candor_test(candor, &repo, db, options.seed)?;
@@ -201,7 +201,7 @@ fn run(options: &Options) -> Result<bool, String> {
                 warm.tests, options.tests
             ));
         }
-        argv = warm.argv;
+        runner_argv = warm.argv;
     }
     let mut candor_runs: Vec<Vec<CandorRun>> = binaries.iter().map(|_| Vec::new()).collect();
     let mut bare = Vec::new();
@@ -215,12 +215,14 @@ fn run(options: &Options) -> Result<bool, String> {
                 ran.probes.as_secs_f64(),
                 ran.sample.cpu.as_secs_f64(),
             );
-            argv.clone_from(&ran.argv);
+            runner_argv.clone_from(&ran.argv);
             runs.push(ran);
         }
-        let (program, args) = argv.split_first().ok_or("candor ran an empty argv")?;
+        let (program, rest) = runner_argv
+            .split_first()
+            .ok_or("candor ran an empty argv")?;
         // The same argv, the report elsewhere: candor's own report stays as it stored it.
-        let args: Vec<OsString> = args
+        let bare_args: Vec<OsString> = rest
             .iter()
             .map(|arg| {
                 if arg.starts_with("--junitxml=") {
@@ -231,7 +233,7 @@ fn run(options: &Options) -> Result<bool, String> {
             })
             .collect();
         // A bare name is looked up on PATH by the wrapper, as candor's child was.
-        let sample = measure::measure(Path::new(program), &args, &repo)?;
+        let sample = measure::measure(Path::new(program), &bare_args, &repo)?;
         eprintln!(
             "iteration {iteration}: bare {program} {:.3} s (CPU {:.3} s)",
             sample.wall.as_secs_f64(),
@@ -240,7 +242,7 @@ fn run(options: &Options) -> Result<bool, String> {
         bare.push(sample);
     }
     let names: Vec<&str> = binaries.iter().map(|(name, ..)| name.as_str()).collect();
-    let (report, met) = report(options, &machine, &argv, &names, &candor_runs, &bare);
+    let (report, met) = report(options, &machine, &runner_argv, &names, &candor_runs, &bare);
     println!("{report}");
     Ok(met || !options.check)
 }

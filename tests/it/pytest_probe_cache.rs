@@ -24,8 +24,10 @@ fn probes_in(scratch: &Path) -> usize {
         entries
             .flatten()
             .filter(|entry| {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                name.contains("pytest-version") && name.ends_with(".log")
+                let path = entry.path();
+                path.file_name()
+                    .is_some_and(|name| name.to_string_lossy().contains("pytest-version"))
+                    && path.extension().is_some_and(|ext| ext == "log")
             })
             .count()
     })
