@@ -143,6 +143,30 @@ impl EnvVars {
     /// side's source roots (and its isolation probe) before the value it inherited.
     pub const PYTHONPATH: &'static str = "PYTHONPATH";
 
+    // Read, never changed, as part of what `candor test`'s remembered pytest plugin probe
+    // depends on (`runner::probe_cache`): a change to any of them probes again.
+
+    /// Where programs such as `python3` are found.
+    pub const PATH: &'static str = "PATH";
+    /// The active virtualenv.
+    pub const VIRTUAL_ENV: &'static str = "VIRTUAL_ENV";
+    /// The active conda environment.
+    pub const CONDA_PREFIX: &'static str = "CONDA_PREFIX";
+    /// pyenv's Python version for this shell.
+    pub const PYENV_VERSION: &'static str = "PYENV_VERSION";
+    /// Python's installation prefix.
+    pub const PYTHONHOME: &'static str = "PYTHONHOME";
+    /// Python's per-user installation folder.
+    pub const PYTHONUSERBASE: &'static str = "PYTHONUSERBASE";
+    /// Turns Python's per-user site-packages off.
+    pub const PYTHONNOUSERSITE: &'static str = "PYTHONNOUSERSITE";
+    /// Plugins pytest loads by name.
+    pub const PYTEST_PLUGINS: &'static str = "PYTEST_PLUGINS";
+    /// Options pytest adds to its command line (removed from every run candor starts).
+    pub const PYTEST_ADDOPTS: &'static str = "PYTEST_ADDOPTS";
+    /// Turns pytest's loading of installed plugins off.
+    pub const PYTEST_DISABLE_PLUGIN_AUTOLOAD: &'static str = "PYTEST_DISABLE_PLUGIN_AUTOLOAD";
+
     // Read by candor's own test suite only, never by the binary.
 
     /// Where candor's tests find the shared corpus of result files.

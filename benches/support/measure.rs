@@ -25,6 +25,10 @@ pub struct Sample {
     /// From spawn to exit, as seen by the wrapper.
     pub wall: Duration,
     /// Peak resident set size of the command, in KiB.
+    #[allow(
+        dead_code,
+        reason = "every bench includes this module; not every one reports memory"
+    )]
     pub peak_rss_kib: u64,
     /// CPU time of the command (user and system, all its threads): unlike wall time, it
     /// does not grow when other work on the machine takes the cores.

@@ -34,7 +34,8 @@ pub fn run(
     )?;
     let runner_config = &judge.config.runner;
     let context = runner::Context::new(ports.root, scratch(ports.root, "test")?, ports.executor)
-        .with_timeout(Some(runner_config.timeout), runner_config.grace);
+        .with_timeout(Some(runner_config.timeout), runner_config.grace)
+        .with_remembered_probes();
     let config = with_argv(&judge.config.runner, &settings.argv, &context)?;
     let adapter = runner::adapter(&config, &context)?;
 

@@ -41,6 +41,7 @@ mod jest;
 mod nextest;
 pub mod package_json;
 mod playwright;
+pub mod probe_cache;
 pub mod process;
 mod pytest;
 pub mod ran;
@@ -207,6 +208,9 @@ pub struct Context<'a> {
     /// Set when the run is one side of a comparison: the side's own tree and the trees
     /// it must not run code from.
     pub isolation: Option<Isolation>,
+    /// Whether a runner's probe may be answered from what an earlier run remembered
+    /// ([`probe_cache`]); never for the merge lane, whose work tree is the agent's.
+    pub remembered_probes: bool,
     sequence: AtomicU32,
 }
 
@@ -253,6 +257,7 @@ impl<'a> Context<'a> {
             grace: DEFAULT_GRACE,
             pinned_environment: false,
             isolation: None,
+            remembered_probes: false,
             sequence: AtomicU32::new(0),
         }
     }
@@ -279,6 +284,14 @@ impl<'a> Context<'a> {
     fn cargo_target(&self) -> Option<String> {
         let target = self.isolation.as_ref()?.cargo_target.as_ref()?;
         Some(target.to_string_lossy().into_owned())
+    }
+
+    /// The same context, answering a runner's probe from what an earlier run remembered
+    /// when nothing it depends on changed ([`probe_cache`]).
+    #[must_use]
+    pub fn with_remembered_probes(mut self) -> Self {
+        self.remembered_probes = true;
+        self
     }
 
     /// The same context with a time limit per child process.
@@ -824,6 +837,9 @@ pub fn adapter(
         .or_else(|| kind.is_javascript().then(|| kind.default_command()))
         .map(|argv| rooted_program(argv, &context.repo_root));
     Ok(match kind {
+        RunnerKind::Pytest if context.remembered_probes => {
+            Box::new(Pytest::probe_remembered(command, context)?)
+        }
         RunnerKind::Pytest => Box::new(Pytest::probe(command, context)?),
         RunnerKind::Cargo => Box::new(CargoTest::new(command)?),
         RunnerKind::Nextest => Box::new(Nextest::new(command)?),

@@ -13,6 +13,7 @@
 use std::path::Path;
 
 use super::isolation;
+use super::probe_cache;
 use super::{
     Adapter, Arrangement, Context, GivenOrder, ListedTest, OrderSupport, RunOptions, RunReport,
     RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value, strings,
@@ -30,6 +31,9 @@ pub struct Pytest {
     prefix: Vec<String>,
     randomly: bool,
     repeat: bool,
+    /// Whether `randomly` and `repeat` are a remembered answer (`probe_cache`) rather than
+    /// this run's own probe.
+    remembered: bool,
 }
 
 /// Which tests a run selects, and how.
@@ -56,6 +60,7 @@ impl Pytest {
             prefix: command.unwrap_or_else(|| RunnerKind::Pytest.default_command()),
             randomly,
             repeat: false,
+            remembered: false,
         }
     }
 
@@ -71,17 +76,49 @@ impl Pytest {
     /// behind `uv run` is the one asked.
     pub fn probe(command: Option<Vec<String>>, context: &Context<'_>) -> Result<Self, RunnerError> {
         let mut adapter = Pytest::new(command, false);
-        let mut argv = adapter.prefix.clone();
+        let versions = adapter.versions(context)?;
+        adapter.read_plugins(&versions);
+        Ok(adapter)
+    }
+
+    /// [`Pytest::probe`], answered from `.candor/cache/pytest-probe.json` while nothing the
+    /// answer depends on has changed (`probe_cache`), and remembered there after a probe.
+    /// Runs of a remembered answer turn pytest-randomly off by name when it was not there
+    /// (`-p no:randomly`), so that a plugin installed since cannot shuffle a run whose seed
+    /// candor does not record; and a run that pytest refuses as a usage error (exit 4: the
+    /// options of a plugin removed since) is probed afresh and run again.
+    pub fn probe_remembered(
+        command: Option<Vec<String>>,
+        context: &Context<'_>,
+    ) -> Result<Self, RunnerError> {
+        let mut adapter = Pytest::new(command, false);
+        if let Some(versions) = probe_cache::lookup(&context.repo_root, &adapter.prefix) {
+            adapter.read_plugins(&versions);
+            adapter.remembered = true;
+            return Ok(adapter);
+        }
+        let versions = adapter.versions(context)?;
+        probe_cache::store(&context.repo_root, &adapter.prefix, &versions);
+        adapter.read_plugins(&versions);
+        Ok(adapter)
+    }
+
+    /// `pytest -VV`'s output through the adapter's prefix.
+    fn versions(&self, context: &Context<'_>) -> Result<String, RunnerError> {
+        let mut argv = self.prefix.clone();
         argv.push("-VV".to_owned());
-        let versions = context.probe("pytest-version", argv, &[])?;
+        context.probe("pytest-version", argv, &[])
+    }
+
+    /// Which of the plugins candor uses `pytest -VV` lists.
+    fn read_plugins(&mut self, versions: &str) {
         let lists = |plugin: &str| {
             versions
                 .lines()
                 .any(|line| line.trim_start().starts_with(plugin))
         };
-        adapter.randomly = lists("pytest-randomly");
-        adapter.repeat = lists("pytest-repeat");
-        Ok(adapter)
+        self.randomly = lists("pytest-randomly");
+        self.repeat = lists("pytest-repeat");
     }
 
     /// Whether repeated runs can use pytest-repeat's `--count`.
@@ -136,6 +173,12 @@ impl Pytest {
             invocation = invocation.env(name, value);
         }
         let record = context.run(invocation)?;
+        if self.remembered && !record.outcome.timed_out && record.outcome.exit_code() == 4 {
+            // The remembered plugins may be gone (their options refused): ask pytest again.
+            probe_cache::forget(&context.repo_root);
+            let fresh = Pytest::probe_remembered(Some(self.prefix.clone()), context)?;
+            return fresh.run(context, selection, options);
+        }
         context.check_ran(RunnerKind::Pytest, &record, &report)?;
         let run = RunReport {
             runner: RunnerKind::Pytest,
@@ -180,7 +223,7 @@ impl Pytest {
             _ => options.seed(),
         };
         let reseeds = self.randomly && !matches!(selection, Selection::Unseeded(_));
-        if self.randomly && !reseeds {
+        if self.randomly && !reseeds || self.remembered && !self.randomly {
             argv.extend(strings(&["-p", "no:randomly"]));
         }
         let seed = reseeds.then(|| {

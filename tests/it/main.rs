@@ -61,6 +61,7 @@ mod paths;
 mod pg;
 mod pg_ci;
 mod policy_source;
+mod pytest_probe_cache;
 mod reliability;
 mod report;
 mod rerun;
