@@ -57,6 +57,7 @@ mod order;
 mod paths;
 mod pg;
 mod pg_ci;
+mod pg_migration;
 mod policy_source;
 mod reliability;
 mod report;
