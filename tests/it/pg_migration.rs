@@ -52,7 +52,7 @@ fn new_run(started: i64, job: &str) -> NewRun {
 /// three blocks, some in some runs only, failures with frames, skips, captured output,
 /// a flaky pass, and durations that are and are not whole milliseconds.
 fn execution(run: usize, test: usize) -> Option<Execution> {
-    if test >= 500 && run % 3 == 0 {
+    if test >= 500 && run.is_multiple_of(3) {
         return None;
     }
     let name = format!("tests/test_m{}.py::test_{test:03}", test % 7);
@@ -71,8 +71,8 @@ fn execution(run: usize, test: usize) -> Option<Execution> {
         _ => Some(12.5),
     };
     execution.attempts = if outcome == Outcome::FlakyPass { 2 } else { 1 };
-    execution.file = (test % 5 != 0).then(|| format!("tests/test_m{}.py", test % 7));
-    execution.line = (test % 3 != 0).then(|| u32::try_from(test).unwrap());
+    execution.file = (!test.is_multiple_of(5)).then(|| format!("tests/test_m{}.py", test % 7));
+    execution.line = (!test.is_multiple_of(3)).then(|| u32::try_from(test).unwrap());
     if outcome.is_red() || outcome == Outcome::FlakyPass {
         let frame = Frame {
             file: "tests/test_m.py".into(),
@@ -90,7 +90,7 @@ fn execution(run: usize, test: usize) -> Option<Execution> {
     if outcome == Outcome::Skip {
         execution.skip_message = Some(format!("skipped in run {run}"));
     }
-    if test % 11 == 0 {
+    if test.is_multiple_of(11) {
         execution.stdout = Some(format!("out {run} {test}"));
     }
     Some(execution)
@@ -157,10 +157,6 @@ fn outcome_code(outcome: Outcome) -> i16 {
         Outcome::Skip => 3,
         Outcome::FlakyPass => 4,
     }
-}
-
-fn micros(second: i64) -> i64 {
-    second * 1_000_000
 }
 
 /// Writes `runs` into `schema` as the schema-2 store did.
@@ -313,7 +309,7 @@ fn a_populated_schema_2_history_is_packed_in_place_and_answers_as_before() {
 
     let dir = tempfile::tempdir().unwrap();
     let mut sqlite = SqliteStore::open(
-        &dir.path().join("history.db"),
+        dir.path().join("history.db"),
         std::time::Duration::from_secs(5),
     )
     .unwrap();
