@@ -161,14 +161,16 @@ mod tests {
         let mut writer = BlockWriter::default();
         writer.add(3, narrow(Outcome::Pass), None, None);
         writer.add(255, narrow(Outcome::Fail), Some(b"sig"), Some(b"lz4"));
-        writer.add(256, narrow(Outcome::Skip), None, Some(b"skip"));
-        let first = writer.take_done();
         assert!(
-            first.is_empty(),
-            "block 0 is still open until a later block comes"
+            writer.take_done().is_empty(),
+            "block 0 is open until a later block comes"
         );
+        writer.add(256, narrow(Outcome::Skip), None, Some(b"skip"));
+        let mut rest = writer.take_done();
+        assert_eq!(rest.len(), 1, "block 0 is done once block 1 begins");
         writer.add(600, narrow(Outcome::Error), Some(b""), None);
-        let (rest, executions) = writer.finish();
+        let (last, executions) = writer.finish();
+        rest.extend(last);
         assert_eq!(executions, 4);
         let blocks: Vec<i64> = rest.iter().map(|row| row.block).collect();
         assert_eq!(blocks, [0, 1, 2]);
