@@ -60,6 +60,7 @@ mod order;
 mod paths;
 mod pg;
 mod pg_ci;
+mod pg_migration;
 mod policy_source;
 mod pytest_probe_cache;
 mod reliability;

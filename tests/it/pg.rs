@@ -602,6 +602,7 @@ fn prune_drops_whole_months_and_keeps_recent_ones() {
     );
     assert_eq!(on_sqlite.status.code(), Some(2), "{:?}", text(&on_sqlite));
 
+    assert_eq!(old_months(&schema), 2, "each old month has its table");
     let ran = candor(
         dir.path(),
         &schema.url,
@@ -621,15 +622,7 @@ fn prune_drops_whole_months_and_keeps_recent_ones() {
         .map(|t| t.test_id)
         .collect();
     assert_eq!(names, vec!["always", "t2"]);
-    let partitions: i64 = schema
-        .client()
-        .query_one(
-            "SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'executions_2020%'",
-            &[&schema.name],
-        )
-        .unwrap()
-        .get(0);
-    assert_eq!(partitions, 0, "the old months' tables are gone");
+    assert_eq!(old_months(&schema), 0, "the old months' tables are gone");
     let again = candor(
         dir.path(),
         &schema.url,
@@ -640,6 +633,19 @@ fn prune_drops_whole_months_and_keeps_recent_ones() {
         "{:?}",
         text(&again)
     );
+}
+
+/// How many month tables of 2020 the schema holds.
+fn old_months(schema: &Schema) -> i64 {
+    schema
+        .client()
+        .query_one(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = $1 \
+             AND tablename LIKE 'execution\\_blocks\\_2020%'",
+            &[&schema.name],
+        )
+        .unwrap()
+        .get(0)
 }
 
 /// #17 item 1: TLS through rustls, by `sslmode`: `require` encrypts without checking,

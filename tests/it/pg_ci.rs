@@ -246,7 +246,11 @@ fn a_schema_1_postgres_history_gains_the_ci_columns() {
         )
         .unwrap();
     let store = schema.open();
-    assert_eq!(store.schema_version().unwrap(), 2);
+    assert_eq!(
+        store.schema_version().unwrap(),
+        3,
+        "migrated through the CI columns to the packed layout"
+    );
     let runs = store.runs(10).unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].run.ci_run, CiRun::default());

@@ -83,6 +83,11 @@ impl Corrupt {
         Corrupt("a test id with no name")
     }
 
+    /// A blob that ends in the middle of an entry.
+    pub fn truncated() -> Corrupt {
+        Corrupt("a blob ends in the middle of an entry")
+    }
+
     /// An outcome code no build of candor writes.
     pub fn unknown_outcome() -> Corrupt {
         Corrupt("unknown outcome code")

@@ -3,6 +3,7 @@
 //! partitions and their retention, and the queries behind [`HistoryStore`]. No
 //! `postgres` type leaves this module.
 
+mod blocks;
 pub mod target;
 
 use std::cell::RefCell;
@@ -15,7 +16,11 @@ use postgres::types::{ToSql, Type};
 use postgres::{Client, NoTls, Row};
 use serde::{Deserialize, Serialize};
 
-use super::packed::name_hash;
+use self::blocks::{BlockRow, BlockWriter, read_details};
+use super::packed::{
+    BLOCK_TESTS, Corrupt, Entries, Narrow, block_and_slot, name_hash, outcome_nibble,
+    outcome_of_nibble, test_of,
+};
 use super::{
     Conditions, HistoryError, HistoryStore, IngestReport, IngestSession, NewRun, RunContent,
     RunRecord, Source, StoredExecution, TestSummary, TestWindow, WindowEntry,
@@ -24,9 +29,24 @@ use crate::results::{Execution, Failure, Outcome};
 pub use target::Target;
 
 /// Migrations in order; the schema version is how many have run.
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_ci_run.sql"),
+    include_str!("migrations/0003_packed_executions.sql"),
+];
+
+/// The schema version that packs executions in blocks: migrating to it moves the rows of
+/// `executions` into `execution_blocks` ([`PgStore::pack_executions`]).
+const PACKED_VERSION: usize = 3;
+
+/// The columns of an `execution_blocks` row, in `COPY` order.
+const BLOCK_TYPES: [Type; 6] = [
+    Type::INT8,
+    Type::INT8,
+    Type::INT8,
+    Type::BYTEA,
+    Type::BYTEA,
+    Type::BYTEA,
 ];
 
 /// The schema version this build reads and writes.
@@ -38,6 +58,9 @@ const LOCK_SPACE: i32 = 0x6361_6e64;
 
 /// Rows sent per `COPY`: a batch's memory, not the file's, is what an ingest holds.
 const COPY_ROWS: usize = 8192;
+
+/// Rows read back per fetch of a portal when packing executions into blocks.
+const FETCH_ROWS: i32 = 8192;
 
 /// Bytes of staged texts that end a batch early.
 const COPY_BYTES: usize = 4 << 20;
@@ -170,9 +193,9 @@ fn month_of(started: Timestamp) -> (String, i64, Option<i64>) {
         .map(|z| micros(z.timestamp()));
     let year = first.year();
     let name = if year < 0 {
-        format!("executions_bce{:04}_{:02}", -year, first.month())
+        format!("execution_blocks_bce{:04}_{:02}", -year, first.month())
     } else {
-        format!("executions_{year:04}_{:02}", first.month())
+        format!("execution_blocks_{year:04}_{:02}", first.month())
     };
     (name, lower, upper)
 }
@@ -213,9 +236,12 @@ impl PgStore {
         let mut client = client;
         // An ingest stages its run in a temporary table: with the default 8 MB of
         // session buffers, a 200,000-test run is written out to temp files and read
-        // back. Only settable before the session's first temporary table.
+        // back. Only settable before the session's first temporary table. The questions
+        // are a few short statements each: JIT compiling them (PostgreSQL's cost
+        // estimates of a scan of every block pass `jit_above_cost`) costs more than it
+        // saves; and a windows pass sorts a few MB of outcomes, in memory.
         client
-            .batch_execute("SET temp_buffers = '64MB'")
+            .batch_execute("SET temp_buffers = '64MB'; SET jit = off; SET work_mem = '64MB'")
             .map_err(|e| server_error(target, &e, false))?;
         let store = PgStore {
             client: RefCell::new(client),
@@ -274,8 +300,12 @@ impl PgStore {
         if found > PG_SCHEMA_VERSION {
             return Err(self.too_new(found));
         }
-        for sql in &MIGRATIONS[usize::try_from(found).unwrap_or(0)..] {
+        let from = usize::try_from(found).unwrap_or(0);
+        for (index, sql) in MIGRATIONS.iter().enumerate().skip(from) {
             tx.batch_execute(sql).map_err(|e| self.error(&e))?;
+            if index + 1 == PACKED_VERSION {
+                Self::pack_executions(&mut tx, &self.target)?;
+            }
         }
         tx.execute("DELETE FROM candor_schema", &[])
             .map_err(|e| self.error(&e))?;
@@ -343,7 +373,7 @@ impl PgStore {
         if !exists {
             let upper_sql = upper.map_or_else(|| "MAXVALUE".to_owned(), |u| u.to_string());
             tx.batch_execute(&format!(
-                "CREATE TABLE {name} PARTITION OF executions FOR VALUES FROM ({lower}) TO ({upper_sql})"
+                "CREATE TABLE {name} PARTITION OF execution_blocks FOR VALUES FROM ({lower}) TO ({upper_sql})"
             ))
             .map_err(|e| self.error(&e))?;
             tx.execute(
@@ -440,52 +470,11 @@ impl PgStore {
         };
         decode().map_err(|m| self.corrupt(m))
     }
-
-    /// An execution row (`name`, narrow columns, `details`, `signature`) with its run's
-    /// columns (`run_id`, `started_us`, `commit_sha`, `branch`, `source`).
-    fn stored_execution(&self, row: &Row) -> Result<StoredExecution, HistoryError> {
-        let decode = || -> Result<StoredExecution, String> {
-            let details = decode_details(row.get("details"))?;
-            let source: String = row.get("source");
-            let code: i16 = row.get("outcome");
-            let execution = Execution {
-                test_id: text(Some(row.get("name")))?.unwrap_or_default(),
-                outcome: outcome_of_code(code).ok_or_else(|| format!("unknown outcome {code}"))?,
-                duration: row.get("duration"),
-                attempts: u32::try_from(row.get::<_, i64>("attempts"))
-                    .map_err(|e| e.to_string())?,
-                failure: details.failure,
-                skip_message: details.skip_message,
-                file: text(row.get("file"))?,
-                line: row
-                    .get::<_, Option<i64>>("line")
-                    .map(u32::try_from)
-                    .transpose()
-                    .map_err(|e| e.to_string())?,
-                stdout: details.stdout,
-                stderr: details.stderr,
-            };
-            Ok(StoredExecution {
-                run_id: row.get("run_id"),
-                started_at: timestamp(row.get("started_us"))?,
-                commit: text(row.get("commit_sha"))?,
-                branch: text(row.get("branch"))?,
-                source: Source::from_str_opt(&source)
-                    .ok_or_else(|| format!("unknown source `{source}`"))?,
-                execution,
-                signature: text(row.get("signature"))?,
-            })
-        };
-        decode().map_err(|m| self.corrupt(m))
-    }
 }
 
 const RUN_COLUMNS: &str = "id, content_key, commit_sha, branch, merge_base, started_us, source, \
     ci_provider, job, workers, seed, ci, runner, os, format, producer, source_path, executions, red, \
     ci_repository, ci_run_id, ci_attempt";
-
-const EXECUTION_COLUMNS: &str = "t.name, e.outcome, e.duration, e.attempts, e.file, e.line, \
-    e.details, e.signature, e.run_id, e.started_us, r.commit_sha, r.branch, r.source";
 
 /// A server failure as the CLI shows it: the server's message, detail and hint, or what
 /// happened to the connection.
@@ -816,18 +805,9 @@ impl IngestSession for PgIngest<'_> {
                 &[],
             )
             .map_err(fail)?;
-        let moved = self
-            .tx
-            .execute(
-                "INSERT INTO executions (run_id, test_id, started_us, outcome, attempts, duration, \
-                 file, line, signature, details) \
-                 SELECT $1, t.id, $2, s.outcome, s.attempts, s.duration, s.file, s.line, \
-                 s.signature, s.details FROM candor_stage s \
-                 JOIN tests t ON t.name_hash = s.name_hash AND t.name = s.name \
-                 ORDER BY t.id",
-                &[&run_id, &started],
-            )
-            .map_err(fail)?;
+        // The staged executions come back in test id order, a batch at a time, and go
+        // out again as block rows: one row per 256 test ids instead of one per test.
+        let moved = pack_staged(&mut self.tx, run_id, started).map_err(fail)?;
         if i64::try_from(moved).ok() != Some(tests) {
             return Err(HistoryError::Server {
                 target: target.to_string(),
@@ -842,6 +822,172 @@ impl IngestSession for PgIngest<'_> {
             tests: u64::try_from(tests).unwrap_or(0),
             red: u64::try_from(red).unwrap_or(0),
         })
+    }
+}
+
+/// Packs the staged executions of run `run_id` (merged, named) into `execution_blocks`:
+/// read back in test id order through a portal, a batch at a time, and sent as block
+/// rows with binary `COPY` between the batches. Returns how many executions it stored.
+fn pack_staged(
+    tx: &mut postgres::Transaction<'_>,
+    run_id: i64,
+    started: i64,
+) -> Result<u64, postgres::Error> {
+    let portal = tx.bind(
+        "SELECT t.id, s.outcome, s.attempts, s.duration, s.file, s.line, s.signature, s.details \
+         FROM candor_stage s JOIN tests t ON t.name_hash = s.name_hash AND t.name = s.name \
+         ORDER BY t.id",
+        &[],
+    )?;
+    let mut writer = BlockWriter::default();
+    loop {
+        let rows = tx.query_portal(&portal, FETCH_ROWS)?;
+        if rows.is_empty() {
+            break;
+        }
+        for row in &rows {
+            writer.add(
+                row.get(0),
+                narrow_of(row, 1),
+                row.get::<_, Option<&[u8]>>(6),
+                row.get::<_, Option<&[u8]>>(7),
+            );
+        }
+        copy_blocks(tx, run_id, started, &writer.take_done())?;
+    }
+    let (rest, executions) = writer.finish();
+    copy_blocks(tx, run_id, started, &rest)?;
+    Ok(executions)
+}
+
+/// An execution's narrow columns from `row`, starting at column `at`: outcome,
+/// attempts, duration, file, line. Written by candor from UTF-8 and known codes; anything
+/// else (a damaged row) is kept as near as it can be rather than failing the run.
+fn narrow_of(row: &Row, at: usize) -> Narrow {
+    let code: i16 = row.get(at);
+    Narrow {
+        outcome: outcome_of_code(code).unwrap_or(Outcome::Error),
+        attempts: u32::try_from(row.get::<_, i64>(at + 1)).unwrap_or(u32::MAX),
+        duration: row.get(at + 2),
+        file: row
+            .get::<_, Option<&[u8]>>(at + 3)
+            .map(|file| String::from_utf8_lossy(file).into_owned()),
+        line: row
+            .get::<_, Option<i64>>(at + 4)
+            .and_then(|line| u32::try_from(line).ok()),
+    }
+}
+
+/// Sends block rows of one run with binary `COPY`.
+fn copy_blocks(
+    tx: &mut postgres::Transaction<'_>,
+    run_id: i64,
+    started: i64,
+    rows: &[BlockRow],
+) -> Result<(), postgres::Error> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let writer = tx.copy_in(
+        "COPY execution_blocks (run_id, block, started_us, outcomes, entries, details) \
+         FROM STDIN BINARY",
+    )?;
+    let mut writer = BinaryCopyInWriter::new(writer, &BLOCK_TYPES);
+    for row in rows {
+        writer.write(&[
+            &run_id,
+            &row.block,
+            &started,
+            &row.outcomes,
+            &row.entries,
+            &row.details,
+        ])?;
+    }
+    writer.finish()?;
+    Ok(())
+}
+
+impl PgStore {
+    /// Migration 3's data step, in the migration's transaction: every month partition of
+    /// `executions` gets its `execution_blocks` partition, every row of `executions` is
+    /// packed into its run's blocks (read in run and test order through a portal, so
+    /// memory holds a batch, not the history), and `executions` is dropped.
+    fn pack_executions(
+        tx: &mut postgres::Transaction<'_>,
+        target: &Target,
+    ) -> Result<(), HistoryError> {
+        let fail = |e: postgres::Error| server_error(target, &e, false);
+        let months = tx
+            .query(
+                "SELECT name, lower_us, upper_us FROM candor_partitions",
+                &[],
+            )
+            .map_err(fail)?;
+        for month in &months {
+            let old: String = month.get(0);
+            let lower: i64 = month.get(1);
+            let upper = month
+                .get::<_, Option<i64>>(2)
+                .map_or_else(|| "MAXVALUE".to_owned(), |u| u.to_string());
+            let new = format!(
+                "execution_blocks{}",
+                old.strip_prefix("executions").unwrap_or(&old)
+            );
+            tx.batch_execute(&format!(
+                "CREATE TABLE {new} PARTITION OF execution_blocks FOR VALUES FROM ({lower}) TO ({upper})"
+            ))
+            .map_err(fail)?;
+            tx.execute(
+                "UPDATE candor_partitions SET name = $1 WHERE name = $2",
+                &[&new, &old],
+            )
+            .map_err(fail)?;
+        }
+        tx.batch_execute("SET LOCAL work_mem = '64MB'")
+            .map_err(fail)?;
+        let portal = tx
+            .bind(
+                "SELECT run_id, started_us, test_id, outcome, attempts, duration, file, line, \
+                 signature, details FROM executions ORDER BY run_id, test_id",
+                &[],
+            )
+            .map_err(fail)?;
+        let mut current: Option<(i64, i64, BlockWriter)> = None;
+        loop {
+            let rows = tx.query_portal(&portal, FETCH_ROWS).map_err(fail)?;
+            if rows.is_empty() {
+                break;
+            }
+            for row in &rows {
+                let key: (i64, i64) = (row.get(0), row.get(1));
+                if current
+                    .as_ref()
+                    .is_none_or(|(run, started, _)| (*run, *started) != key)
+                {
+                    if let Some((run, started, writer)) = current.take() {
+                        copy_blocks(tx, run, started, &writer.finish().0).map_err(fail)?;
+                    }
+                    current = Some((key.0, key.1, BlockWriter::default()));
+                }
+                if let Some((_, _, writer)) = &mut current {
+                    writer.add(
+                        row.get(2),
+                        narrow_of(row, 3),
+                        row.get::<_, Option<&[u8]>>(8),
+                        row.get::<_, Option<&[u8]>>(9),
+                    );
+                }
+            }
+            if let Some((run, started, writer)) = &mut current {
+                copy_blocks(tx, *run, *started, &writer.take_done()).map_err(fail)?;
+            }
+        }
+        if let Some((run, started, writer)) = current.take() {
+            copy_blocks(tx, run, started, &writer.finish().0).map_err(fail)?;
+        }
+        // The portal reads `executions` until it is closed.
+        drop(portal);
+        tx.batch_execute("DROP TABLE executions").map_err(fail)
     }
 }
 
@@ -889,60 +1035,64 @@ impl HistoryStore for PgStore {
             None => Vec::new(),
         };
         let mut client = self.client.borrow_mut();
-        // Failing tests only: each test's latest ran execution is one index probe, and
-        // only the few whose latest is red are counted, instead of aggregating every
-        // execution of the history.
-        let failing_sql = format!(
-            "SELECT t.name, s.runs, s.failures, s.skips, s.last_failure, s.last_seen, \
-               l.outcome \
-             FROM tests t \
-             CROSS JOIN LATERAL (SELECT e.outcome FROM executions e \
-                 WHERE e.test_id = t.id AND e.outcome <> 3{filter} \
-                 ORDER BY e.started_us DESC, e.run_id DESC LIMIT 1) l \
-             CROSS JOIN LATERAL (SELECT \
-                     count(*) FILTER (WHERE e.outcome <> 3) AS runs, \
-                     count(*) FILTER (WHERE e.outcome IN (1, 2, 4)) AS failures, \
-                     count(*) FILTER (WHERE e.outcome = 3) AS skips, \
-                     max(e.started_us) FILTER (WHERE e.outcome IN (1, 2, 4)) AS last_failure, \
-                     max(e.started_us) AS last_seen \
-                   FROM executions e WHERE e.test_id = t.id{filter}) s \
-             WHERE l.outcome IN (1, 2) \
-             ORDER BY t.name"
-        );
-        let all_sql = format!(
-            "SELECT t.name, s.runs, s.failures, s.skips, s.last_failure, s.last_seen, \
-                       l.outcome \
-                     FROM (SELECT e.test_id, \
-                             count(*) FILTER (WHERE e.outcome <> 3) AS runs, \
-                             count(*) FILTER (WHERE e.outcome IN (1, 2, 4)) AS failures, \
-                             count(*) FILTER (WHERE e.outcome = 3) AS skips, \
-                             max(e.started_us) FILTER (WHERE e.outcome IN (1, 2, 4)) \
-                               AS last_failure, \
-                             max(e.started_us) AS last_seen \
-                           FROM executions e WHERE true{filter} GROUP BY e.test_id) s \
-                     JOIN tests t ON t.id = s.test_id \
-                     LEFT JOIN LATERAL (SELECT e.outcome FROM executions e \
-                         WHERE e.test_id = s.test_id AND e.outcome <> 3{filter} \
-                         ORDER BY e.started_us DESC, e.run_id DESC LIMIT 1) l ON true \
-                     ORDER BY t.name"
-        );
-        let rows = client
-            .query(if failing_only { &failing_sql } else { &all_sql }, &params)
+        // Every block row's outcomes once (half a byte per test: a few MB for 10M
+        // executions), in no order; the latest of each test is found by comparing starts.
+        let mut rows = client
+            .query_raw(
+                &format!(
+                    "SELECT b.block, b.run_id, b.started_us, b.outcomes \
+                     FROM execution_blocks b WHERE true{filter}"
+                ),
+                params,
+            )
             .map_err(|e| self.error(&e))?;
-        let mut found = Vec::with_capacity(rows.len());
-        for row in rows {
-            let latest: Option<i16> = row.get(6);
-            if failing_only && !matches!(latest, Some(1 | 2)) {
-                continue;
+        let mut stats: Vec<Tally> = Vec::new();
+        while let Some(row) = postgres::fallible_iterator::FallibleIterator::next(&mut rows)
+            .map_err(|e| self.error(&e))?
+        {
+            let block: i64 = row.get(0);
+            let key = (row.get::<_, i64>(2), row.get::<_, i64>(1));
+            let outcomes: &[u8] = row.get(3);
+            let first =
+                usize::try_from(block).map_err(|_| self.corrupt(BAD_BLOCK.into()))? * BLOCK_TESTS;
+            for slot in 0..(outcomes.len() * 2).min(BLOCK_TESTS) {
+                let nibble = outcome_nibble(outcomes, slot);
+                if nibble == 0 {
+                    continue;
+                }
+                let outcome = outcome_of_nibble(nibble).map_err(|e| self.corrupt(e.to_string()))?;
+                let at = first + slot;
+                if at >= stats.len() {
+                    stats.resize(at + 1, Tally::default());
+                }
+                stats[at].count(key, outcome);
             }
+        }
+        drop(rows);
+        let wanted: Vec<i64> = stats
+            .iter()
+            .enumerate()
+            .filter(|(_, tally)| {
+                tally.last_seen.is_some() && (!failing_only || tally.latest_is_red())
+            })
+            .map(|(id, _)| i64::try_from(id).unwrap_or(i64::MAX))
+            .collect();
+        let names = Self::names_of(&mut client, Some(&wanted)).map_err(|e| self.error(&e))?;
+        drop(client);
+        let mut found = Vec::with_capacity(names.len());
+        for (name, id) in names {
+            let tally = usize::try_from(id)
+                .ok()
+                .and_then(|id| stats.get(id))
+                .ok_or_else(|| self.corrupt(BAD_BLOCK.into()))?;
             let decode = || -> Result<TestSummary, String> {
                 Ok(TestSummary {
-                    test_id: text(Some(row.get(0)))?.unwrap_or_default(),
-                    runs: u64::try_from(row.get::<_, i64>(1)).unwrap_or(0),
-                    failures: u64::try_from(row.get::<_, i64>(2)).unwrap_or(0),
-                    skips: u64::try_from(row.get::<_, i64>(3)).unwrap_or(0),
-                    last_failure: row.get::<_, Option<i64>>(4).map(timestamp).transpose()?,
-                    last_seen: timestamp(row.get(5))?,
+                    test_id: text(Some(name))?.unwrap_or_default(),
+                    runs: tally.runs,
+                    failures: tally.failures,
+                    skips: tally.skips,
+                    last_failure: tally.last_failure.map(timestamp).transpose()?,
+                    last_seen: timestamp(tally.last_seen.unwrap_or_default())?,
                 })
             };
             found.push(decode().map_err(|m| self.corrupt(m))?);
@@ -955,20 +1105,65 @@ impl HistoryStore for PgStore {
         test_id: &str,
         limit_to: usize,
     ) -> Result<Vec<StoredExecution>, HistoryError> {
-        let rows = self
-            .client
-            .borrow_mut()
+        let mut client = self.client.borrow_mut();
+        let Some(id) = client
+            .query_opt(
+                "SELECT id FROM tests WHERE name_hash = $1 AND name = $2",
+                &[&name_hash(test_id), &test_id.as_bytes()],
+            )
+            .map_err(|e| self.error(&e))?
+            .map(|row| row.get::<_, i64>(0))
+        else {
+            return Ok(Vec::new());
+        };
+        let (block, slot) = block_and_slot(id);
+        let byte = i32::try_from(slot / 2).unwrap_or(0);
+        let shift = i32::try_from((slot % 2) * 4).unwrap_or(0);
+        // The block's rows newest first that hold this test (its half byte is not 0).
+        let rows = client
             .query(
-                &format!(
-                    "SELECT {EXECUTION_COLUMNS} FROM tests t \
-                     JOIN executions e ON e.test_id = t.id JOIN runs r ON r.id = e.run_id \
-                     WHERE t.name_hash = $1 AND t.name = $2 \
-                     ORDER BY e.started_us DESC, e.run_id DESC LIMIT $3"
-                ),
-                &[&name_hash(test_id), &test_id.as_bytes(), &limit(limit_to)],
+                "SELECT b.run_id, b.started_us, b.entries, b.details, r.commit_sha, r.branch, \
+                 r.source FROM execution_blocks b JOIN runs r ON r.id = b.run_id \
+                 WHERE b.block = $1 AND length(b.outcomes) > $2 \
+                   AND (get_byte(b.outcomes, $2) >> $3) & 15 <> 0 \
+                 ORDER BY b.started_us DESC, b.run_id DESC LIMIT $4",
+                &[&block, &byte, &shift, &limit(limit_to)],
             )
             .map_err(|e| self.error(&e))?;
-        rows.iter().map(|row| self.stored_execution(row)).collect()
+        drop(client);
+        let mut found = Vec::with_capacity(rows.len());
+        for row in rows {
+            let run = RunOf {
+                run_id: row.get(0),
+                started_us: row.get(1),
+                commit: row.get(4),
+                branch: row.get(5),
+                source: row.get(6),
+            };
+            let entries: &[u8] = row.get(2);
+            let details: Option<&[u8]> = row.get(3);
+            let decode = || -> Result<Option<StoredExecution>, String> {
+                let Some((narrow, _)) = Entries::new(entries)
+                    .and_then(|entries| entries.find(slot))
+                    .map_err(|e| e.to_string())?
+                else {
+                    return Err(Corrupt::missing().to_string());
+                };
+                let (signature, details) = match details {
+                    Some(blob) => read_details(blob)
+                        .map_err(|e| e.to_string())?
+                        .into_iter()
+                        .find(|(at, _)| *at == slot)
+                        .map_or((None, None), |(_, found)| found),
+                    None => (None, None),
+                };
+                stored(test_id.to_owned(), narrow, signature, details, &run).map(Some)
+            };
+            if let Some(execution) = decode().map_err(|m| self.corrupt(m))? {
+                found.push(execution);
+            }
+        }
+        Ok(found)
     }
 
     fn runs(&self, limit_to: usize) -> Result<Vec<RunRecord>, HistoryError> {
@@ -1006,17 +1201,21 @@ impl HistoryStore for PgStore {
     }
 
     fn red_seconds(&self, run_id: i64) -> Result<f64, HistoryError> {
-        // The sum is the server's: no failure details, names or frames cross the wire.
-        let row = self
-            .client
-            .borrow_mut()
-            .query_one(
-                "SELECT COALESCE(sum(duration), 0)::float8 FROM executions \
-                 WHERE run_id = $1 AND outcome IN (1, 2, 4)",
-                &[&run_id],
-            )
-            .map_err(|e| self.error(&e))?;
-        Ok(row.get(0))
+        // The run's entries only: no failure details or names cross the wire.
+        let mut total = 0.0;
+        for row in self.run_blocks(run_id, false)? {
+            let entries: &[u8] = row.get(1);
+            let mut entries = Entries::new(entries).map_err(|e| self.corrupt(e.to_string()))?;
+            while let Some((_, narrow, _)) = entries
+                .next_entry()
+                .map_err(|e| self.corrupt(e.to_string()))?
+            {
+                if narrow.outcome.failed_at_least_once() {
+                    total += narrow.duration.unwrap_or(0.0);
+                }
+            }
+        }
+        Ok(total)
     }
 
     fn windows_in(
@@ -1026,62 +1225,196 @@ impl HistoryStore for PgStore {
         visit: &mut dyn FnMut(TestWindow),
     ) -> Result<(), HistoryError> {
         let mut client = self.client.borrow_mut();
-        let size = limit(size);
         let (filter, ids) = run_filter(runs, 2);
-        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&size];
-        if let Some(ids) = &ids {
-            params.push(ids);
+        // No window is longer than the runs it can come from: an unbounded size does not
+        // make a pass hold one test.
+        let counted = if let Some(ids) = &ids {
+            ids.len()
+        } else {
+            let row = client
+                .query_one("SELECT count(*) FROM runs", &[])
+                .map_err(|e| self.error(&e))?;
+            usize::try_from(row.get::<_, i64>(0)).unwrap_or(usize::MAX)
+        };
+        let bound = size.min(counted);
+        if bound == 0 {
+            return Ok(());
         }
-        let rows = client
-            .query_raw(
-                &format!(
-                    "SELECT t.name, w.run_id, w.started_us, w.outcome \
-                     FROM tests t CROSS JOIN LATERAL ( \
-                         SELECT e.run_id, e.started_us, e.outcome FROM executions e \
-                         WHERE e.test_id = t.id AND e.outcome <> 3{filter} \
-                         ORDER BY e.started_us DESC, e.run_id DESC LIMIT $1) w \
-                     ORDER BY t.name, w.started_us DESC, w.run_id DESC"
-                ),
-                params,
-            )
-            .map_err(|e| server_error(&self.target, &e, false))?;
-        let mut current: Option<(Vec<u8>, Vec<WindowEntry>)> = None;
-        let mut rows = rows;
-        loop {
-            let row = postgres::fallible_iterator::FallibleIterator::next(&mut rows)
-                .map_err(|e| server_error(&self.target, &e, false))?;
-            let Some(row) = row else { break };
-            let name: Vec<u8> = row.get(0);
-            let code: i16 = row.get(3);
-            let entry = WindowEntry {
-                run_id: row.get(1),
-                started_at: timestamp(row.get(2)).map_err(|m| self.corrupt(m))?,
-                outcome: outcome_of_code(code)
-                    .ok_or_else(|| self.corrupt(format!("unknown outcome {code}")))?,
-            };
-            match &mut current {
-                Some((held, entries)) if *held == name => entries.push(entry),
-                _ => {
-                    if let Some((held, entries)) = current.take() {
-                        visit(self.window(held, entries)?);
+        let names = Self::names_of(&mut client, None).map_err(|e| self.error(&e))?;
+        let per_pass = (WINDOW_PASS_ENTRIES / bound).max(1);
+        for chunk in names.chunks(per_pass) {
+            // Which test of the pass each slot of each block is (index + 1; 0: none).
+            let mut slots: HashMap<i64, Box<[u32; BLOCK_TESTS]>> = HashMap::new();
+            for (index, (_, id)) in chunk.iter().enumerate() {
+                let (block, slot) = block_and_slot(*id);
+                slots
+                    .entry(block)
+                    .or_insert_with(|| Box::new([0; BLOCK_TESTS]))[slot] =
+                    u32::try_from(index + 1).unwrap_or(u32::MAX);
+            }
+            let blocks: Vec<i64> = slots.keys().copied().collect();
+            let mut params: Vec<&(dyn ToSql + Sync)> = vec![&blocks];
+            if let Some(ids) = &ids {
+                params.push(ids);
+            }
+            // Per test of the pass: its entries as (index into `seen_runs`) << 3 | code.
+            let mut windows: Vec<Vec<u32>> = vec![Vec::new(); chunk.len()];
+            let mut seen_runs: Vec<(i64, i64)> = Vec::new();
+            let mut run_index: HashMap<i64, u32> = HashMap::new();
+            let mut rows = client
+                .query_raw(
+                    &format!(
+                        "SELECT b.block, b.run_id, b.started_us, b.outcomes \
+                         FROM execution_blocks b WHERE b.block = ANY($1){filter} \
+                         ORDER BY b.block, b.started_us DESC, b.run_id DESC"
+                    ),
+                    params,
+                )
+                .map_err(|e| self.error(&e))?;
+            while let Some(row) = postgres::fallible_iterator::FallibleIterator::next(&mut rows)
+                .map_err(|e| self.error(&e))?
+            {
+                let block: i64 = row.get(0);
+                let Some(wanted) = slots.get(&block) else {
+                    continue;
+                };
+                let run_id: i64 = row.get(1);
+                let outcomes: &[u8] = row.get(3);
+                let mut index = None;
+                for slot in 0..(outcomes.len() * 2).min(BLOCK_TESTS) {
+                    let test = wanted[slot];
+                    let nibble = outcome_nibble(outcomes, slot);
+                    // 0: absent; skip (code 3) is not a run.
+                    if test == 0 || nibble == 0 || nibble == 4 {
+                        continue;
                     }
-                    current = Some((name, vec![entry]));
+                    let window = &mut windows[(test - 1) as usize];
+                    if window.len() >= bound {
+                        continue;
+                    }
+                    outcome_of_nibble(nibble).map_err(|e| self.corrupt(e.to_string()))?;
+                    let at = *index.get_or_insert_with(|| {
+                        *run_index.entry(run_id).or_insert_with(|| {
+                            seen_runs.push((run_id, row.get(2)));
+                            u32::try_from(seen_runs.len() - 1).unwrap_or(u32::MAX)
+                        })
+                    });
+                    window.push((at << 3) | u32::from(nibble - 1));
                 }
             }
-        }
-        if let Some((held, entries)) = current.take() {
-            visit(self.window(held, entries)?);
+            drop(rows);
+            for ((name, _), window) in chunk.iter().zip(windows) {
+                if window.is_empty() {
+                    continue;
+                }
+                let test_id = String::from_utf8(name.clone())
+                    .map_err(|_| self.corrupt("a stored test name is not UTF-8".into()))?;
+                let mut entries = Vec::with_capacity(window.len());
+                for packed in window {
+                    let (run_id, started_us) = seen_runs[(packed >> 3) as usize];
+                    entries.push(WindowEntry {
+                        run_id,
+                        started_at: timestamp(started_us).map_err(|m| self.corrupt(m))?,
+                        outcome: outcome_of_nibble((packed & 7) as u8 + 1)
+                            .map_err(|e| self.corrupt(e.to_string()))?,
+                    });
+                }
+                visit(TestWindow { test_id, entries });
+            }
         }
         Ok(())
     }
 }
 
-/// The SQL that keeps executions of the runs in `runs` only (`None`: every run), with the
+/// Entries a pass of `windows_in` holds (4 bytes each): its memory, whatever the history.
+const WINDOW_PASS_ENTRIES: usize = 4 << 20;
+
+const BAD_BLOCK: &str = "a block number out of range";
+
+/// What `tests_in` counts of one test.
+#[derive(Debug, Clone, Default)]
+struct Tally {
+    runs: u64,
+    failures: u64,
+    skips: u64,
+    last_failure: Option<i64>,
+    last_seen: Option<i64>,
+    /// The latest execution that ran: (start, run id) and whether it was red.
+    latest: Option<((i64, i64), bool)>,
+}
+
+impl Tally {
+    fn count(&mut self, key: (i64, i64), outcome: Outcome) {
+        let started = key.0;
+        self.last_seen = Some(self.last_seen.map_or(started, |seen| seen.max(started)));
+        if outcome == Outcome::Skip {
+            self.skips += 1;
+            return;
+        }
+        self.runs += 1;
+        if outcome.failed_at_least_once() {
+            self.failures += 1;
+            self.last_failure = Some(self.last_failure.map_or(started, |at| at.max(started)));
+        }
+        if self.latest.is_none_or(|(at, _)| at < key) {
+            self.latest = Some((key, outcome.is_red()));
+        }
+    }
+
+    fn latest_is_red(&self) -> bool {
+        self.latest.is_some_and(|(_, red)| red)
+    }
+}
+
+/// The run an execution belongs to, as `StoredExecution` shows it (columns as stored).
+struct RunOf {
+    run_id: i64,
+    started_us: i64,
+    commit: Option<Vec<u8>>,
+    branch: Option<Vec<u8>>,
+    source: String,
+}
+
+fn stored(
+    name: String,
+    narrow: Narrow,
+    signature: Option<&[u8]>,
+    details: Option<&[u8]>,
+    run: &RunOf,
+) -> Result<StoredExecution, String> {
+    let details = decode_details(details)?;
+    let execution = Execution {
+        test_id: name,
+        outcome: narrow.outcome,
+        duration: narrow.duration,
+        attempts: narrow.attempts,
+        failure: details.failure,
+        skip_message: details.skip_message,
+        file: narrow.file,
+        line: narrow.line,
+        stdout: details.stdout,
+        stderr: details.stderr,
+    };
+    Ok(StoredExecution {
+        run_id: run.run_id,
+        started_at: timestamp(run.started_us)?,
+        commit: text(run.commit.clone())?,
+        branch: text(run.branch.clone())?,
+        source: Source::from_str_opt(&run.source)
+            .ok_or_else(|| format!("unknown source `{}`", run.source))?,
+        execution,
+        signature: signature
+            .map(|s| String::from_utf8(s.to_vec()).map_err(|_| "stored text is not UTF-8"))
+            .transpose()?,
+    })
+}
+
+/// The SQL that keeps block rows of the runs in `runs` only (`None`: every run), with the
 /// ids as parameter `$index`: one array parameter, whatever the number of runs.
 fn run_filter(runs: Option<&HashSet<i64>>, index: usize) -> (String, Option<Vec<i64>>) {
     match runs {
         Some(runs) => (
-            format!(" AND e.run_id = ANY(${index})"),
+            format!(" AND b.run_id = ANY(${index})"),
             Some(runs.iter().copied().collect()),
         ),
         None => (String::new(), None),
@@ -1089,10 +1422,41 @@ fn run_filter(runs: Option<&HashSet<i64>>, index: usize) -> (String, Option<Vec<
 }
 
 impl PgStore {
-    fn window(&self, name: Vec<u8>, entries: Vec<WindowEntry>) -> Result<TestWindow, HistoryError> {
-        let test_id = String::from_utf8(name)
-            .map_err(|_| self.corrupt("a stored test name is not UTF-8".into()))?;
-        Ok(TestWindow { test_id, entries })
+    /// Test names and ids, sorted by name as bytes (the order every caller wants,
+    /// whatever the database's collation): those of `ids`, or every test (`None`).
+    fn names_of(
+        client: &mut Client,
+        ids: Option<&[i64]>,
+    ) -> Result<Vec<(Vec<u8>, i64)>, postgres::Error> {
+        let rows = match ids {
+            None => client.query("SELECT name, id FROM tests", &[])?,
+            Some([]) => Vec::new(),
+            Some(ids) => client.query("SELECT name, id FROM tests WHERE id = ANY($1)", &[&ids])?,
+        };
+        let mut names: Vec<(Vec<u8>, i64)> =
+            rows.iter().map(|row| (row.get(0), row.get(1))).collect();
+        names.sort_unstable();
+        Ok(names)
+    }
+
+    /// The block rows of one run (`block`, `entries`, `details`), found through the run's
+    /// start so that only its month's partition is read.
+    fn run_blocks(&self, run_id: i64, with_details: bool) -> Result<Vec<Row>, HistoryError> {
+        let details = if with_details {
+            "b.details"
+        } else {
+            "NULL::bytea"
+        };
+        self.client
+            .borrow_mut()
+            .query(
+                &format!(
+                    "SELECT b.block, b.entries, {details} FROM runs r JOIN execution_blocks b \
+                     ON b.run_id = r.id AND b.started_us = r.started_us WHERE r.id = $1"
+                ),
+                &[&run_id],
+            )
+            .map_err(|e| self.error(&e))
     }
 
     fn query_run(
@@ -1100,23 +1464,75 @@ impl PgStore {
         run_id: i64,
         failed_only: bool,
     ) -> Result<Vec<StoredExecution>, HistoryError> {
-        let filter = if failed_only {
-            " AND e.outcome IN (1, 2, 4)"
-        } else {
-            ""
-        };
-        let rows = self
+        let Some(row) = self
             .client
             .borrow_mut()
-            .query(
-                &format!(
-                    "SELECT {EXECUTION_COLUMNS} FROM executions e \
-                     JOIN tests t ON t.id = e.test_id JOIN runs r ON r.id = e.run_id \
-                     WHERE e.run_id = $1{filter} ORDER BY t.name"
-                ),
+            .query_opt(
+                "SELECT id, started_us, commit_sha, branch, source FROM runs WHERE id = $1",
                 &[&run_id],
             )
-            .map_err(|e| self.error(&e))?;
-        rows.iter().map(|row| self.stored_execution(row)).collect()
+            .map_err(|e| self.error(&e))?
+        else {
+            return Ok(Vec::new());
+        };
+        let run = RunOf {
+            run_id: row.get(0),
+            started_us: row.get(1),
+            commit: row.get(2),
+            branch: row.get(3),
+            source: row.get(4),
+        };
+        let blocks = self.run_blocks(run_id, true)?;
+        // Decoded per block, then named: (test id, narrow, signature, details).
+        let mut found = Vec::new();
+        for row in &blocks {
+            let block: i64 = row.get(0);
+            let entries: &[u8] = row.get(1);
+            let details: Option<&[u8]> = row.get(2);
+            let mut by_slot = match details {
+                Some(blob) => read_details(blob).map_err(|e| self.corrupt(e.to_string()))?,
+                None => Vec::new(),
+            }
+            .into_iter()
+            .peekable();
+            let mut entries = Entries::new(entries).map_err(|e| self.corrupt(e.to_string()))?;
+            while let Some((slot, narrow, _)) = entries
+                .next_entry()
+                .map_err(|e| self.corrupt(e.to_string()))?
+            {
+                while by_slot.next_if(|(at, _)| *at < slot).is_some() {}
+                let extra = by_slot
+                    .next_if(|(at, _)| *at == slot)
+                    .map_or((None, None), |(_, extra)| extra);
+                if failed_only && !narrow.outcome.failed_at_least_once() {
+                    continue;
+                }
+                found.push((test_of(block, slot), narrow, extra));
+            }
+        }
+        let ids: Vec<i64> = found.iter().map(|(id, _, _)| *id).collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let names: HashMap<i64, Vec<u8>> =
+            Self::names_of(&mut self.client.borrow_mut(), Some(&ids))
+                .map_err(|e| self.error(&e))?
+                .into_iter()
+                .map(|(name, id)| (id, name))
+                .collect();
+        let mut executions = Vec::with_capacity(found.len());
+        for (id, narrow, (signature, details)) in found {
+            let name = names
+                .get(&id)
+                .ok_or_else(|| self.corrupt(Corrupt::unnamed().to_string()))?;
+            let name = text(Some(name.clone()))
+                .map_err(|m| self.corrupt(m))?
+                .unwrap_or_default();
+            executions
+                .push(stored(name, narrow, signature, details, &run).map_err(|m| self.corrupt(m))?);
+        }
+        // By name as bytes, as every store sorts test ids.
+        executions.sort_by(|a, b| a.execution.test_id.cmp(&b.execution.test_id));
+        Ok(executions)
     }
 }
