@@ -353,7 +353,9 @@ fn same_unit(runner: RunnerKind, id: &str, path: &str) -> bool {
         | RunnerKind::Command
         | RunnerKind::Jest
         | RunnerKind::Vitest
-        | RunnerKind::Playwright => false,
+        | RunnerKind::Playwright
+        | RunnerKind::Mocha
+        | RunnerKind::Node => false,
     }
 }
 
@@ -369,7 +371,11 @@ fn defines_function(runner: RunnerKind, text: &str, name: &str) -> bool {
             vec![format!("def {name}("), format!("async def {name}(")]
         }
         // A JavaScript test is a call (`test('title', …)`), not a named function.
-        RunnerKind::Jest | RunnerKind::Vitest | RunnerKind::Playwright => Vec::new(),
+        RunnerKind::Jest
+        | RunnerKind::Vitest
+        | RunnerKind::Playwright
+        | RunnerKind::Mocha
+        | RunnerKind::Node => Vec::new(),
     };
     text.lines().any(|line| {
         let line = line.trim_start();

@@ -21,6 +21,10 @@ use super::{ParseError, ParseOptions, ParseSummary, Position, Sink, ids};
 #[serde(rename_all = "camelCase")]
 struct Report {
     test_results: Vec<FileResult>,
+    /// Written by candor's own mocha and node reporters (`runner::js_reporter`), which
+    /// write this format for runners that are not jest: which runner ran.
+    #[serde(default)]
+    producer: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -147,7 +151,10 @@ pub fn parse<R: Read>(
             sink(execution)?;
         }
     }
-    summary.producer = Some(if vitest { "vitest" } else { "jest" }.to_owned());
+    summary.producer = Some(match report.producer.as_deref() {
+        Some(runner @ ("mocha" | "node")) => runner.to_owned(),
+        _ => if vitest { "vitest" } else { "jest" }.to_owned(),
+    });
     Ok(summary)
 }
 
@@ -310,6 +317,23 @@ mod tests {
         assert_eq!(executions.len(), 1);
         assert_eq!(executions[0].test_id, "b.test.js");
         assert_eq!(executions[0].outcome, Outcome::Error);
+    }
+
+    #[test]
+    fn candor_s_mocha_and_node_reports_are_named_for_their_runner() {
+        for runner in ["mocha", "node"] {
+            let text = format!(
+                r#"{{"numTotalTests":1,"producer":"{runner}","testResults":[{{"name":"t.js","assertionResults":[{{"ancestorTitles":[],"title":"x","status":"passed"}}]}}]}}"#
+            );
+            let (_, summary) = parse_text(&text, None);
+            assert_eq!(summary.producer.as_deref(), Some(runner));
+        }
+        // Any other value is not trusted to name a runner.
+        let (_, summary) = parse_text(
+            r#"{"producer":"pytest","testResults":[{"name":"t.js","assertionResults":[]}]}"#,
+            None,
+        );
+        assert_eq!(summary.producer.as_deref(), Some("jest"));
     }
 
     #[test]

@@ -420,7 +420,7 @@ fn jest_seed(options: RunOptions) -> u64 {
 }
 
 /// `file::describe > title` into the file and the titles.
-fn split_id(kind: RunnerKind, test_id: &str) -> Result<(&str, Vec<&str>), RunnerError> {
+pub(super) fn split_id(kind: RunnerKind, test_id: &str) -> Result<(&str, Vec<&str>), RunnerError> {
     let not_an_id = |reason: &str| RunnerError::NotATestId {
         id: test_id.to_owned(),
         kind,
@@ -483,8 +483,9 @@ pub(super) fn js_regex_escape(text: &str) -> String {
 /// is ingested, and a merge base's worktree gives the ids the branch does), and, when
 /// `chosen` names tests, with only those (jest reports every other test of the file it
 /// ran as skipped); returns the ids it holds. A file that could not run is kept whole:
-/// that is the run's answer.
-fn rewrite_report(
+/// that is the run's answer. A test the run's title filter left out (`filtered`, as
+/// candor's reporter for node's test runner marks it) is dropped: it did not run.
+pub(super) fn rewrite_report(
     raw: &Path,
     rewritten: &Path,
     chosen: Option<&[String]>,
@@ -537,6 +538,9 @@ fn rewrite_report(
                 continue;
             };
             assertions.retain(|assertion| {
+                if assertion.get("status").and_then(serde_json::Value::as_str) == Some("filtered") {
+                    return false;
+                }
                 let mut titles: Vec<String> = assertion
                     .get("ancestorTitles")
                     .and_then(serde_json::Value::as_array)

@@ -1,8 +1,9 @@
 //! Running a repository's tests: one adapter per runner (pytest, cargo test, cargo-nextest,
-//! go test, jest, vitest, Playwright Test, a user's command) that runs the suite or exactly
-//! one test with retries and caches off, a recorded seed and a machine-readable report in
-//! a scratch directory, and lists the tests under the same canonical ids the result
-//! parsers give (`results::ids`). Children run through the [`process`] layer behind the
+//! go test, jest, vitest, Playwright Test, mocha, node's test runner, a user's command)
+//! that runs the suite or exactly one test with retries and caches off, a recorded seed and
+//! a machine-readable report in a scratch directory, and lists the tests under the same
+//! canonical ids the result parsers give (`results::ids`). Children run through the
+//! [`process`] layer behind the
 //! [`Executor`](process::Executor) trait. Reading the reports is `results`' job, deciding
 //! anything about them is not this module's, except whether the runner ran at all
 //! ([`ran`]: a runner that could not run is an error, never a report of red tests) and,
@@ -18,6 +19,8 @@
 //! | jest | `--ci --json --testLocationInResults --outputFile=PATH`, read natively (`results::jestjson`) | `--testNamePattern=^…$` (each title escaped for a JavaScript `RegExp`) `--runTestsByPath -- FILE`, the report cut to the test | `jest.retryTimes` is test code: `invocations` read as retries | `--randomize --seed=N` | `--maxWorkers`, `--runInBand`, else CPUs − 1 | a run whose `--testNamePattern=(?!)` runs nothing |
 //! | vitest | `run --retry=0 --reporter=default --reporter=json --outputFile.json=PATH`, jest's JSON | `--testNamePattern=^…$` and the file as a path filter (no `-` first) | `--retry=0` | `--sequence.shuffle --sequence.seed=N` | CPUs − 1 | as jest |
 //! | playwright | `test --reporter=list,json --output=DIR`, `PLAYWRIGHT_JSON_OUTPUT_FILE=PATH`, read natively (`results::playwrightjson`) | `--workers=1 --project=P --grep=/…$/ /(?:^\|\/)FILE$/`, the report cut to the test | `--retries=0` | none: Playwright has no shuffle | `--workers`/`-j`, else CPUs / 2 | `--list --reporter=json` |
+//! | mocha | `--reporter PATH` (candor's reporter, `js_reporter`), jest's JSON | `--grep ^…$` (the full title, each title escaped) `-- FILE` | `--retries 0`; a test's own `this.retries` read as retries | none: mocha has no shuffle | 1 (`--parallel`: `--jobs`, else CPUs − 1) | `--dry-run` |
+//! | node | `--test-reporter=PATH --test-reporter-destination=REPORT` (candor's reporter), jest's JSON | `--test-name-pattern=^…$` (own or full name) and the file | none: node has no retries | none: node 20 has no shuffle | `--test-concurrency`, else CPUs − 1 | `--test-name-pattern=(?!)` |
 //!
 //! All runners side by side, with the ones candor only ingests: docs/runners.md.
 //!
@@ -28,6 +31,8 @@
 //! | --- | --- | --- | --- | --- |
 //! | pytest | the session (`-n 0` overrides an xdist `-n`) | node ids in the order given after `--`; `--randomly-dont-reorganize` with pytest-randomly, whose seed still reseeds `random` | `-p randomly --randomly-seed=N` (pytest-randomly only) | `--count=N` when `pytest -VV` lists pytest-repeat |
 //! | go | one package | `-run '^(A\|B)$' -shuffle=off PKG`: source order, whatever order the ids come in; a subtest runs through its top-level test | `-shuffle=N` | `-count=N` |
+//! | mocha | the whole run (every file in one process) | `--grep '^(?:A\|B)$' -- FILES`: file by file, definition order | unsupported | unsupported |
+//! | node | one test file (its own process) | `--test-name-pattern=^(?:A\|B)$ FILE`: definition order | unsupported | unsupported |
 //! | jest, vitest | one test file (its own module registry) | `--testNamePattern=^(?:A\|B)$ --runTestsByPath -- FILE`: definition order, whatever order the ids come in | `--randomize --seed=N` | unsupported |
 //! | playwright | one project's file in one worker (until a test fails) | `--workers=1 --project=P --grep=… FILE`: definition order, whatever order the ids come in | unsupported | unsupported (`--repeat-each` gives each copy its own worker) |
 //! | cargo, nextest, command | — | unsupported | unsupported | unsupported |
@@ -38,7 +43,10 @@ pub mod fake;
 mod go;
 pub mod isolation;
 mod jest;
+mod js_reporter;
+mod mocha;
 mod nextest;
+mod node;
 pub mod package_json;
 mod playwright;
 pub mod probe_cache;
@@ -63,7 +71,9 @@ pub use command::UserCommand;
 pub use go::GoTest;
 pub use isolation::{Crossing, Isolation};
 pub use jest::Jest;
+pub use mocha::Mocha;
 pub use nextest::Nextest;
+pub use node::NodeTest;
 pub use playwright::Playwright;
 pub use pytest::Pytest;
 pub use ran::NotRun;
@@ -88,11 +98,16 @@ pub enum RunnerKind {
     Vitest,
     /// Playwright Test, reporting Playwright's JSON.
     Playwright,
+    /// mocha, reporting jest-compatible JSON through candor's own reporter.
+    Mocha,
+    /// node's built-in test runner (`node --test`), reporting jest-compatible JSON
+    /// through candor's own reporter.
+    Node,
 }
 
 impl RunnerKind {
     /// Every kind, in detection order where detection applies.
-    pub const ALL: [RunnerKind; 8] = [
+    pub const ALL: [RunnerKind; 10] = [
         RunnerKind::Pytest,
         RunnerKind::Cargo,
         RunnerKind::Nextest,
@@ -101,6 +116,8 @@ impl RunnerKind {
         RunnerKind::Jest,
         RunnerKind::Vitest,
         RunnerKind::Playwright,
+        RunnerKind::Mocha,
+        RunnerKind::Node,
     ];
 
     /// The spelling used in `candor.toml` and stored with each run.
@@ -114,15 +131,21 @@ impl RunnerKind {
             RunnerKind::Jest => "jest",
             RunnerKind::Vitest => "vitest",
             RunnerKind::Playwright => "playwright",
+            RunnerKind::Mocha => "mocha",
+            RunnerKind::Node => "node",
         }
     }
 
     /// Whether the runner is a JavaScript one, installed in the repository's
-    /// `node_modules`.
+    /// `node_modules` (node's test runner is node itself, on `PATH`).
     pub fn is_javascript(self) -> bool {
         matches!(
             self,
-            RunnerKind::Jest | RunnerKind::Vitest | RunnerKind::Playwright
+            RunnerKind::Jest
+                | RunnerKind::Vitest
+                | RunnerKind::Playwright
+                | RunnerKind::Mocha
+                | RunnerKind::Node
         )
     }
 
@@ -145,6 +168,8 @@ impl RunnerKind {
             RunnerKind::Jest => &["node_modules/.bin/jest"],
             RunnerKind::Vitest => &["node_modules/.bin/vitest", "run"],
             RunnerKind::Playwright => &["node_modules/.bin/playwright", "test"],
+            RunnerKind::Mocha => &["node_modules/.bin/mocha"],
+            RunnerKind::Node => &["node", "--test"],
         })
     }
 }
@@ -399,6 +424,8 @@ impl<'a> Context<'a> {
             RunnerKind::Jest => ran::jest(&finished),
             RunnerKind::Vitest => ran::vitest(&finished),
             RunnerKind::Playwright => ran::playwright(&finished),
+            RunnerKind::Mocha => ran::mocha(&finished),
+            RunnerKind::Node => ran::node(&finished),
         };
         match ran::not_run(kind, record.log.clone(), verdict) {
             Some(not_run) => Err(RunnerError::CouldNotRun(Box::new(not_run))),
@@ -555,7 +582,7 @@ pub enum RunnerError {
     Io(#[from] std::io::Error),
     /// Nothing in the repository says which runner it uses.
     #[error(
-        "no test runner found in {}: none of pyproject.toml, pytest.ini, setup.cfg, tox.ini, Cargo.toml, go.mod, or a package.json naming jest or vitest; set [runner] kind in candor.toml",
+        "no test runner found in {}: none of pyproject.toml, pytest.ini, setup.cfg, tox.ini, Cargo.toml, go.mod, or a package.json naming jest, vitest, mocha or `node --test`; set [runner] kind in candor.toml",
         root.display()
     )]
     NotDetected {
@@ -848,6 +875,8 @@ pub fn adapter(
         RunnerKind::Jest => Box::new(Jest::probe(command, &context.repo_root)),
         RunnerKind::Vitest => Box::new(Jest::vitest(command)),
         RunnerKind::Playwright => Box::new(Playwright::new(command)),
+        RunnerKind::Mocha => Box::new(Mocha::new(command)),
+        RunnerKind::Node => Box::new(NodeTest::new(command)),
     })
 }
 

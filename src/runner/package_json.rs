@@ -2,14 +2,15 @@
 //! detection and `candor init`. Pure: the file's text in, a runner kind out.
 //!
 //! The rule, first match wins: the runner the `test` script starts (`vitest`, `jest`,
-//! `react-scripts test`), which says which one runs when both are installed (a
-//! migration); else a runner in `dependencies`, `devDependencies` or
+//! `react-scripts test`, `mocha`, `node --test`), which says which one runs when several
+//! are installed (a migration); else a runner in `dependencies`, `devDependencies` or
 //! `optionalDependencies`: `vitest`, then `jest` or a package that brings it
-//! (`ts-jest`, `babel-jest`, `react-scripts`), then `@playwright/test` (a project with
-//! both unit tests and Playwright's end-to-end tests runs the unit tests as `npm test`);
-//! else, in the folder, a `playwright.config.*` ([`runner_in`]). A project whose `test`
-//! script is something candor has no adapter for is no JavaScript project to candor
-//! (detection goes on, then says it found nothing).
+//! (`ts-jest`, `babel-jest`, `react-scripts`), then `mocha`, then `@playwright/test` (a
+//! project with both unit tests and Playwright's end-to-end tests runs the unit tests as
+//! `npm test`); else, in the folder, a `playwright.config.*` ([`runner_in`]). node's test
+//! runner needs no package: only the `test` script names it. A project whose `test` script
+//! is something candor has no adapter for is no JavaScript project to candor (detection
+//! goes on, then says it found nothing).
 
 use std::path::Path;
 
@@ -92,11 +93,27 @@ pub fn runner(text: &str) -> Option<RunnerKind> {
     if names("jest") || words.windows(2).any(|w| w == ["react-scripts", "test"]) {
         return Some(RunnerKind::Jest);
     }
+    if names("mocha") || names("_mocha") {
+        return Some(RunnerKind::Mocha);
+    }
+    // `node --test`, `node --import tsx --test test/`: node with the flag after it.
+    if let Some(node) = words
+        .iter()
+        .position(|w| *w == "node" || w.ends_with("/node"))
+        && words[node + 1..]
+            .iter()
+            .any(|w| *w == "--test" || w.starts_with("--test="))
+    {
+        return Some(RunnerKind::Node);
+    }
     if depends_on("vitest") {
         return Some(RunnerKind::Vitest);
     }
     if JEST_PACKAGES.iter().any(|p| depends_on(p)) {
         return Some(RunnerKind::Jest);
+    }
+    if depends_on("mocha") {
+        return Some(RunnerKind::Mocha);
     }
     if depends_on("@playwright/test") {
         return Some(RunnerKind::Playwright);
@@ -173,6 +190,48 @@ mod tests {
         let config = crate::policy::config::Config::parse(&written, Path::new("candor.toml"))
             .expect("the starter config parses");
         assert_eq!(config.runner.kind, Some(RunnerKind::Playwright));
+    }
+
+    /// Issue #20 item 6: mocha and node's test runner, from the test script or (mocha)
+    /// the dependencies.
+    #[test]
+    fn mocha_and_node_from_the_test_script_or_dependencies() {
+        assert_eq!(
+            runner(r#"{"scripts": {"test": "mocha --recursive"}}"#),
+            Some(RunnerKind::Mocha)
+        );
+        assert_eq!(
+            runner(r#"{"scripts": {"test": "nyc ./node_modules/.bin/mocha"}}"#),
+            Some(RunnerKind::Mocha)
+        );
+        assert_eq!(
+            runner(r#"{"devDependencies": {"mocha": "10", "chai": "4"}}"#),
+            Some(RunnerKind::Mocha)
+        );
+        // A reporter package is no runner.
+        assert_eq!(
+            runner(r#"{"devDependencies": {"mocha-junit-reporter": "2"}}"#),
+            None
+        );
+        assert_eq!(
+            runner(r#"{"scripts": {"test": "node --test"}}"#),
+            Some(RunnerKind::Node)
+        );
+        assert_eq!(
+            runner(r#"{"scripts": {"test": "node --import tsx --test test/"}}"#),
+            Some(RunnerKind::Node)
+        );
+        // node running a script is not node's test runner, and a flag of another program
+        // is not node's.
+        assert_eq!(runner(r#"{"scripts": {"test": "node test.js"}}"#), None);
+        assert_eq!(runner(r#"{"scripts": {"test": "tap --test"}}"#), None);
+        // The test script outranks the dependencies (a migration from mocha).
+        let both = r#"{"scripts": {"test": "node --test"}, "devDependencies": {"mocha": "10"}}"#;
+        assert_eq!(runner(both), Some(RunnerKind::Node));
+        let dir = tempfile::tempdir().expect("a temp dir");
+        fs_err::write(dir.path().join("package.json"), both).expect("write package.json");
+        let written = starter_config(crate::policy::config::DEFAULT_CONFIG, dir.path());
+        assert!(written.contains("\nkind = \"node\"\n"), "{written}");
     }
 
     /// Issue #20 item 6: `candor init` writes the detected runner.

@@ -12,6 +12,8 @@
 //! | command | a report | no report |
 //! | jest, vitest | a JSON report in which every test file ran | no report (a bad option or config), a report that does not parse, a test file jest could not run (a syntax error, a failing import, a missing path: `numRuntimeErrorTestSuites`), no test file |
 //! | playwright | exit 0 or 1 and a JSON report with tests and no report-level error | no report (a bad option, a config that does not load), a report that does not parse, report-level `errors` (a test file that does not load, `No tests found`, a failing global setup), no test, a browser that is not installed (`Executable doesn't exist`: `npx playwright install` or Debian's chromium), any other exit |
+//! | mocha | candor's reporter wrote its report (mocha ended its run) and it names a test | no report: mocha failed before running (a syntax error or a missing module in a test file, `No test files found`, a bad option); a report with no test (for one test: an unknown id) |
+//! | node | candor's reporter wrote its report, no test file's process failed, and it names a test | no report (`Could not find` a named file, a bad option); a test file whose process failed outside any test (a syntax error, a missing module, a crash: `testExecError`); a report with no test |
 //!
 //! A run stopped by the timeout ran: a test hung, which is the test's red, not the runner's
 //! failure.
@@ -264,6 +266,90 @@ pub fn jest(finished: &Finished<'_>) -> Verdict {
 /// report (for one test, an unknown id).
 pub fn vitest(finished: &Finished<'_>) -> Verdict {
     jest_json("vitest", finished)
+}
+
+/// mocha, through candor's reporter: it writes its report when mocha ends its run, so a
+/// run that failed before it (mocha loads every test file first: a syntax error, a missing
+/// module, no test file, a bad option) left none. mocha exits with the number of failed
+/// tests, so the exit code says nothing of whether it ran.
+pub fn mocha(finished: &Finished<'_>) -> Verdict {
+    if finished.timed_out {
+        return None;
+    }
+    if finished.report.is_none() {
+        let is_error_line = |line: &str| {
+            let trimmed = strip_ansi_codes(line.trim_start());
+            trimmed.starts_with("Exception during run:")
+                || trimmed.starts_with("Error:")
+                || trimmed.starts_with("Error [")
+                || is_js_error_line(&trimmed)
+                || trimmed.starts_with("Warning: Cannot find any files")
+        };
+        let no_files = finished.log.contains("No test files found");
+        // mocha colours its errors even into a file.
+        let quoted = quote(finished.log, is_error_line)
+            .iter()
+            .map(|line| strip_ansi_codes(line))
+            .collect();
+        return Some((
+            format!(
+                "mocha exited with code {} before running any test",
+                finished.exit_code
+            ),
+            quoted,
+            no_files,
+        ));
+    }
+    no_test_ran(jest_json("mocha", finished))
+}
+
+/// node's test runner, through candor's reporter: no report is a run that failed before
+/// any file ran (`Could not find` a named file, a bad option); a test file whose process
+/// failed outside any test is a file that could not run, as jest's rule says.
+pub fn node(finished: &Finished<'_>) -> Verdict {
+    if finished.timed_out {
+        return None;
+    }
+    if finished.report.is_none() {
+        let unknown = finished
+            .log
+            .lines()
+            .any(|line| line.starts_with("Could not find"));
+        return Some((
+            format!(
+                "node --test exited with code {} and wrote no report",
+                finished.exit_code
+            ),
+            quote(finished.log, |line| {
+                let trimmed = line.trim_start();
+                trimmed.starts_with("Could not find") || is_js_error_line(trimmed)
+            }),
+            unknown,
+        ));
+    }
+    no_test_ran(jest_json("node --test", finished))
+}
+
+/// `SyntaxError: …`, `Error: Cannot find module …`, `TypeError [ERR_…]: …`.
+fn is_js_error_line(line: &str) -> bool {
+    line.split_once(':').is_some_and(|(name, _)| {
+        let name = name.split_once(" [").map_or(name, |(n, _)| n);
+        !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric())
+            && name.ends_with("Error")
+    })
+}
+
+/// jest's "found no test file" for a runner whose report lists only files that had a
+/// test: it ran none.
+fn no_test_ran(verdict: Verdict) -> Verdict {
+    verdict.map(|(why, quoted, unknown)| {
+        (
+            why.replace("and found no test file", "and ran no test"),
+            quoted,
+            unknown,
+        )
+    })
 }
 
 fn jest_json(runner: &str, finished: &Finished<'_>) -> Verdict {

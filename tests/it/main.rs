@@ -50,6 +50,7 @@ mod isolation;
 mod js_clock;
 mod js_jest;
 mod js_mocha;
+mod js_node;
 mod js_playwright;
 mod js_vitest;
 mod layering;

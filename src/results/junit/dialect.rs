@@ -20,6 +20,8 @@ pub(super) enum Producer {
     Playwright,
     Mocha,
     MochaXunit,
+    /// node's test runner's `junit` reporter.
+    NodeTest,
     Phpunit,
     Googletest,
     Catch2,
@@ -44,6 +46,7 @@ impl Producer {
             Producer::Playwright => "playwright",
             Producer::Mocha => "mocha",
             Producer::MochaXunit => "mocha-xunit",
+            Producer::NodeTest => "node",
             Producer::Phpunit => "phpunit",
             Producer::Googletest => "googletest",
             Producer::Catch2 => "catch2",
@@ -65,7 +68,8 @@ impl Producer {
             | Producer::Vitest
             | Producer::Playwright
             | Producer::Mocha
-            | Producer::MochaXunit => Language::JavaScript,
+            | Producer::MochaXunit
+            | Producer::NodeTest => Language::JavaScript,
             Producer::Phpunit
             | Producer::Googletest
             | Producer::Catch2
@@ -179,6 +183,8 @@ pub(super) fn decide(hints: &Hints, case: FirstCase<'_>) -> Producer {
         Producer::MochaXunit
     } else if root == "Mocha Tests" {
         Producer::Mocha
+    } else if is_node_test(hints, case) {
+        Producer::NodeTest
     } else if hints.pytest_suite || root.starts_with("pytest") {
         Producer::Pytest
     } else if hints.surefire {
@@ -204,6 +210,15 @@ pub(super) fn decide(hints: &Hints, case: FirstCase<'_>) -> Producer {
     } else {
         Producer::Junit
     }
+}
+
+/// node's `junit` reporter: a bare `<testsuites>` (no name, no id) and every case's
+/// `classname` the word `test`; a `describe` is a nested `<testsuite>`.
+fn is_node_test(hints: &Hints, case: FirstCase<'_>) -> bool {
+    case.classname == "test"
+        && hints.root_name.is_none()
+        && !hints.root_anonymous
+        && !hints.root_suite
 }
 
 fn has_extension(file: &str, extensions: &[&str]) -> bool {
@@ -283,6 +298,13 @@ impl Ids {
         }
     }
 
+    /// Whether [`Ids::id`]'s `suite` is to be every enclosing suite's name, outermost
+    /// first, joined by ` > ` (node's reporter nests a `<testsuite>` per `describe`),
+    /// rather than the innermost one's.
+    pub(super) fn wants_suite_path(&self) -> bool {
+        self.producer == Producer::NodeTest
+    }
+
     /// The id of a test case in the innermost suite `suite` (whose `hostname` is `host`);
     /// the flag says the case had no name and the id is a fallback (its classname, else
     /// its suite's name).
@@ -314,6 +336,10 @@ impl Ids {
             // mocha's xunit reporter splits the full title: the suite path in
             // `classname`, the test's own title in `name` (issue #20 item 5).
             Producer::MochaXunit => ids::mocha_full_title(classname, name),
+            // node's reporter writes no file: the describe path and the title, as the
+            // id of node's adapter has them after its `file::`.
+            Producer::NodeTest if suite.is_empty() => name.to_owned(),
+            Producer::NodeTest => format!("{suite}{}{name}", ids::JS_SEPARATOR),
             // One test runs once per project (browser); the reporter puts the project in
             // `hostname`. Without it in the id, chromium's and firefox's runs of a test
             // would be taken for retries of each other.

@@ -241,6 +241,15 @@ impl Tolerated {
     }
 }
 
+/// Every enclosing suite's name, outermost first, joined as a JavaScript id's titles.
+fn suite_path(suites: &[Suite]) -> String {
+    suites
+        .iter()
+        .map(|suite| suite.name.as_str())
+        .collect::<Vec<_>>()
+        .join(crate::results::ids::JS_SEPARATOR)
+}
+
 /// What is kept of an open `<testsuite>`.
 #[derive(Debug, Default)]
 struct Suite {
@@ -454,6 +463,13 @@ impl<'o> State<'o> {
             .suites
             .last()
             .map_or(("", ""), |suite| (suite.name.as_str(), suite.host.as_str()));
+        let path;
+        let suite = if ids.wants_suite_path() {
+            path = suite_path(&self.suites);
+            path.as_str()
+        } else {
+            suite
+        };
         let (id, unnamed) = ids.id(classname, case_name, file, suite, host);
         if unnamed {
             self.tolerated.unnamed += 1;
@@ -919,6 +935,13 @@ impl<'o> State<'o> {
             *producer = Some(decided);
             Ids::new(decided, options.repo_root.clone())
         });
+        let path;
+        let suite = if ids.wants_suite_path() {
+            path = suite_path(&self.suites);
+            path.as_str()
+        } else {
+            suite
+        };
         let (id, unnamed) = ids.id(classname, name, file, suite, host);
         if unnamed {
             self.tolerated.unnamed += 1;

@@ -2,7 +2,13 @@
 //! `tests/fixtures/js/<runner>` per test, made a git repository, whose `node_modules` is a
 //! symbolic link to the fixture's own (installed by `npm ci` from the committed
 //! package-lock.json; `.ci/run` does it). A link, not an install per test: `npm ci` takes
-//! seconds per copy, a link nothing, and jest does not crawl into a linked folder.
+//! seconds per copy, a link nothing, and jest does not crawl into a linked folder. node's
+//! test runner needs no package: its fixture has none.
+//!
+//! Every fixture holds the same tests (`basic.test.js`: a passing, a failing, a skipped, a
+//! 1-in-4 flaky test and an order-dependent pair; `hostile.test.js`: a title that is a
+//! regular expression, a shell command and unicode at once), so the end-to-end flows
+//! every runner goes through live here ([`Js`]); each runner's file holds what is its own.
 //!
 //! The fixtures' flaky test draws from a seeded sequence: `CANDOR_FIXTURE_SEED` and a
 //! counter file `CANDOR_FIXTURE_COUNTER` (outside the repository) make its n-th run's
@@ -11,8 +17,14 @@
 #![allow(dead_code, reason = "each test crate uses a different subset")]
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use crate::triage_support::{Suite, git};
+use candor::results::Outcome;
+use candor::runner::process::SystemExecutor;
+use candor::runner::{Adapter, Context, RunOptions, RunnerConfig, RunnerKind, adapter};
+
+use crate::runner_support::{HOSTILE, logs, not_run, outcomes, pwned_files, ran_argvs};
+use crate::triage_support::{self, Suite, TODAY, fingerprint, git};
 
 /// The variables the fixtures' flaky test reads.
 pub const SEED_VARIABLE: &str = "CANDOR_FIXTURE_SEED";
@@ -26,8 +38,9 @@ pub fn project(runner: &str) -> Suite {
         .join("tests/fixtures/js")
         .join(runner);
     let modules = source.join("node_modules");
+    let needs_modules = runner != "node";
     assert!(
-        modules.join(".bin").is_dir(),
+        !needs_modules || modules.join(".bin").is_dir(),
         "{} is not installed: run `npm ci` in {} (.ci/run does)",
         modules.display(),
         source.display()
@@ -35,7 +48,9 @@ pub fn project(runner: &str) -> Suite {
     let temp = tempfile::tempdir().expect("a temp dir");
     let repo = temp.path().join("repo");
     copy_without_modules(&source, &repo);
-    std::os::unix::fs::symlink(&modules, repo.join("node_modules")).expect("link node_modules");
+    if needs_modules {
+        std::os::unix::fs::symlink(&modules, repo.join("node_modules")).expect("link node_modules");
+    }
     std::fs::write(repo.join(".gitignore"), "node_modules\n.candor/\n").expect("write .gitignore");
     git(&repo, &["init", "--quiet", "-b", "main"]);
     git(&repo, &["add", "-A"]);
@@ -101,4 +116,344 @@ pub fn flaky_fails(seed: u32, n: u32) -> bool {
 /// `vars` as the `&[(&str, &str)]` that `Suite::candor` takes.
 pub fn borrowed(vars: &[(String, String)]) -> Vec<(&str, &str)> {
     vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+}
+
+/// The flaky test's seed in these tests: its runs go fail, pass, pass, fail, fail, …
+pub const FLAKY_SEED: u32 = 4;
+
+/// The titles of `basic.test.js`, the same in every fixture.
+pub const ADDS: &str = "math > adds";
+/// Fails: 5 − 3 is not 3.
+pub const SUBTRACTS: &str = "math > subtracts wrongly";
+/// Skipped in the source.
+pub const SKIPPED: &str = "math > is skipped";
+/// Fails about 1 run in 4, as [`flaky_fails`] says.
+pub const FLAKY: &str = "flaky one in four";
+/// Sets the state the reader needs.
+pub const WRITER: &str = "order > writer sets state";
+/// Passes only after the writer, in the same process.
+pub const READER: &str = "order > reader needs the writer first";
+/// `hostile.test.js`'s one test.
+pub const HOSTILE_TITLE: &str =
+    "weird (a+b)* [x] | ^$ > quotes \"double\" 'single' `back` ünïcødé :: $HOME; rm -rf /";
+
+/// What the flaky test's `n`-th run gives.
+pub fn flaky_outcome(n: u32) -> Outcome {
+    if flaky_fails(FLAKY_SEED, n) {
+        Outcome::Fail
+    } else {
+        Outcome::Pass
+    }
+}
+
+/// The outcome of `id` among a report's pairs.
+pub fn outcome_of(pairs: &[(String, Outcome)], id: &str) -> Option<Outcome> {
+    pairs.iter().find(|(i, _)| i == id).map(|(_, o)| *o)
+}
+
+/// One JavaScript runner's fixture and what differs between runners; the flows every
+/// runner goes through are its methods.
+pub struct Js {
+    /// The runner.
+    pub kind: RunnerKind,
+    /// Its command, as `[runner] command` would give it.
+    pub command: &'static [&'static str],
+    /// The folder of the fixture's test files.
+    pub tests: &'static str,
+    /// What a new test file starts with (the imports of `describe` and `it`).
+    pub prelude: &'static str,
+    /// The flaky test's failure as a fingerprint matches it: exception, message regex,
+    /// and the line of its frame in `basic.test.js`.
+    pub flaky_failure: (&'static str, &'static str, u32),
+}
+
+impl Js {
+    /// A test of `basic.test.js` by its titles.
+    pub fn basic(&self, titles: &str) -> String {
+        format!("{}/basic.test.js::{titles}", self.tests)
+    }
+
+    /// `hostile.test.js`'s test.
+    pub fn hostile(&self) -> String {
+        format!("{}/hostile.test.js::{HOSTILE_TITLE}", self.tests)
+    }
+
+    /// Every test of the fixture, sorted.
+    pub fn every_id(&self) -> Vec<String> {
+        let mut ids: Vec<String> = [ADDS, SUBTRACTS, SKIPPED, FLAKY, WRITER, READER]
+            .into_iter()
+            .map(|titles| self.basic(titles))
+            .collect();
+        ids.push(self.hostile());
+        ids.sort();
+        ids
+    }
+
+    /// A fresh copy of the fixture, a git repository on branch `change`.
+    pub fn project(&self) -> Suite {
+        project(self.kind.as_str())
+    }
+
+    /// A context in the suite's repository, its scratch folder in the suite's temp folder.
+    pub fn context<'a>(suite: &Suite, executor: &'a SystemExecutor) -> Context<'a> {
+        Context::new(&suite.repo, suite.temp.path().join("scratch"), executor)
+            .with_timeout(Some(Duration::from_secs(300)), Duration::from_secs(2))
+    }
+
+    /// The adapter `[runner] kind` builds, its command prefixed with the flaky test's
+    /// variables (`env` passes them; no shell).
+    pub fn adapter(&self, suite: &Suite, context: &Context<'_>) -> Box<dyn Adapter> {
+        let mut command = vec!["env".to_owned()];
+        command.extend(
+            flaky_vars(suite, FLAKY_SEED)
+                .into_iter()
+                .map(|(name, value)| format!("{name}={value}")),
+        );
+        command.extend(self.command.iter().map(|a| (*a).to_owned()));
+        let config = RunnerConfig {
+            kind: Some(self.kind),
+            command: Some(command),
+            ..RunnerConfig::default()
+        };
+        adapter(&config, context).unwrap_or_else(|e| panic!("the {} adapter: {e}", self.kind))
+    }
+
+    /// Each test alone by its id: the reader fails without its writer, the hostile title
+    /// is selected exactly, and the flaky test's runs follow its seeded sequence.
+    pub fn one_test_runs_alone_by_its_id(&self) {
+        let suite = self.project();
+        let executor = SystemExecutor;
+        let context = Self::context(&suite, &executor);
+        let runner = self.adapter(&suite, &context);
+        for (id, expected) in [
+            (self.basic(ADDS), Outcome::Pass),
+            (self.basic(SUBTRACTS), Outcome::Fail),
+            (self.basic(SKIPPED), Outcome::Skip),
+            (self.basic(READER), Outcome::Fail),
+            (self.hostile(), Outcome::Pass),
+        ] {
+            let report = runner
+                .run_one(&context, &id, RunOptions { seed: Some(9) })
+                .unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(
+                outcomes(&report),
+                vec![(id.clone(), expected)],
+                "{id}:\n{}",
+                logs(&report)
+            );
+            let file = id.split_once("::").map_or("", |(f, _)| f);
+            assert!(
+                report.invocations[0].argv.iter().any(|a| a == file),
+                "{:?}",
+                report.invocations[0].argv
+            );
+        }
+        for n in 0..4 {
+            let report = runner
+                .run_one(&context, &self.basic(FLAKY), RunOptions { seed: Some(9) })
+                .expect("it runs");
+            assert_eq!(
+                outcomes(&report),
+                vec![(self.basic(FLAKY), flaky_outcome(n))],
+                "run {n}"
+            );
+        }
+    }
+
+    /// A title or a file no test has is a runner that could not run, for an unknown test;
+    /// a hostile title or file reaches the runner as one literal argument and no shell.
+    pub fn unknown_and_hostile_ids_could_not_run_and_never_reach_a_shell(&self) {
+        let suite = self.project();
+        let executor = SystemExecutor;
+        let context = Self::context(&suite, &executor);
+        let runner = self.adapter(&suite, &context);
+        let missing = runner.run_one(&context, &self.basic("math > nope"), RunOptions::default());
+        assert!(not_run(&missing).unknown_test, "{missing:?}");
+        let missing = runner.run_one(
+            &context,
+            &format!("{}/nope.test.js::x", self.tests),
+            RunOptions::default(),
+        );
+        assert!(not_run(&missing).unknown_test, "{missing:?}");
+        for hostile in HOSTILE {
+            let ran = runner.run_one(&context, &self.basic(hostile), RunOptions::default());
+            assert!(not_run(&ran).unknown_test, "{hostile:?}: {ran:?}");
+            let ran = runner.run_one(&context, &format!("{hostile}::x"), RunOptions::default());
+            let argvs = ran_argvs(&ran);
+            assert_eq!(
+                argvs[0].last().map(String::as_str),
+                Some(hostile),
+                "{argvs:?}"
+            );
+            assert!(not_run(&ran).unknown_test, "{hostile:?}: {ran:?}");
+        }
+        assert!(pwned_files(suite.temp.path()).is_empty());
+    }
+
+    /// The listing names every test under the id `run_one` takes, and runs none: the flaky
+    /// test's counter is never touched.
+    pub fn the_listing_names_every_test_and_runs_none(&self) {
+        let suite = self.project();
+        let executor = SystemExecutor;
+        let context = Self::context(&suite, &executor);
+        let runner = self.adapter(&suite, &context);
+        let mut ids: Vec<String> = runner
+            .list(&context)
+            .expect("it lists")
+            .into_iter()
+            .map(|t| t.id)
+            .collect();
+        ids.sort();
+        assert_eq!(ids, self.every_id());
+        assert!(!counter(&suite).exists());
+    }
+
+    /// `candor test` with the flaky test's failure a known flake (its fingerprint and tier
+    /// on `main`), `candor triage` of the stored report, and `candor rerun` of the flaky
+    /// test, whose second run passes. `reader` is what the reader gives in the suite run
+    /// with seed 1.
+    pub fn candor_test_triage_and_rerun(&self) {
+        let suite = self.project();
+        // The policy is the merge base's: it goes on `main`.
+        triage_support::git(&suite.repo, &["checkout", "--quiet", "main"]);
+        let (exception, message, line) = self.flaky_failure;
+        let flaky = self.basic(FLAKY);
+        suite.write(
+            "candor.toml",
+            &fingerprint(
+                "FP-001",
+                &flaky,
+                exception,
+                message,
+                &format!("{}/basic.test.js:{line}", self.tests),
+                self.kind.as_str(),
+            ),
+        );
+        suite.tier(&flaky, "trusted");
+        commit(&suite, "policy");
+        triage_support::git(&suite.repo, &["checkout", "--quiet", "-B", "change"]);
+        let mut vars = flaky_vars(&suite, FLAKY_SEED);
+        vars.push(("CANDOR_TODAY".to_owned(), TODAY.to_owned()));
+        let ran = suite.candor(
+            &["test", "--seed", "1", "--format", "json"],
+            &borrowed(&vars),
+        );
+        let run = &ran.lines_of("test-run")[0];
+        assert_eq!(run["runner"], self.kind.as_str(), "{ran:?}");
+        // The reader runs after its writer; the flaky test's first run fails.
+        assert_eq!(
+            (&run["red"], &run["tests"]),
+            (&2.into(), &7.into()),
+            "{ran:?}"
+        );
+        let verdicts: Vec<(String, String)> = ran
+            .lines_of("verdict")
+            .iter()
+            .map(|v| {
+                (
+                    v["test"].as_str().unwrap_or_default().to_owned(),
+                    v["verdict"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect();
+        assert!(
+            verdicts.contains(&(flaky.clone(), "known-flake".to_owned())),
+            "{ran:?}"
+        );
+        assert!(
+            verdicts
+                .iter()
+                .any(|(test, verdict)| *test == self.basic(SUBTRACTS) && verdict != "known-flake"),
+            "{ran:?}"
+        );
+        assert_eq!(ran.exit, 1, "a red that is no known flake: {ran:?}");
+
+        let report = run["report"].as_str().expect("the report path").to_owned();
+        let triaged = suite.candor(&["triage", "--format", "json", &report], &borrowed(&vars));
+        let verdict = triaged
+            .lines_of("verdict")
+            .into_iter()
+            .find(|v| v["test"] == flaky.as_str())
+            .unwrap_or_else(|| panic!("{triaged:?}"));
+        assert_eq!(verdict["verdict"], "known-flake", "{triaged:?}");
+
+        // Its rerun is its second run: a pass.
+        let rerun = suite.candor(&["rerun", &flaky, "--format", "json"], &borrowed(&vars));
+        assert_eq!(rerun.exit, 0, "{rerun:?}");
+        assert_eq!(rerun.lines_of("rerun")[0]["outcome"], "pass", "{rerun:?}");
+    }
+
+    /// `candor compare` of the flaky test: each run of either side draws the next number
+    /// of the one seeded sequence, from `first_draw` on.
+    pub fn compare_measures_the_flaky_test_on_both_sides(&self, first_draw: u32) {
+        let suite = self.project();
+        suite.write("helper.js", "module.exports = { unused: true };\n");
+        commit(&suite, "an unrelated change");
+        self.compare_in(&suite, first_draw);
+    }
+
+    /// `candor compare` of the flaky test in an existing project.
+    pub fn compare_in(&self, suite: &Suite, first_draw: u32) {
+        let mut vars = flaky_vars(suite, FLAKY_SEED);
+        vars.push(("CANDOR_TODAY".to_owned(), TODAY.to_owned()));
+        let flaky = self.basic(FLAKY);
+        let ran = suite.candor(
+            &["compare", &flaky, "--seed", "2", "--format", "json"],
+            &borrowed(&vars),
+        );
+        let lines = ran.lines_of("compare");
+        assert_eq!(lines.len(), 1, "{ran:?}");
+        let line = &lines[0];
+        let runs = line["base"]["runs"].as_u64().unwrap_or(0);
+        assert!(runs > 0, "{line:#}");
+        assert_eq!(line["branch"]["runs"], runs, "{line:#}");
+        let draws = u32::try_from(runs * 2).unwrap_or(0);
+        let expected = (first_draw..first_draw + draws)
+            .filter(|n| flaky_fails(FLAKY_SEED, *n))
+            .count() as u64;
+        let failures = line["base"]["failures"].as_u64().unwrap_or(0)
+            + line["branch"]["failures"].as_u64().unwrap_or(0);
+        assert_eq!(failures, expected, "{line:#}");
+    }
+
+    /// `candor gate` on a clean change that adds a test: the new test is touched and
+    /// replayed, and the gate passes.
+    pub fn gate_replays_a_new_test_and_accepts_a_clean_change(&self) {
+        let suite = self.project();
+        // A suite with no red test: the gate runs the whole suite too.
+        for file in ["basic.test.js", "hostile.test.js"] {
+            std::fs::remove_file(suite.repo.join(self.tests).join(file))
+                .expect("remove a fixture test");
+        }
+        let cart = format!("{}/cart.test.js", self.tests);
+        let totals = "it('totals', () => {\n  if (1 + 2 !== 3) throw new Error('1 + 2');\n});\n";
+        suite.write(&cart, &format!("{}{totals}", self.prelude));
+        suite.write(
+            "candor.toml",
+            "[lane]\nmin_replays = 3\nmax_wall_seconds = 300\n",
+        );
+        triage_support::git(&suite.repo, &["checkout", "--quiet", "main"]);
+        commit(&suite, "a clean suite");
+        triage_support::git(&suite.repo, &["checkout", "--quiet", "-B", "change"]);
+        suite.write(
+            &cart,
+            &format!(
+                "{}{totals}\ndescribe('cart', () => {{\n  it('is empty', () => {{\n    if ([].length !== 0) throw new Error('not empty');\n  }});\n}});\n",
+                self.prelude
+            ),
+        );
+        commit(&suite, "test the empty cart");
+        let ran = suite.candor(&["gate", "--format", "json"], &[]);
+        assert_eq!(ran.exit, 0, "{ran:?}");
+        let line = &ran.lines_of("gate")[0];
+        assert_eq!(line["pass"], true, "{line:#}");
+        let touched: Vec<&str> = line["touched"]
+            .as_array()
+            .map(|t| t.iter().filter_map(|t| t["id"].as_str()).collect())
+            .unwrap_or_default();
+        assert!(
+            touched.contains(&format!("{cart}::cart > is empty").as_str()),
+            "{line:#}"
+        );
+    }
 }
