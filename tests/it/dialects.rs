@@ -109,3 +109,25 @@ fn every_claimed_dialect_has_a_fixture_read_as_its_producer() {
     listed.sort();
     assert_eq!(on_disk, listed);
 }
+
+/// ESLint's junit formatter names a case's class after its file: a `test.jsx` gives
+/// `classname="test"`, as node's reporter writes on every case. It stays plain JUnit (the
+/// shared corpus' `dorny__jest-junit-eslint.xml` was read as node's, its id mangled to
+/// `test.jsx > test.jsx`, when node's dialect came in; #20).
+#[test]
+fn a_class_named_test_outside_node_s_suites_is_not_node_s_dialect() {
+    let eslint = r#"<?xml version="1.0" encoding="utf-8"?>
+<testsuites>
+<testsuite package="org.eslint" time="0" tests="1" errors="0" name="test.jsx">
+<testcase time="0" name="test.jsx" classname="test" />
+</testsuite>
+</testsuites>"#;
+    let (executions, summary) =
+        parse_all(eslint.as_bytes(), &ParseOptions::default()).expect("it parses");
+    assert_eq!(summary.producer.as_deref(), Some("junit"), "{summary:?}");
+    assert_eq!(executions[0].test_id, "test::test.jsx");
+    // node's own suite, with its `disabled` count, is still node's.
+    let node = eslint.replace("package=\"org.eslint\"", "disabled=\"0\" hostname=\"ci\"");
+    let (_, summary) = parse_all(node.as_bytes(), &ParseOptions::default()).expect("it parses");
+    assert_eq!(summary.producer.as_deref(), Some("node"), "{summary:?}");
+}

@@ -107,6 +107,10 @@ pub(super) struct Hints {
     pub(super) pytest_suite: bool,
     /// A suite named `rspec…`, rspec_junit_formatter's.
     pub(super) rspec: bool,
+    /// A `<testsuite>` was opened before the first case.
+    pub(super) suite_opened: bool,
+    /// A `<testsuite>` carried a `disabled` count, as node's reporter writes on each.
+    pub(super) suite_with_disabled: bool,
 }
 
 impl Hints {
@@ -213,12 +217,15 @@ pub(super) fn decide(hints: &Hints, case: FirstCase<'_>) -> Producer {
 }
 
 /// node's `junit` reporter: a bare `<testsuites>` (no name, no id) and every case's
-/// `classname` the word `test`; a `describe` is a nested `<testsuite>`.
+/// `classname` the word `test`; a `describe` is a nested `<testsuite>` that always
+/// carries `disabled="0"`. ESLint's junit formatter names a case's class after its file,
+/// so a file `test.jsx` gives `classname="test"` too, in a suite without `disabled`.
 fn is_node_test(hints: &Hints, case: FirstCase<'_>) -> bool {
     case.classname == "test"
         && hints.root_name.is_none()
         && !hints.root_anonymous
         && !hints.root_suite
+        && (!hints.suite_opened || hints.suite_with_disabled)
 }
 
 fn has_extension(file: &str, extensions: &[&str]) -> bool {

@@ -836,6 +836,9 @@ impl<'o> State<'o> {
         let outermost = self.suites.is_empty();
         self.tolerated.suites += 1;
         for (key, value) in tag.attributes() {
+            if key == b"disabled" && self.producer.is_none() {
+                self.hints.suite_with_disabled = true;
+            }
             if key == b"tests" && outermost {
                 if let Some(count) = declared_count(value.raw) {
                     *self.tolerated.declared_suites.get_or_insert(0) += count;
@@ -852,6 +855,9 @@ impl<'o> State<'o> {
             if self.producer.is_none() {
                 self.hints.suite_attribute(key, slot);
             }
+        }
+        if self.producer.is_none() {
+            self.hints.suite_opened = true;
         }
         self.suites.push(suite);
         Ok(())
