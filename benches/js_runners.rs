@@ -230,6 +230,37 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// One `candor test --format json`: its wall time and its suite child's, which candor
+/// writes at the end of that child's log (`# ended: exit code 0 after 3.210s`).
+fn candor_test(repo: &Path, seed: u32) -> (f64, f64) {
+    let started = Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["test", "--seed", &seed.to_string(), "--format", "json"])
+        .current_dir(repo)
+        .env("CANDOR_DB", repo.join(".candor/history.db"))
+        .stderr(Stdio::null())
+        .output()
+        .expect("candor runs");
+    let wall = started.elapsed().as_secs_f64();
+    assert!(output.status.success(), "candor test: {}", output.status);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let log = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find_map(|event| event["logs"][0].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("candor test printed no test_run event:\n{stdout}"));
+    let text = std::fs::read_to_string(&log).expect("the suite's log");
+    let suite = text
+        .lines()
+        .rev()
+        .find_map(|line| line.strip_prefix("# ended: "))
+        .and_then(|rest| rest.split(" after ").nth(1))
+        .and_then(|rest| rest.strip_suffix('s'))
+        .and_then(|number| number.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("{}: no `# ended: … after Ns` line", log.display()));
+    (wall, suite)
+}
+
 fn jest_suite_overhead(options: &Options) {
     let temp = jest_suite(options.tests);
     let repo = temp.path();
@@ -248,23 +279,20 @@ fn jest_suite_overhead(options: &Options) {
             .current_dir(repo);
         command
     };
-    let candor = |seed: u32| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_candor"));
-        command
-            .args(["test", "--seed", &seed.to_string()])
-            .current_dir(repo)
-            .env("CANDOR_DB", repo.join(".candor/history.db"));
-        command
-    };
     // Warm jest's transform cache and the history.
     timed(&mut bare(1));
-    timed(&mut candor(1));
-    let (mut bare_times, mut candor_times) = (Vec::new(), Vec::new());
+    candor_test(repo, 1);
+    let (mut bare_times, mut candor_times, mut suite_times, mut own_times) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for pair in 0..options.pairs {
         bare_times.push(timed(&mut bare(pair + 2)));
-        candor_times.push(timed(&mut candor(pair + 2)));
+        let (wall, suite) = candor_test(repo, pair + 2);
+        candor_times.push(wall);
+        suite_times.push(suite);
+        own_times.push(wall - suite);
     }
     let (bare, candor) = (median(bare_times), median(candor_times));
+    let (suite, own) = (median(suite_times), median(own_times));
     println!(
         "| {} jest tests (median of {}) | wall |",
         options.tests, options.pairs
@@ -273,9 +301,14 @@ fn jest_suite_overhead(options: &Options) {
     println!("| bare jest, candor's arguments | {bare:.2} s |");
     println!("| `candor test` | {candor:.2} s |");
     println!(
-        "| candor's addition | {:+.2} s ({:+.1} %) |",
+        "| candor's addition, against bare jest | {:+.2} s ({:+.1} %) |",
         candor - bare,
         (candor / bare - 1.0) * 100.0
+    );
+    println!("| jest as candor's child | {suite:.2} s |");
+    println!(
+        "| **candor's own time** (its wall − its jest child's) | {own:.3} s ({:.1} % of the child) |",
+        own / suite * 100.0
     );
 }
 
