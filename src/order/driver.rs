@@ -407,6 +407,11 @@ pub struct BisectionReport {
     pub culprits: Vec<String>,
     /// The search was stopped by the budget before it finished.
     pub interrupted: bool,
+    /// For a shuffled run's order: whether that order, given back to the runner as an
+    /// order, flipped the test again. `false` means no search was possible (a runner
+    /// such as go runs named tests in its own order, not the one given); `None` when
+    /// the order came from the context run or the budget ran out first.
+    pub replayed: Option<bool>,
 }
 
 /// The verification of the culprits.
@@ -932,6 +937,7 @@ impl<P: Prober> Driver<'_, P> {
             probes: 0,
             culprits: flip.before.clone(),
             interrupted: false,
+            replayed: None,
         };
         if flip.from == Purpose::Shuffle {
             // A shuffled run's order, given back as an order: the bisection needs it to flip.
@@ -940,7 +946,9 @@ impl<P: Prober> Driver<'_, P> {
                 self.found.bisection = Some(report);
                 return Ok(self.out_of_budget());
             };
-            if flipped(observed.outcome) != ProbeOutcome::Flipped {
+            let replayed = flipped(observed.outcome) == ProbeOutcome::Flipped;
+            report.replayed = Some(replayed);
+            if !replayed {
                 self.found.bisection = Some(report);
                 return Ok(Verdict::OrderDependentUnisolated);
             }
@@ -1102,6 +1110,8 @@ mod tests {
         cost: Duration,
         outcome: Box<OutcomeRule>,
         probes: Vec<Probe>,
+        /// Runs a given order in name order instead, as go runs named tests in source order.
+        sorts_given: bool,
     }
 
     impl Prober for Suite<'_> {
@@ -1112,6 +1122,11 @@ mod tests {
             self.probes.push(probe.clone());
             let (before, repetitions) = match &probe.kind {
                 ProbeKind::Alone | ProbeKind::Unseeded => (Vec::new(), 1),
+                ProbeKind::Ordered(before) if self.sorts_given => {
+                    let mut sorted = before.clone();
+                    sorted.sort();
+                    (sorted, 1)
+                }
                 ProbeKind::Ordered(before) => (before.clone(), 1),
                 ProbeKind::Shuffled(all) => {
                     let order = shuffled(all, probe.seed);
@@ -1187,6 +1202,7 @@ mod tests {
             cost: Duration::from_secs(1),
             outcome: Box::new(outcome),
             probes: Vec::new(),
+            sorts_given: matches!(support.given, GivenOrder::Fixed(_)),
         };
         let plan = Plan::new(17, budget);
         let found = drive(request, &plan, support, &mut suite, &clock)
@@ -1409,6 +1425,30 @@ mod tests {
             found.bisection.as_ref().map(|b| b.from),
             Some(Purpose::Shuffle)
         );
+    }
+
+    #[test]
+    fn a_shuffle_a_fixed_order_runner_cannot_replay_says_no_search_was_possible() {
+        // go: named tests run in source order, so the shuffle's order given back is not
+        // the order that flipped the test. The test is red only when a later-named test
+        // ran before it.
+        let go_like = OrderSupport {
+            given: GivenOrder::Fixed("go runs named tests in source order"),
+            ..PYTEST_LIKE
+        };
+        let mut neighbours = names(12);
+        neighbours.push(VICTIM.to_owned());
+        let (found, probes) = investigate_with(
+            &request(None, neighbours),
+            &go_like,
+            Duration::from_secs(600),
+            |ran, _, _| red_if(ran.windows(2).any(|pair| pair[0] > pair[1])),
+        );
+        assert_eq!(found.verdict, Verdict::OrderDependentUnisolated);
+        let bisection = found.bisection.as_ref().expect("a shuffle flipped it");
+        assert_eq!(bisection.replayed, Some(false));
+        assert_eq!(bisection.probes, 0);
+        assert!(!probes.iter().any(|p| p.purpose == Purpose::Bisect));
     }
 
     #[test]

@@ -78,7 +78,18 @@ pub fn order(printer: &mut Printer, report: &OrderFound) -> io::Result<()> {
             seeds.join(", ")
         ))?;
     }
-    if let Some(bisection) = &found.bisection {
+    if let Some(bisection) = found
+        .bisection
+        .as_ref()
+        .filter(|bisection| bisection.replayed == Some(false))
+    {
+        printer.line(&format!(
+            "  bisection: not possible: the {} run's order ({} tests before it, seed {}), given back to the runner as an order, did not flip the test",
+            bisection.from.as_str(),
+            bisection.candidates,
+            bisection.seed
+        ))?;
+    } else if let Some(bisection) = &found.bisection {
         printer.line(&format!(
             "  bisection: {} probes over {} tests before it{} (order from the {} run, seed {})",
             bisection.probes,
