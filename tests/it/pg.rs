@@ -261,6 +261,87 @@ fn concurrent_ingests_store_each_run_exactly_once() {
     );
 }
 
+/// #17 benchmark (the ingest's new names, pgfast): an ingest adding names another
+/// transaction is adding at the same moment waits for it, then stores its run under the
+/// names that one committed: the plain insert of new names fails on the unique index and
+/// falls back to `ON CONFLICT DO NOTHING` inside the same transaction, all-or-nothing.
+#[test]
+fn new_names_another_ingest_is_adding_are_stored_once() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    drop(schema.open());
+    let names: Vec<String> = (0..50).map(|i| format!("racing::test_{i}")).collect();
+    let mut holder = schema.client();
+    let mut other = holder.transaction().unwrap();
+    // The other ingest has added every second name and not committed yet.
+    for name in names.iter().step_by(2) {
+        #[expect(
+            clippy::cast_possible_wrap,
+            reason = "the store's hash is XXH64 as i64"
+        )]
+        let hash = xxhash_rust::xxh64::xxh64(name.as_bytes(), 0) as i64;
+        other
+            .execute(
+                "INSERT INTO tests (name_hash, name) VALUES ($1, $2)",
+                &[&hash, &name.as_bytes()],
+            )
+            .unwrap();
+    }
+    let app = format!("{}_waiter", schema.name);
+    let url = format!("{}&application_name={app}", schema.url);
+    let worker = std::thread::spawn({
+        let names = names.clone();
+        move || {
+            let env = |name: &str| std::env::var(name).ok();
+            let target = candor::history::pg::Target::parse(&url, &env).unwrap();
+            let mut store = PgStore::open(&target).unwrap();
+            let mut session = store.begin_ingest(&run_at(0, "unit")).unwrap();
+            for name in names {
+                session.add(Execution::new(name, Outcome::Pass)).unwrap();
+            }
+            session.commit(&content("waiting")).unwrap()
+        }
+    });
+    // Until the server reports the ingest waiting for the uncommitted names: a lock wait
+    // it must reach, not a timer.
+    let mut watcher = pg_support::admin(&schema.url);
+    loop {
+        let waiting: i64 = watcher
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE application_name = $1 AND wait_event_type = 'Lock'",
+                &[&app],
+            )
+            .unwrap()
+            .get(0);
+        if waiting == 1 {
+            break;
+        }
+        assert!(
+            !worker.is_finished(),
+            "the ingest ended without waiting for the names another transaction holds"
+        );
+    }
+    other.commit().unwrap();
+    let report = worker.join().unwrap();
+    assert!(report.added, "{report:?}");
+    assert_eq!(report.tests, 50);
+    let stored: i64 = schema
+        .client()
+        .query_one("SELECT count(*) FROM tests", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(stored, 50, "each name stored once");
+    let tests = schema.open().tests(false).unwrap();
+    let mut listed: Vec<&str> = tests.iter().map(|t| t.test_id.as_str()).collect();
+    listed.sort_unstable();
+    let mut expected: Vec<&str> = names.iter().map(String::as_str).collect();
+    expected.sort_unstable();
+    assert_eq!(listed, expected);
+    assert!(tests.iter().all(|t| t.runs == 1), "{tests:?}");
+}
+
 /// #17 item 7: a dropped connection in the middle of the `COPY` stores nothing.
 #[test]
 fn a_connection_dropped_during_copy_stores_nothing() {
