@@ -693,14 +693,16 @@ mod tests {
         }
     }
 
-    /// What a history answers about everything it holds.
-    fn answers(
-        store: &crate::history::SqliteStore,
-    ) -> (
+    /// What a history answers: its tests, every run's executions, and each run's key,
+    /// format and counts.
+    type Answers = (
         Vec<crate::history::TestSummary>,
         Vec<crate::history::StoredExecution>,
         Vec<(String, Option<String>, u64, u64)>,
-    ) {
+    );
+
+    /// What a history answers about everything it holds.
+    fn answers(store: &crate::history::SqliteStore) -> Answers {
         store.check().unwrap();
         let runs = store.runs(10).unwrap();
         let mut executions = Vec::new();
