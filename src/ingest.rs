@@ -10,7 +10,7 @@ use std::sync::mpsc;
 
 use sha2::{Digest, Sha256};
 
-use crate::history::{HistoryError, HistoryStore, IngestReport, NewRun, RunContent};
+use crate::history::{HistoryError, HistoryStore, IngestReport, IngestSession, NewRun, RunContent};
 use crate::results::{self, Execution, ParseError, ParseOptions, ParseSummary, Position};
 
 /// The version tag at the head of every content key; a new recipe gets a new tag.
@@ -92,28 +92,53 @@ impl IngestError {
 }
 
 /// Executions handed from the reading thread to the storing one at a time: enough to
-/// make the hand-over cost nothing next to storing them.
-const BATCH_EXECUTIONS: usize = 64;
+/// make the hand-over cost little next to storing them (each is a wake-up on each side;
+/// 64 made 3,800 of them for 200,000 executions), few enough that a batch's texts are
+/// still in the cache when the other thread stores them.
+const BATCH_EXECUTIONS: usize = 256;
 
 /// A batch is handed over early once its texts reach this size, so that what is in flight
 /// stays small whatever the test cases carry.
 const BATCH_TEXT_BYTES: usize = 256 * 1024;
 
 /// Batches waiting for the store. With the one being filled and the one being stored,
-/// at most this many plus two are held at once (batches of executions and chunks of the
-/// file's bytes alike).
+/// at most this many plus two are held at once.
 const BATCHES_IN_FLIGHT: usize = 4;
 
-/// The file's bytes are handed to the storing thread, which hashes them, in chunks of
-/// this size.
-const HASH_CHUNK_BYTES: usize = 256 * 1024;
+/// How an ingest spreads its work over threads. Both store the same history; they differ
+/// in time only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threads {
+    /// Reads, parses and stores on the calling thread: the least CPU time (no hand-overs,
+    /// no wake-ups, every text freed by the thread that made it, while it is still in the
+    /// cache), and so the shortest wait where only one core is there to do the work.
+    One,
+    /// A second thread reads, parses and hashes while the calling thread stores: more CPU
+    /// time in all, but the wall time is the longer of the two jobs, not their sum.
+    Two,
+}
 
-/// What the reading thread hands to the storing thread, in file order.
-enum Handoff {
-    /// Executions to store.
-    Executions(Vec<Signed>),
-    /// The next bytes of the file, to hash.
-    Bytes(Vec<u8>),
+impl Threads {
+    /// [`Threads::One`] when this process may run on one core only (its CPU affinity or
+    /// its cgroup's CPU quota, as a one-core CI runner or `taskset -c 0` sets them),
+    /// [`Threads::Two`] otherwise, and when that cannot be told.
+    pub fn available() -> Threads {
+        match std::thread::available_parallelism() {
+            Ok(cores) if cores.get() == 1 => Threads::One,
+            _ => Threads::Two,
+        }
+    }
+}
+
+/// Reads the results file at `path` into `store` as one run described by `run`, on the
+/// threads [`Threads::available`] says suit this process; see [`ingest_file_with`].
+pub fn ingest_file(
+    store: &mut dyn HistoryStore,
+    path: &Path,
+    run: &NewRun,
+    options: &ParseOptions,
+) -> Result<FileIngest, IngestError> {
+    ingest_file_with(store, path, run, options, Threads::available())
 }
 
 /// Reads the results file at `path` into `store` as one run described by `run`.
@@ -123,17 +148,18 @@ enum Handoff {
 /// adds nothing. The run's format and producer come from what the parser saw (the
 /// caller's values are kept when it saw none). On any error the store is left as it was.
 ///
-/// Reading and storing overlap: a second thread reads and parses the file and hands
-/// executions over in small batches through a bounded channel, while this thread stores
-/// them, so the wall time is the slower of the two rather than their sum and memory holds
-/// a few batches, never the file. The file's bytes go through the same channel, in order,
-/// and this thread hashes them: parsing is the longer of the two jobs, so the hash is
-/// worked out where there is time to spare.
-pub fn ingest_file(
+/// With [`Threads::Two`], reading and storing overlap: a second thread reads, hashes and
+/// parses the file and hands executions over in batches through a bounded channel, while
+/// this thread stores them, so the wall time is the slower of the two rather than their
+/// sum and memory holds a few batches, never the file. Storing is the longer of the two
+/// jobs, so the hash is worked out on the reading thread. With [`Threads::One`], this
+/// thread does it all, each execution stored as soon as it is parsed.
+pub fn ingest_file_with(
     store: &mut dyn HistoryStore,
     path: &Path,
     run: &NewRun,
     options: &ParseOptions,
+    threads: Threads,
 ) -> Result<FileIngest, IngestError> {
     let read_error = |source| IngestError::Read {
         path: path.to_path_buf(),
@@ -159,42 +185,39 @@ pub fn ingest_file(
     let written_at = zoned_stamp.or(modified);
     let run = &run;
     let mut session = store.begin_ingest(run)?;
-    let mut hasher = Sha256::new();
-    let (read, stored) = std::thread::scope(|scope| {
-        let (sender, receiver) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
-        reader.get_mut().hand_to(sender.clone());
-        let reading = std::thread::Builder::new()
-            .name("candor-read".into())
-            .spawn_scoped(scope, || read_file(reader, options, sender))
-            .map_err(|source| IngestError::Thread {
-                path: path.to_path_buf(),
-                source,
+    let read = match threads {
+        Threads::One => read_and_store(reader, options, &mut *session),
+        Threads::Two => {
+            let (read, stored) = std::thread::scope(|scope| {
+                let (sender, receiver) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
+                let reading = std::thread::Builder::new()
+                    .name("candor-read".into())
+                    .spawn_scoped(scope, || read_file(reader, options, sender))
+                    .map_err(|source| IngestError::Thread {
+                        path: path.to_path_buf(),
+                        source,
+                    })?;
+                // Stopping at the first refusal drops the receiver, which stops the reader.
+                let stored = receiver.into_iter().try_for_each(|batch: Vec<Signed>| {
+                    batch.into_iter().try_for_each(|(execution, signature)| {
+                        session.add_with_signature(execution, signature)
+                    })
+                });
+                let read = reading
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                Ok::<_, IngestError>((read, stored))
             })?;
-        // Stopping at the first refusal drops the receiver, which stops the reader.
-        let stored = receiver.into_iter().try_for_each(|handoff| match handoff {
-            Handoff::Bytes(bytes) => {
-                hasher.update(&bytes);
-                Ok(())
-            }
-            Handoff::Executions(batch) => {
-                batch.into_iter().try_for_each(|(execution, signature)| {
-                    session.add_with_signature(execution, signature)
-                })
-            }
-        });
-        let read = reading
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        Ok::<_, IngestError>((read, stored))
-    })?;
-    // Dropping the session on an error path rolls the whole file back. The store's own
-    // refusal comes first: the reader only stopped because of it.
-    stored?;
-    let summary = read.map_err(|error| match error {
+            // The store's own refusal comes first: the reader only stopped because of it.
+            stored?;
+            read
+        }
+    };
+    // Dropping the session on an error path rolls the whole file back.
+    let (summary, file_sha256) = read.map_err(|error| match error {
         ReadFailure::Parse(error) => parse_failure(path, error),
         ReadFailure::Rest(source) => read_error(source),
     })?;
-    let file_sha256: [u8; 32] = hasher.finalize().into();
     let content_key = content_key(run, &file_sha256);
     let content = RunContent {
         content_key,
@@ -226,13 +249,41 @@ enum ReadFailure {
 /// time to spare while the store writes.
 type Signed = (Execution, Option<String>);
 
-/// The reading thread: parses `reader`, sending executions in batches, then reads what
-/// is left so that every byte reaches the hash.
-fn read_file(
+/// [`Threads::One`]: parses `reader` straight into `session`, then reads what is left so
+/// that every byte reaches the hash. A refusal of the store stops the parse and comes
+/// back as [`ParseError::Sink`], which [`parse_failure`] turns back into the store's
+/// error.
+fn read_and_store(
     mut reader: io::BufReader<HashingReader<fs_err::File>>,
     options: &ParseOptions,
-    sender: mpsc::SyncSender<Handoff>,
-) -> Result<ParseSummary, ReadFailure> {
+    session: &mut dyn IngestSession,
+) -> Result<(ParseSummary, [u8; 32]), ReadFailure> {
+    let summary = results::parse(&mut reader, options, &mut |execution| {
+        session
+            .add(execution)
+            .map_err(|error| ParseError::Sink(Box::new(error)))
+    })
+    .map_err(ReadFailure::Parse)?;
+    finish_reading(reader).map(|hash| (summary, hash))
+}
+
+/// Reads what a parser left after the end of its document, so that the key covers every
+/// byte; the file's SHA-256.
+fn finish_reading(
+    mut reader: io::BufReader<HashingReader<fs_err::File>>,
+) -> Result<[u8; 32], ReadFailure> {
+    io::copy(&mut reader, &mut io::sink()).map_err(ReadFailure::Rest)?;
+    Ok(reader.into_inner().finish())
+}
+
+/// The reading thread of [`Threads::Two`]: parses `reader`, sending executions in
+/// batches, then reads what is left so that every byte reaches the hash.
+fn read_file(
+    reader: io::BufReader<HashingReader<fs_err::File>>,
+    options: &ParseOptions,
+    sender: mpsc::SyncSender<Vec<Signed>>,
+) -> Result<(ParseSummary, [u8; 32]), ReadFailure> {
+    let mut reader = reader;
     let mut batch = Vec::with_capacity(BATCH_EXECUTIONS);
     let mut batch_text = 0;
     let send = |batch: &mut Vec<Signed>| {
@@ -240,7 +291,7 @@ fn read_file(
         // A closed channel means the store refused an execution and stopped; its error
         // is the one reported.
         sender
-            .send(Handoff::Executions(full))
+            .send(full)
             .map_err(|_| ParseError::Sink(Box::new(StoreStopped)))
     };
     let summary = results::parse(&mut reader, options, &mut |execution| {
@@ -261,10 +312,7 @@ fn read_file(
     })
     .map_err(ReadFailure::Parse)?;
     drop(sender);
-    // A parser may stop at the end of the document; the key still covers every byte.
-    io::copy(&mut reader, &mut io::sink()).map_err(ReadFailure::Rest)?;
-    reader.into_inner().finish().map_err(ReadFailure::Rest)?;
-    Ok(summary)
+    finish_reading(reader).map(|hash| (summary, hash))
 }
 
 /// The texts an execution holds, which is most of its memory.
@@ -344,42 +392,23 @@ fn resolve_position(path: &Path, error: ParseError) -> ParseError {
     }
 }
 
-/// A reader that hands every byte it reads to the thread that hashes them, in chunks of
-/// [`HASH_CHUNK_BYTES`]; the bytes read before [`HashingReader::hand_to`] are held until
-/// then.
+/// A reader that hashes every byte it reads, on the thread that reads them.
 struct HashingReader<R> {
     inner: R,
-    chunk: Vec<u8>,
-    to_hasher: Option<mpsc::SyncSender<Handoff>>,
+    hasher: Sha256,
 }
 
 impl<R: Read> HashingReader<R> {
     fn new(inner: R) -> Self {
         HashingReader {
             inner,
-            chunk: Vec::with_capacity(HASH_CHUNK_BYTES),
-            to_hasher: None,
+            hasher: Sha256::new(),
         }
     }
 
-    /// From now on, full chunks go to `to_hasher`.
-    fn hand_to(&mut self, to_hasher: mpsc::SyncSender<Handoff>) {
-        self.to_hasher = Some(to_hasher);
-    }
-
-    fn send_chunk(&mut self) -> io::Result<()> {
-        let Some(to_hasher) = &self.to_hasher else {
-            return Ok(());
-        };
-        let chunk = std::mem::replace(&mut self.chunk, Vec::with_capacity(HASH_CHUNK_BYTES));
-        to_hasher
-            .send(Handoff::Bytes(chunk))
-            .map_err(|_| io::Error::other(StoreStopped))
-    }
-
-    /// Hands over the last bytes read.
-    fn finish(mut self) -> io::Result<()> {
-        self.send_chunk()
+    /// The SHA-256 of every byte read.
+    fn finish(self) -> [u8; 32] {
+        self.hasher.finalize().into()
     }
 }
 
@@ -389,10 +418,7 @@ impl<R: Read> Read for HashingReader<R> {
         let read = buffer.get(..count).ok_or_else(|| {
             io::Error::other("the reader claimed more bytes than the buffer holds")
         })?;
-        self.chunk.extend_from_slice(read);
-        if self.chunk.len() >= HASH_CHUNK_BYTES {
-            self.send_chunk()?;
-        }
+        self.hasher.update(read);
         Ok(count)
     }
 }
@@ -597,26 +623,174 @@ mod tests {
     }
 
     #[test]
-    fn hashing_reader_hands_over_exactly_what_it_reads() {
+    fn hashing_reader_hashes_exactly_what_it_reads() {
         let data = b"hello, candor".repeat(100_000);
-        let (sender, receiver) = mpsc::sync_channel(1000);
         let mut reader = HashingReader::new(&data[..]);
         let mut head = [0u8; 100];
         reader.read_exact(&mut head).unwrap();
-        reader.hand_to(sender);
         io::copy(&mut reader, &mut io::sink()).unwrap();
-        reader.finish().unwrap();
-        let mut hasher = Sha256::new();
-        let mut handed = 0;
-        for handoff in receiver.try_iter() {
-            let Handoff::Bytes(bytes) = handoff else {
-                panic!("only bytes were handed over");
-            };
-            handed += bytes.len();
-            hasher.update(&bytes);
-        }
-        assert_eq!(handed, data.len());
         let expected: [u8; 32] = Sha256::digest(&data).into();
-        assert_eq!(<[u8; 32]>::from(hasher.finalize()), expected);
+        assert_eq!(reader.finish(), expected);
+    }
+
+    /// A JUnit file of `cases` test cases in two suites: passes, failures with
+    /// tracebacks and volatile numbers, setup errors, skips, captured output, and every
+    /// 97th test run again later in the file (a retry, merged with the first).
+    fn mixed_junit(cases: usize) -> String {
+        use std::fmt::Write as _;
+        let mut xml = String::from("<?xml version=\"1.0\"?>\n<testsuites>\n");
+        for suite in 0..2 {
+            let _ = writeln!(xml, "<testsuite name=\"s{suite}\">");
+            for case in (suite..cases).step_by(2) {
+                let name = format!("tests/test_m{}.py::T::test_{case}", case % 13);
+                let (classname, test) = name.rsplit_once("::").unwrap();
+                let classname = classname.replace(".py::", ".").replace('/', ".");
+                let open = format!(
+                    "<testcase classname=\"{classname}\" name=\"{test}\" file=\"tests/test_m{}.py\" line=\"{case}\" time=\"0.{case:03}\"",
+                    case % 13
+                );
+                let body = match case % 10 {
+                    0 => format!(
+                        "<failure message=\"assert {case} == 0x{case:x}\">def test():\n&gt;   assert {case} == 1\nE   AssertionError: assert {case} == 1\n\ntests/test_m{}.py:{case}: AssertionError</failure><system-out>out {case}</system-out>",
+                        case % 13
+                    ),
+                    3 => format!(
+                        "<error message=\"ConnectionError: port {case}\">tests/conftest.py:{case}: ConnectionError</error>"
+                    ),
+                    6 => format!("<skipped message=\"needs db {case}\"/>"),
+                    7 => format!(
+                        "<system-out>printed {case}</system-out><system-err>warned</system-err>"
+                    ),
+                    _ => String::new(),
+                };
+                let _ = writeln!(xml, "{open}>{body}</testcase>");
+                if case % 97 == 0 {
+                    let _ = writeln!(xml, "{open}/>");
+                }
+            }
+            xml.push_str("</testsuite>\n");
+        }
+        xml.push_str("</testsuites>\n");
+        xml
+    }
+
+    fn test_run() -> NewRun {
+        NewRun {
+            commit: Some("0123456789abcdef0123456789abcdef01234567".into()),
+            branch: None,
+            merge_base: None,
+            started_at: jiff::Timestamp::from_second(1_700_000_000).unwrap(),
+            source: crate::history::Source::Ci,
+            ci_provider: None,
+            job: None,
+            ci_run: crate::history::CiRun::default(),
+            workers: None,
+            seed: None,
+            conditions: crate::history::Conditions::default(),
+            format: None,
+            producer: None,
+            source_path: None,
+        }
+    }
+
+    /// What a history answers: its tests, every run's executions, and each run's key,
+    /// format and counts.
+    type Answers = (
+        Vec<crate::history::TestSummary>,
+        Vec<crate::history::StoredExecution>,
+        Vec<(String, Option<String>, u64, u64)>,
+    );
+
+    /// What a history answers about everything it holds.
+    fn answers(store: &crate::history::SqliteStore) -> Answers {
+        store.check().unwrap();
+        let runs = store.runs(10).unwrap();
+        let mut executions = Vec::new();
+        for run in &runs {
+            executions.extend(store.run_executions(run.id).unwrap());
+        }
+        let runs = runs
+            .into_iter()
+            .map(|record| {
+                (
+                    record.content_key,
+                    record.run.format,
+                    record.executions,
+                    record.red,
+                )
+            })
+            .collect();
+        (store.tests(false).unwrap(), executions, runs)
+    }
+
+    /// Issue 15 item 5: the one-thread ingest (chosen on one core) stores exactly the
+    /// history the two-thread one does, under the same content key, and ingesting the
+    /// same file again on the other threading adds nothing.
+    #[test]
+    fn one_thread_and_two_threads_store_the_same_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.xml");
+        // More executions than several batches and blocks hold, and retries that come
+        // back after their block was written.
+        fs_err::write(&path, mixed_junit(3_000)).unwrap();
+        let mut answered = Vec::new();
+        for (name, first, again) in [
+            ("one.db", Threads::One, Threads::Two),
+            ("two.db", Threads::Two, Threads::One),
+        ] {
+            let mut store = crate::history::SqliteStore::open(
+                dir.path().join(name),
+                std::time::Duration::from_secs(5),
+            )
+            .unwrap();
+            let options = ParseOptions::default();
+            let done = ingest_file_with(&mut store, &path, &test_run(), &options, first).unwrap();
+            assert!(done.report.added, "{name}");
+            assert_eq!(done.report.tests, 3_000, "{name}");
+            let repeat = ingest_file_with(&mut store, &path, &test_run(), &options, again).unwrap();
+            assert!(
+                !repeat.report.added,
+                "{name}: the same file again is the same run"
+            );
+            assert_eq!(repeat.content_key, done.content_key, "{name}");
+            answered.push((done.summary, done.content_key, answers(&store)));
+        }
+        let (two, one) = (answered.pop().unwrap(), answered.pop().unwrap());
+        assert!(one.2.1.iter().any(|stored| stored.execution.attempts == 2));
+        assert!(one.2.1.iter().any(|stored| stored.signature.is_some()));
+        assert_eq!(one, two);
+    }
+
+    /// Issue 15 item 5: on one thread the store has taken executions before the parse
+    /// meets damage; the file still leaves nothing behind, and the error is the same.
+    #[test]
+    fn a_damaged_file_stores_nothing_on_either_threading() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.xml");
+        let mut xml = mixed_junit(2_000);
+        xml.truncate(xml.len() * 3 / 4);
+        xml.push_str("<testcase name=\"x\"></testsuite>");
+        fs_err::write(&path, xml).unwrap();
+        let mut errors = Vec::new();
+        for (name, threads) in [("one.db", Threads::One), ("two.db", Threads::Two)] {
+            let mut store = crate::history::SqliteStore::open(
+                dir.path().join(name),
+                std::time::Duration::from_secs(5),
+            )
+            .unwrap();
+            let error = ingest_file_with(
+                &mut store,
+                &path,
+                &test_run(),
+                &ParseOptions::default(),
+                threads,
+            )
+            .unwrap_err();
+            assert!(matches!(error, IngestError::Parse { .. }), "{error:?}");
+            assert!(store.runs(10).unwrap().is_empty(), "{name}");
+            assert!(store.tests(false).unwrap().is_empty(), "{name}");
+            errors.push(error.to_string());
+        }
+        assert_eq!(errors[0], errors[1]);
     }
 }
