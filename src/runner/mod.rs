@@ -36,6 +36,11 @@
 //! | jest, vitest | one test file (its own module registry) | `--testNamePattern=^(?:A\|B)$ --runTestsByPath -- FILE`: definition order, whatever order the ids come in | `--randomize --seed=N` | unsupported |
 //! | playwright | one project's file in one worker (until a test fails) | `--workers=1 --project=P --grep=… FILE`: definition order, whatever order the ids come in | unsupported | unsupported (`--repeat-each` gives each copy its own worker) |
 //! | cargo, nextest, command | — | unsupported | unsupported | unsupported |
+//!
+//! For the merge lane's batched replays ([`Adapter::run_batch`],
+//! [`Adapter::batch_ordering`]; docs/runners.md): pytest runs a batch in the order given;
+//! cargo (one process per test target, exact filters) and go (one `-run` alternation for
+//! every package) in their own order; nextest each test in its own process.
 
 mod cargo;
 mod command;

@@ -363,6 +363,11 @@ const CRATE_LIB: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[
 /// A crate `calc` on `main` (a unit test, an integration test file), then a `change`
 /// branch writing `files`.
 fn cargo_change(files: &[(&str, &str)]) -> Suite {
+    cargo_change_with("cargo", files)
+}
+
+/// As [`cargo_change`], with the runner `kind` (cargo or nextest).
+fn cargo_change_with(kind: &str, files: &[(&str, &str)]) -> Suite {
     let suite = empty();
     suite.write(
         "Cargo.toml",
@@ -370,7 +375,7 @@ fn cargo_change(files: &[(&str, &str)]) -> Suite {
     );
     suite.write(
         "candor.toml",
-        "[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"cargo\"\n",
+        &format!("[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"{kind}\"\n"),
     );
     suite.write("src/lib.rs", CRATE_LIB);
     suite.write(
@@ -467,5 +472,33 @@ fn a_cargo_test_that_passes_only_after_another_touched_test_is_not_accepted() {
             .filter(|r| r["test"] == reads)
             .all(|r| r["outcome"] == "fail" && r["batch"].is_null()),
         "judged alone, red alone: {report:#}"
+    );
+}
+
+/// #15 item 1 for nextest: every round is one `cargo nextest run -E …` naming each
+/// touched test exactly (a module path among them); nextest starts each in its own
+/// process, so the rounds are `isolated`, none claimed reversed.
+#[test]
+fn touched_nextest_tests_replay_in_one_nextest_run_per_round() {
+    let more = concat!(
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n\n",
+        "mod deeper {\n    #[test]\n    fn adds_negatives() {\n        assert_eq!(calc::add(-1, -1), -2);\n    }\n}\n",
+    );
+    let suite = cargo_change_with("nextest", &[("tests/more.rs", more)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(
+        touched(&report),
+        ["calc::more::base", "calc::more::deeper::adds_negatives"],
+        "{report:#}"
+    );
+    assert_eq!(orders(&report), ["isolated", "isolated", "isolated"]);
+    assert_eq!(processes_per_round(&report), [1, 1, 1], "{report:#}");
+    let runs = report["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 6, "{report:#}");
+    assert!(
+        runs.iter()
+            .all(|r| r["outcome"] == "pass" && !r["batch"].is_null()),
+        "{report:#}"
     );
 }
