@@ -668,19 +668,14 @@ fn replay_batched(
     let mut out = BatchedRounds::default();
     let mut made = 0u32;
     'rounds: for round in 1..=plan.policy.lane.min_replays {
-        let order = if round % 2 == 0 {
-            lane::BatchOrder::Reversed
-        } else {
-            lane::BatchOrder::Forward
-        };
-        let arranged: Vec<Vec<String>> = match order {
-            lane::BatchOrder::Forward => batches.clone(),
-            lane::BatchOrder::Reversed => batches
-                .iter()
-                .rev()
-                .map(|b| b.iter().rev().cloned().collect())
-                .collect(),
-        };
+        let (order, arranged) = arrange_round(
+            plan.adapter,
+            round,
+            plan.policy.lane.min_replays,
+            &forward,
+            &batches,
+            plan.argv_budget,
+        );
         out.rounds.push(lane::BatchRound {
             round,
             order,
@@ -722,6 +717,7 @@ fn replay_batched(
                             current.batches.push(lane::BatchRun {
                                 tests: batch,
                                 workers: None,
+                                processes: 1,
                                 exit_code: None,
                                 seconds: 0.0,
                                 log: not_run.log.display().to_string(),
@@ -745,6 +741,13 @@ fn replay_batched(
                 plan.collected,
             ));
             let records = batch_records(plan, &batch, round, &new_tests, &report, &parse)?;
+            // A runner that keeps no order given: the batch as it ran, never as asked.
+            let batch = if order == lane::BatchOrder::Forward || order == lane::BatchOrder::Reversed
+            {
+                batch
+            } else {
+                order_run(&batch, &report, &parse)
+            };
             for record in records {
                 tally.written += 1;
                 let file_record = RunRecord {
@@ -762,6 +765,7 @@ fn replay_batched(
                 current.batches.push(lane::BatchRun {
                     tests: batch,
                     workers: report.workers,
+                    processes: u32::try_from(report.invocations.len()).unwrap_or(u32::MAX),
                     exit_code: Some(report.exit_code()),
                     seconds: report
                         .invocations
@@ -779,6 +783,99 @@ fn replay_batched(
         }
     }
     Ok(out)
+}
+
+/// A round's order and its batches. Where the runner keeps the order given
+/// ([`runner::BatchOrdering::Kept`]), the listing's order, reversed every other round.
+/// Where it runs each test in its own process, the listing's order every round: nothing
+/// to reverse. Where it runs a batch in an order of its own, round 1 is that order, and
+/// the later rounds split each process's tests ([`separated`]) so that every two tests
+/// that shared a process in round 1 run apart in one of them: a test that passes only
+/// after another touched test ran is red there (docs/gate.md, "Batched replays").
+fn arrange_round(
+    adapter: &dyn Adapter,
+    round: u32,
+    min_replays: u32,
+    forward: &[String],
+    batches: &[Vec<String>],
+    budget: usize,
+) -> (lane::BatchOrder, Vec<Vec<String>>) {
+    match adapter.batch_ordering() {
+        runner::BatchOrdering::Kept if round.is_multiple_of(2) => (
+            lane::BatchOrder::Reversed,
+            batches
+                .iter()
+                .rev()
+                .map(|b| b.iter().rev().cloned().collect())
+                .collect(),
+        ),
+        runner::BatchOrdering::Kept => (lane::BatchOrder::Forward, batches.to_vec()),
+        runner::BatchOrdering::Isolated(_) => (lane::BatchOrder::Isolated, batches.to_vec()),
+        runner::BatchOrdering::Fixed(_) if round == 1 => (lane::BatchOrder::Own, batches.to_vec()),
+        runner::BatchOrdering::Fixed(_) => {
+            // Tests whose scope the runner cannot tell may share a process: one scope.
+            let scope = |id: &String| adapter.process_scope(id).unwrap_or("").to_owned();
+            let parts = separated(forward, &scope, round - 2, min_replays - 1);
+            let arranged = parts
+                .iter()
+                .flat_map(|part| split_batches(part, budget))
+                .collect();
+            (lane::BatchOrder::Separated, arranged)
+        }
+    }
+}
+
+/// The parts of `ids` in separated round `digit` (from 0) of `rounds`: within each
+/// scope, a test's place in base `s` (the least `s` with `s^rounds` at least the
+/// scope's size) has `rounds` digits, and the part is the digit of this round. Two tests
+/// of one scope differ in some digit, so they are in different parts in some round; the
+/// parts of different scopes are merged, as they never share a process.
+fn separated(
+    ids: &[String],
+    scope: &dyn Fn(&String) -> String,
+    digit: u32,
+    rounds: u32,
+) -> Vec<Vec<String>> {
+    let mut scopes: Vec<(String, Vec<String>)> = Vec::new();
+    for id in ids {
+        let key = scope(id);
+        match scopes.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(id.clone()),
+            None => scopes.push((key, vec![id.clone()])),
+        }
+    }
+    let mut parts: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for (_, members) in &scopes {
+        let size = members.len();
+        let mut base = 2usize;
+        while base.checked_pow(rounds.max(1)).is_some_and(|p| p < size) {
+            base += 1;
+        }
+        for (place, id) in members.iter().enumerate() {
+            let part = place / base.pow(digit) % base;
+            parts.entry(part).or_default().push(id.clone());
+        }
+    }
+    parts.into_values().collect()
+}
+
+/// The batch's tests in the order its report lists them, those it lacks at the end.
+fn order_run(batch: &[String], report: &RunReport, parse: &ParseOptions) -> Vec<String> {
+    let executions: Vec<crate::results::Execution> = fs_err::File::open(&report.report)
+        .ok()
+        .and_then(|file| parse_all(file, parse).ok())
+        .map(|(executions, _)| executions)
+        .unwrap_or_default();
+    let wanted: BTreeSet<&str> = batch.iter().map(String::as_str).collect();
+    let mut ran: Vec<String> = Vec::new();
+    for execution in &executions {
+        if wanted.contains(execution.test_id.as_str()) && !ran.contains(&execution.test_id) {
+            ran.push(execution.test_id.clone());
+        }
+    }
+    let missing: Vec<String> = batch.iter().filter(|t| !ran.contains(t)).cloned().collect();
+    ran.extend(missing);
+    ran
 }
 
 /// One run record per test of a batch, from the batch's one report (read once).
@@ -1911,5 +2008,46 @@ max_wall_seconds = 180
         );
         assert_eq!(split_batches(&ids, 1 << 20), std::slice::from_ref(&ids));
         assert!(split_batches(&[], 10).is_empty());
+    }
+
+    /// #15 item 1, runners that keep no order given (libtest, go): the separated rounds
+    /// put every two tests of one scope apart at least once, whatever the scope sizes
+    /// and round counts, and every test runs once per round.
+    #[test]
+    fn separated_rounds_part_every_two_tests_of_a_scope() {
+        for rounds in 1..=4u32 {
+            for sizes in [vec![1usize], vec![2], vec![10, 10, 10, 10], vec![7, 1, 30]] {
+                let ids: Vec<String> = sizes
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(scope, &n)| (0..n).map(move |i| format!("s{scope}::t{i}")))
+                    .collect();
+                let scope = |id: &String| id.split("::").next().unwrap_or("").to_owned();
+                let parts: Vec<Vec<Vec<String>>> = (0..rounds)
+                    .map(|digit| separated(&ids, &scope, digit, rounds))
+                    .collect();
+                for round in &parts {
+                    let mut all: Vec<&String> = round.iter().flatten().collect();
+                    all.sort();
+                    let mut want: Vec<&String> = ids.iter().collect();
+                    want.sort();
+                    assert_eq!(all, want, "rounds {rounds}, sizes {sizes:?}");
+                }
+                for a in &ids {
+                    for b in ids.iter().filter(|b| *b != a && scope(b) == scope(a)) {
+                        let apart = parts.iter().any(|round| {
+                            !round
+                                .iter()
+                                .any(|part| part.contains(a) && part.contains(b))
+                        });
+                        assert!(apart, "{a} and {b}: rounds {rounds}, sizes {sizes:?}");
+                    }
+                }
+                if rounds == 2 && sizes == [10, 10, 10, 10] {
+                    // √10 → base 4: 4 processes, then 3, not 10.
+                    assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [4, 3]);
+                }
+            }
+        }
     }
 }

@@ -592,7 +592,8 @@ pub struct Batching {
 pub struct BatchRound {
     /// The round, from 1.
     pub round: u32,
-    /// `forward` (the listing's order) or `reversed`.
+    /// `forward` (the listing's order), `reversed`, or where the runner keeps no order
+    /// given, `own`, `separated` or `isolated`.
     pub order: BatchOrder,
     /// Its runner processes, in order.
     pub batches: Vec<BatchRun>,
@@ -607,6 +608,28 @@ pub enum BatchOrder {
     /// The listing's order reversed: every test that ran after another in a forward
     /// round runs before it here.
     Reversed,
+    /// The runner's own order (libtest's, go's), which no order given changes: each
+    /// batch's tests are listed in the order they ran.
+    Own,
+    /// The runner's own order, the tests of each process split over several processes
+    /// so that every two tests that shared a process in the first round run apart in
+    /// one of these rounds: the reversal's guarantee where no reversal can be made.
+    Separated,
+    /// Each test in its own process (nextest): no test runs after another in one.
+    Isolated,
+}
+
+impl BatchOrder {
+    /// The spelling in `score-report.json` and the human output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BatchOrder::Forward => "forward",
+            BatchOrder::Reversed => "reversed",
+            BatchOrder::Own => "own",
+            BatchOrder::Separated => "separated",
+            BatchOrder::Isolated => "isolated",
+        }
+    }
 }
 
 /// One runner process of a round.
@@ -616,6 +639,10 @@ pub struct BatchRun {
     pub tests: Vec<String>,
     /// Tests that may run at once in the process, as the runner says.
     pub workers: Option<u32>,
+    /// The runner processes it took: one, or for cargo one per test target, for go one
+    /// more per package run again with its own names (`go test -run` is one pattern for
+    /// all packages).
+    pub processes: u32,
     /// The runner's exit code; `None` when it could not run (its tests were replayed
     /// alone).
     pub exit_code: Option<i32>,
@@ -645,21 +672,19 @@ pub struct OrderDependent {
 impl Batching {
     /// The batching in one sentence, as the human output and the step summary print it.
     pub fn summary(&self) -> String {
-        let processes: usize = self.rounds.iter().map(|r| r.batches.len()).sum();
+        let processes: u32 = self
+            .rounds
+            .iter()
+            .flat_map(|r| r.batches.iter())
+            .map(|b| b.processes)
+            .sum();
         let sizes: BTreeSet<usize> = self
             .rounds
             .iter()
             .flat_map(|r| r.batches.iter().map(|b| b.tests.len()))
             .collect();
         let sizes: Vec<String> = sizes.iter().map(ToString::to_string).collect();
-        let orders: Vec<&str> = self
-            .rounds
-            .iter()
-            .map(|r| match r.order {
-                BatchOrder::Forward => "forward",
-                BatchOrder::Reversed => "reversed",
-            })
-            .collect();
+        let orders: Vec<&str> = self.rounds.iter().map(|r| r.order.as_str()).collect();
         let workers: BTreeSet<String> = self
             .rounds
             .iter()

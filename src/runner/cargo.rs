@@ -15,13 +15,14 @@
 //! build fingerprint.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 
 use super::{
-    Adapter, Context, InvocationRecord, ListedTest, RunOptions, RunReport, RunnerError, RunnerKind,
-    Seed, SeedSupport, available_parallelism, option_value, strings,
+    Adapter, BatchOrdering, Context, InvocationRecord, ListedTest, RunOptions, RunReport,
+    RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value, strings,
 };
 use crate::results::{Format, ids};
 
@@ -224,6 +225,10 @@ pub(super) fn locate<'t>(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CargoTest {
     prefix: CargoPrefix,
+    /// The first tree's test targets, with the tree: a batch's tests are split by
+    /// target without asking `cargo metadata` again, and [`Adapter::process_scope`] can
+    /// tell which tests share a test binary.
+    targets: OnceLock<(PathBuf, Vec<TestTarget>)>,
 }
 
 impl CargoTest {
@@ -231,7 +236,22 @@ impl CargoTest {
     pub fn new(command: Option<Vec<String>>) -> Result<Self, RunnerError> {
         Ok(CargoTest {
             prefix: CargoPrefix::parse(command, &["test"], RunnerKind::Cargo)?,
+            targets: OnceLock::new(),
         })
+    }
+
+    /// The context's tree's test targets, remembered for the first tree asked about.
+    fn targets(&self, context: &Context<'_>) -> Result<Vec<TestTarget>, RunnerError> {
+        if let Some((root, targets)) = self.targets.get()
+            && *root == context.repo_root
+        {
+            return Ok(targets.clone());
+        }
+        let targets = test_targets(&self.prefix, context)?;
+        let _ = self
+            .targets
+            .set((context.repo_root.clone(), targets.clone()));
+        Ok(targets)
     }
 
     /// `CARGO_TARGET_<HOST>_RUNNER`, the variable that makes cargo start the host's test
@@ -262,7 +282,7 @@ impl CargoTest {
         let report = context.scratch_path("cargo-libtest.jsonl");
         let mut report_file = BufWriter::new(fs_err::File::create(&report)?);
         let mut invocations: Vec<InvocationRecord> = Vec::new();
-        for (target, name) in selection.runs() {
+        for (target, names) in selection.runs() {
             let mut argv = self.prefix.command(&["test"]);
             argv.push("--no-fail-fast".to_owned());
             argv.extend(target.selector.iter().cloned());
@@ -277,9 +297,10 @@ impl CargoTest {
             ]));
             argv.push("--shuffle-seed".to_owned());
             argv.push(value.to_string());
-            if let Some(name) = name {
-                // After `--`, libtest reads the name as a filter whatever it looks like.
-                argv.extend(strings(&["--exact", "--", name]));
+            if !names.is_empty() {
+                // After `--`, libtest reads each name as a filter whatever it looks like.
+                argv.extend(strings(&["--exact", "--"]));
+                argv.extend(names.iter().map(|name| (*name).to_owned()));
             }
             let stdout = context.scratch_path("cargo-test.stdout");
             let mut invocation = context
@@ -327,20 +348,52 @@ impl CargoTest {
     }
 }
 
-/// What a cargo run covers: every target, or one test in one target.
+/// What a cargo run covers: every target, one test in one target, or chosen tests of
+/// chosen targets (each target's names in one process).
 enum Selection<'t> {
     Suite(Vec<TestTarget>),
     One(&'t TestTarget, String),
+    Batch(Vec<(TestTarget, Vec<String>)>),
 }
 
 impl Selection<'_> {
-    fn runs(&self) -> Vec<(&TestTarget, Option<&str>)> {
+    /// Each process: its target and its names (none: all of the target's tests).
+    fn runs(&self) -> Vec<(&TestTarget, Vec<&str>)> {
         match self {
-            Selection::Suite(targets) => targets.iter().map(|t| (t, None)).collect(),
-            Selection::One(target, name) => vec![(*target, Some(name.as_str()))],
+            Selection::Suite(targets) => targets.iter().map(|t| (t, Vec::new())).collect(),
+            Selection::One(target, name) => vec![(*target, vec![name.as_str()])],
+            Selection::Batch(runs) => runs
+                .iter()
+                .map(|(t, names)| (t, names.iter().map(String::as_str).collect()))
+                .collect(),
         }
     }
 }
+
+/// The tests of a batch grouped by target, targets and names in the order first named.
+fn batch_selection(
+    targets: &[TestTarget],
+    test_ids: &[String],
+) -> Result<Vec<(TestTarget, Vec<String>)>, RunnerError> {
+    let mut runs: Vec<(TestTarget, Vec<String>)> = Vec::new();
+    for test_id in test_ids {
+        let (target, name) = locate(targets, test_id, RunnerKind::Cargo)?;
+        match runs
+            .iter_mut()
+            .find(|(t, _)| t.binary_id == target.binary_id)
+        {
+            Some((_, names)) => {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            None => runs.push((target.clone(), vec![name])),
+        }
+    }
+    Ok(runs)
+}
+
+const BATCH_ORDER: &str = "libtest runs a test binary's chosen tests in its own order (by name, shuffled by --shuffle-seed), several at once by --test-threads, whatever order they are named in; each test target in its own process";
 
 impl Adapter for CargoTest {
     fn kind(&self) -> RunnerKind {
@@ -366,14 +419,42 @@ impl Adapter for CargoTest {
         test_id: &str,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        let targets = test_targets(&self.prefix, context)?;
+        let targets = self.targets(context)?;
         let (target, name) = locate(&targets, test_id, RunnerKind::Cargo)?;
         self.run(context, &Selection::One(target, name), options)
     }
 
+    fn process_scope<'t>(&self, test_id: &'t str) -> Option<&'t str> {
+        // A test binary is one process; unknown until the targets were read.
+        let (_, targets) = self.targets.get()?;
+        let (target, _) = locate(targets, test_id, RunnerKind::Cargo).ok()?;
+        test_id.get(..target.binary_id.len())
+    }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    fn batch_ordering(&self) -> BatchOrdering {
+        BatchOrdering::Fixed(BATCH_ORDER)
+    }
+
+    /// One `cargo test -p P --lib|--bin N|--test N -- … --exact -- NAME…` per test target
+    /// of the batch, each name an exact filter.
+    fn run_batch(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        let targets = self.targets(context)?;
+        let runs = batch_selection(&targets, test_ids)?;
+        self.run(context, &Selection::Batch(runs), options)
+    }
+
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
         let mut tests = Vec::new();
-        for target in test_targets(&self.prefix, context)? {
+        for target in self.targets(context)? {
             let mut argv = self.prefix.command(&["test"]);
             argv.extend(target.selector.iter().cloned());
             argv.push("--".to_owned());

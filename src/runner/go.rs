@@ -9,9 +9,13 @@
 //! named in; a shuffled run is `-shuffle=N`. A subtest is run through its top-level test
 //! (with its siblings). A repeated run is `-count=N`.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+
 use super::{
-    Adapter, Arrangement, Context, GivenOrder, ListedTest, OrderSupport, RunOptions, RunReport,
-    RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value, strings,
+    Adapter, Arrangement, BatchOrdering, Context, GivenOrder, InvocationRecord, ListedTest,
+    OrderSupport, RunOptions, RunReport, RunnerError, RunnerKind, Seed, SeedSupport,
+    available_parallelism, option_value, strings,
 };
 use crate::results::{Format, ids};
 
@@ -21,6 +25,8 @@ const SEED_CONTROLS: &str = "go's -shuffle seed fixes the order in which each pa
 const ALL_PACKAGES: &str = "./...";
 
 const SOURCE_ORDER: &str = "go runs the chosen tests of a package in source order (files by name, then declaration order), whatever order they are named in; other orders come from -shuffle seeds";
+
+const BATCH_ORDER: &str = "go runs a package's chosen tests in its own order (source order, shuffled by -shuffle), whatever order they are named in; each package in its own process";
 
 /// One `go test` command: which tests, how often, in what order.
 struct Plan {
@@ -140,6 +146,87 @@ impl GoTest {
         })
     }
 
+    /// The `go test` invocations of a batch: one for every top-level test of every
+    /// package (`-run '^(?:A|B)$' PKG…`), and one per parent of subtests
+    /// (`-run '^P$/^(?:a|b)$' PKG`), as go's `-run` matches each level of a test path
+    /// apart: subtests of different parents in one pattern would select their cousins.
+    fn batch_plans(test_ids: &[String], seed: u64) -> Result<Vec<BatchPlan>, RunnerError> {
+        let mut top: Vec<(String, Vec<String>)> = Vec::new();
+        let mut nested: Vec<((String, String), Vec<String>)> = Vec::new();
+        for test_id in test_ids {
+            let (package, test) = split_id(test_id)?;
+            if !test_id.contains("::") {
+                return Err(RunnerError::NotATestId {
+                    id: test_id.clone(),
+                    kind: RunnerKind::Go,
+                    reason: "a batched test must name its package (`pkg::TestName`)".to_owned(),
+                });
+            }
+            let (parent, name) = match test.rsplit_once('/') {
+                Some((parent, name)) => (Some(parent), name),
+                None => (None, test),
+            };
+            match parent {
+                None => add_to_group(&mut top, package.to_owned(), name),
+                Some(parent) => {
+                    add_to_group(&mut nested, (package.to_owned(), parent.to_owned()), name);
+                }
+            }
+        }
+        let alternation = |names: &[&String]| {
+            let escaped: Vec<String> = names.iter().map(|n| regex::escape(n)).collect();
+            format!("^(?:{})$", escaped.join("|"))
+        };
+        let mut plans = Vec::new();
+        if !top.is_empty() {
+            let mut names: Vec<&String> = Vec::new();
+            for (_, own) in &top {
+                for name in own {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+            plans.push(BatchPlan {
+                pattern: alternation(&names),
+                packages: top.iter().map(|(p, _)| p.clone()).collect(),
+                own: top.iter().cloned().collect(),
+                seed,
+            });
+        }
+        for ((package, parent), names) in nested {
+            let names: Vec<&String> = names.iter().collect();
+            plans.push(BatchPlan {
+                pattern: format!("{}/{}", run_pattern(&parent), alternation(&names)),
+                packages: vec![package],
+                own: BTreeMap::new(),
+                seed,
+            });
+        }
+        Ok(plans)
+    }
+
+    /// Runs one batch invocation; its stdout (the report part) and its record.
+    fn run_part(
+        &self,
+        context: &Context<'_>,
+        plan: &BatchPlan,
+        packages: &[String],
+    ) -> Result<(std::path::PathBuf, InvocationRecord), RunnerError> {
+        let part = context.scratch_path("go-test.jsonl");
+        let mut argv = self.prefix.clone();
+        argv.push("-json".to_owned());
+        argv.push("-count=1".to_owned());
+        argv.push(format!("-shuffle={}", plan.seed));
+        argv.push("-run".to_owned());
+        argv.push(plan.pattern.clone());
+        argv.extend(packages.iter().cloned());
+        let invocation = context.invocation("go-test", argv).stdout_to(&part);
+        let record = context.run(invocation)?;
+        context.check_ran(RunnerKind::Go, &record, &part)?;
+        Ok((part, record))
+    }
+
     /// `-p` from the prefix (packages tested at once), else `GOMAXPROCS`, else the
     /// machine's parallelism, which is go's default for `-p`. Tests inside one package
     /// that call t.Parallel are bounded by `-parallel`, which defaults to the same.
@@ -150,6 +237,83 @@ impl GoTest {
             .and_then(|value| value.parse().ok())
             .or_else(available_parallelism)
     }
+}
+
+/// Adds `name` to the group `key`, once, groups and names in the order first seen.
+fn add_to_group<K: PartialEq>(groups: &mut Vec<(K, Vec<String>)>, key: K, name: &str) {
+    match groups.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, names)) => {
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_owned());
+            }
+        }
+        None => groups.push((key, vec![name.to_owned()])),
+    }
+}
+
+/// One `go test` invocation of a batch.
+struct BatchPlan {
+    /// `-run`.
+    pattern: String,
+    /// The packages, in the order first named.
+    packages: Vec<String>,
+    /// For the top-level invocation, each package's own top-level tests: a package whose
+    /// run holds another (an untouched test named like a touched test of another
+    /// package) is run again with its own names alone. Empty for a subtest invocation.
+    own: BTreeMap<String, Vec<String>>,
+    /// `-shuffle`.
+    seed: u64,
+}
+
+/// The packages of a top-level batch run whose report shows a top-level test that is not
+/// one of the package's own: the shared pattern selected it, and it ran in the process
+/// of the package's touched tests.
+fn overselected(report: &str, own: &BTreeMap<String, Vec<String>>) -> BTreeSet<String> {
+    #[derive(serde::Deserialize)]
+    struct Event {
+        #[serde(rename = "Action", default)]
+        action: String,
+        #[serde(rename = "Package", default)]
+        package: String,
+        #[serde(rename = "Test", default)]
+        test: Option<String>,
+    }
+    let mut found = BTreeSet::new();
+    for line in report.lines() {
+        let Ok(event) = serde_json::from_str::<Event>(line) else {
+            continue;
+        };
+        let Some(test) = event.test else { continue };
+        if event.action != "run" || test.contains('/') {
+            continue;
+        }
+        let mine = own
+            .get(&event.package)
+            .is_some_and(|names| names.contains(&test));
+        if !mine {
+            found.insert(event.package);
+        }
+    }
+    found
+}
+
+/// `report`'s lines, without the JSON events of `packages`.
+fn without_packages(report: &str, packages: &BTreeSet<String>) -> String {
+    #[derive(serde::Deserialize)]
+    struct Event {
+        #[serde(rename = "Package", default)]
+        package: String,
+    }
+    let mut kept = String::with_capacity(report.len());
+    for line in report.lines() {
+        let dropped = serde_json::from_str::<Event>(line)
+            .is_ok_and(|event| packages.contains(&event.package));
+        if !dropped {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    kept
 }
 
 impl Adapter for GoTest {
@@ -210,6 +374,70 @@ impl Adapter for GoTest {
     fn process_scope<'t>(&self, test_id: &'t str) -> Option<&'t str> {
         // Each package's tests run in their own test binary.
         test_id.split_once("::").map(|(package, _)| package)
+    }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    fn batch_ordering(&self) -> BatchOrdering {
+        BatchOrdering::Fixed(BATCH_ORDER)
+    }
+
+    /// Every top-level test of the batch in one `go test -count=1 -shuffle=N -run
+    /// '^(?:A|B)$' PKG…` (each name escaped), a package whose process also ran a test
+    /// of another package's name run again alone with its own; subtests one invocation
+    /// per parent. The report is their outputs, one after another.
+    fn run_batch(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        let seed = options.seed();
+        fs_err::create_dir_all(&context.scratch)?;
+        let report = context.scratch_path("go-test-batch.jsonl");
+        let mut out = std::io::BufWriter::new(fs_err::File::create(&report)?);
+        let mut invocations = Vec::new();
+        for plan in Self::batch_plans(test_ids, seed)? {
+            let (part, record) = self.run_part(context, &plan, &plan.packages)?;
+            invocations.push(record);
+            let text = String::from_utf8_lossy(&fs_err::read(&part)?).into_owned();
+            let again = if plan.own.is_empty() {
+                BTreeSet::new()
+            } else {
+                overselected(&text, &plan.own)
+            };
+            out.write_all(without_packages(&text, &again).as_bytes())?;
+            for package in again {
+                let names: Vec<&String> = plan.own.get(&package).into_iter().flatten().collect();
+                let escaped: Vec<String> = names.iter().map(|n| regex::escape(n)).collect();
+                let alone = BatchPlan {
+                    pattern: format!("^(?:{})$", escaped.join("|")),
+                    packages: vec![package.clone()],
+                    own: BTreeMap::new(),
+                    seed,
+                };
+                let (part, record) = self.run_part(context, &alone, &alone.packages)?;
+                invocations.push(record);
+                out.write_all(&fs_err::read(&part)?)?;
+            }
+        }
+        out.flush()?;
+        let run = RunReport {
+            runner: RunnerKind::Go,
+            report,
+            format: Some(Format::GoTestJson),
+            seed: Some(Seed {
+                value: seed,
+                argument: format!("-shuffle={seed}"),
+                controls: SEED_CONTROLS,
+            }),
+            workers: self.workers(),
+            invocations,
+        };
+        context.check_frames(&run)?;
+        Ok(run)
     }
 
     fn run_ordered(
@@ -327,6 +555,74 @@ mod tests {
             run_pattern("Test$(touch pwned)"),
             r"^Test\$\(touch pwned\)$"
         );
+    }
+
+    /// #15 item 1: one pattern for every package's top-level tests, each name escaped;
+    /// subtests one pattern per parent, so no cousin is selected.
+    #[test]
+    fn batch_plans_escape_every_name_and_group_subtests_by_parent() {
+        let ids: Vec<String> = [
+            "m/a::TestOne",
+            "m/b::TestTwo",
+            "m/a::TestTable/x.y(1)",
+            "m/a::TestTable/ünï+",
+            "m/a::TestOther/x.y(1)",
+            "m/b::TestOne",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let plans = GoTest::batch_plans(&ids, 7).unwrap_or_default();
+        let patterns: Vec<(&str, Vec<&str>)> = plans
+            .iter()
+            .map(|p| {
+                (
+                    p.pattern.as_str(),
+                    p.packages.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            patterns,
+            [
+                ("^(?:TestOne|TestTwo)$", vec!["m/a", "m/b"]),
+                (r"^TestTable$/^(?:x\.y\(1\)|ünï\+)$", vec!["m/a"]),
+                (r"^TestOther$/^(?:x\.y\(1\))$", vec!["m/a"]),
+            ]
+        );
+        assert_eq!(
+            plans[0].own.get("m/b").cloned().unwrap_or_default(),
+            ["TestTwo", "TestOne"]
+        );
+        assert!(GoTest::batch_plans(&["TestNoPackage".to_owned()], 1).is_err());
+        assert!(GoTest::batch_plans(&["-exec=x::TestA".to_owned()], 1).is_err());
+    }
+
+    /// #15 item 1: a package whose process ran another package's touched name (an
+    /// untouched test of its own) is found, and its events left out of the report.
+    #[test]
+    fn a_package_that_ran_an_untouched_test_is_run_again_alone() {
+        let report = concat!(
+            r#"{"Action":"run","Package":"m/a","Test":"TestOne"}"#,
+            "\n",
+            r#"{"Action":"run","Package":"m/a","Test":"TestOne/sub"}"#,
+            "\n",
+            r#"{"Action":"run","Package":"m/b","Test":"TestOne"}"#,
+            "\n",
+            r#"{"Action":"run","Package":"m/b","Test":"TestTwo"}"#,
+            "\n",
+            "not json\n",
+        );
+        let own: BTreeMap<String, Vec<String>> = [
+            ("m/a".to_owned(), vec!["TestOne".to_owned()]),
+            ("m/b".to_owned(), vec!["TestTwo".to_owned()]),
+        ]
+        .into_iter()
+        .collect();
+        let again = overselected(report, &own);
+        assert_eq!(again.iter().collect::<Vec<_>>(), ["m/b"]);
+        let kept = without_packages(report, &again);
+        assert!(!kept.contains("m/b") && kept.contains("TestOne/sub") && kept.contains("not json"));
     }
 
     #[test]

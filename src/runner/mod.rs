@@ -36,6 +36,11 @@
 //! | jest, vitest | one test file (its own module registry) | `--testNamePattern=^(?:A\|B)$ --runTestsByPath -- FILE`: definition order, whatever order the ids come in | `--randomize --seed=N` | unsupported |
 //! | playwright | one project's file in one worker (until a test fails) | `--workers=1 --project=P --grep=… FILE`: definition order, whatever order the ids come in | unsupported | unsupported (`--repeat-each` gives each copy its own worker) |
 //! | cargo, nextest, command | — | unsupported | unsupported | unsupported |
+//!
+//! For the merge lane's batched replays ([`Adapter::run_batch`],
+//! [`Adapter::batch_ordering`]; docs/runners.md): pytest runs a batch in the order given;
+//! cargo (one process per test target, exact filters) and go (one `-run` alternation for
+//! every package) in their own order; nextest each test in its own process.
 
 mod cargo;
 mod command;
@@ -739,7 +744,16 @@ pub trait Adapter {
         false
     }
 
-    /// Runs `test_ids` in one process, in the order given, with the seed and the pinned
+    /// In what order [`Adapter::run_batch`] runs a batch's tests, and whether they share a
+    /// process: the merge lane reverses every other round only where the order given is
+    /// kept, and never claims a reversal a runner did not make.
+    fn batch_ordering(&self) -> BatchOrdering {
+        BatchOrdering::Kept
+    }
+
+    /// Runs `test_ids` together (one runner invocation per process the runner needs: a
+    /// cargo test target, a go package set), in the order given where
+    /// [`Adapter::batch_ordering`] says it is kept, with the seed and the pinned
     /// environment of a replay; the report holds each test's execution. Only where
     /// [`Adapter::batches`] says so.
     fn run_batch(
@@ -789,6 +803,20 @@ pub trait Adapter {
             what: "repeat a test inside one process",
         })
     }
+}
+
+/// How a runner arranges the tests of a batch ([`Adapter::batch_ordering`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BatchOrdering {
+    /// In exactly the order given, in one process (pytest).
+    Kept,
+    /// In an order of the runner's own, whatever order they are given in, sharing a
+    /// process per [`Adapter::process_scope`] (libtest, go); the sentence says which order.
+    Fixed(&'static str),
+    /// Each test in its own process (nextest): no test can leave state in memory for
+    /// another; the sentence says so.
+    Isolated(&'static str),
 }
 
 /// How the tests of an ordered run are arranged.

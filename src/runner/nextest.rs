@@ -14,12 +14,14 @@ use serde::Deserialize;
 
 use super::cargo::{CargoPrefix, locate, test_targets};
 use super::{
-    Adapter, Context, ListedTest, RunOptions, RunReport, RunnerError, RunnerKind, SeedSupport,
-    available_parallelism, option_value, strings,
+    Adapter, BatchOrdering, Context, ListedTest, RunOptions, RunReport, RunnerError, RunnerKind,
+    SeedSupport, available_parallelism, option_value, strings,
 };
 use crate::results::{Format, ids};
 
 const NO_SEED: &str = "nextest has no shuffle: each test runs in its own process, started in a fixed order, so there is no seed to record";
+
+const ISOLATED: &str = "nextest starts each test in a process of its own, in its own order, several at once (its `-j`)";
 
 /// The profile candor defines in its tool configuration.
 const PROFILE: &str = "candor";
@@ -42,7 +44,7 @@ impl Nextest {
     fn run(
         &self,
         context: &Context<'_>,
-        selection: Option<(&[String], &str)>,
+        selection: Option<&Selection<'_>>,
     ) -> Result<RunReport, RunnerError> {
         let store = context.scratch_path("nextest-store");
         let report = store.join(PROFILE).join("junit.xml");
@@ -59,14 +61,22 @@ impl Nextest {
         ]));
         argv.push(format!("{PROFILE}:{}", config.display()));
         argv.extend(strings(&["--profile", PROFILE]));
-        if let Some((selector, _)) = selection {
-            argv.extend(selector.iter().cloned());
+        match selection {
+            Some(Selection::One(selector, _)) => argv.extend(selector.iter().cloned()),
+            // One expression for the whole batch: nextest still starts each test in a
+            // process of its own.
+            Some(Selection::Batch(expression)) => {
+                argv.push("-E".to_owned());
+                argv.push(expression.clone());
+            }
+            None => {}
         }
-        if selection.is_some() || !self.prefix.binary_options.is_empty() {
+        let one = matches!(selection, Some(Selection::One(..)));
+        if one || !self.prefix.binary_options.is_empty() {
             argv.push("--".to_owned());
             argv.extend(self.prefix.binary_options.iter().cloned());
         }
-        if let Some((_, name)) = selection {
+        if let Some(Selection::One(_, name)) = selection {
             argv.extend(strings(&["--exact", name]));
         }
         let mut invocation = context.invocation("nextest-run", argv).report_at(&report);
@@ -99,6 +109,35 @@ impl Nextest {
             None => available_parallelism(),
         }
     }
+}
+
+/// What a nextest run covers besides the whole suite.
+enum Selection<'a> {
+    /// One test: its target's cargo options and its name.
+    One(&'a [String], &'a str),
+    /// Several tests: a filterset naming each exactly.
+    Batch(String),
+}
+
+/// A filterset that selects exactly the tests named, each as `binary-id::name`:
+/// `(binary_id(=B) & test(=N)) | …`. Each string is escaped for the filterset grammar,
+/// whose strings end at an unescaped `)` or `,`.
+fn batch_filterset(located: &[(String, String)]) -> String {
+    let escape = |text: &str| {
+        let mut out = String::with_capacity(text.len());
+        for c in text.chars() {
+            if matches!(c, '\\' | ')' | ',' | '(') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out
+    };
+    located
+        .iter()
+        .map(|(binary, name)| format!("(binary_id(={}) & test(={}))", escape(binary), escape(name)))
+        .collect::<Vec<_>>()
+        .join(" | ")
 }
 
 /// The tool configuration: a profile without retries that keeps going after a failure
@@ -146,7 +185,34 @@ impl Adapter for Nextest {
     ) -> Result<RunReport, RunnerError> {
         let targets = test_targets(&self.prefix, context)?;
         let (target, name) = locate(&targets, test_id, RunnerKind::Nextest)?;
-        self.run(context, Some((&target.selector, &name)))
+        self.run(context, Some(&Selection::One(&target.selector, &name)))
+    }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    fn batch_ordering(&self) -> BatchOrdering {
+        BatchOrdering::Isolated(ISOLATED)
+    }
+
+    /// One `cargo nextest run -E '(binary_id(=B) & test(=N)) | …'`, retries off, its
+    /// own parallelism (`workers`).
+    fn run_batch(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        let targets = test_targets(&self.prefix, context)?;
+        let located = test_ids
+            .iter()
+            .map(|id| {
+                locate(&targets, id, RunnerKind::Nextest)
+                    .map(|(target, name)| (target.binary_id.clone(), name))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.run(context, Some(&Selection::Batch(batch_filterset(&located))))
     }
 
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
@@ -187,6 +253,18 @@ impl Adapter for Nextest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_filterset_names_each_test_exactly_and_escapes_its_strings() {
+        let located = vec![
+            ("my-crate".to_owned(), "api::adds".to_owned()),
+            ("my-crate::it".to_owned(), "odd),name\\".to_owned()),
+        ];
+        assert_eq!(
+            batch_filterset(&located),
+            r"(binary_id(=my-crate) & test(=api::adds)) | (binary_id(=my-crate::it) & test(=odd\)\,name\\))"
+        );
+    }
 
     #[test]
     fn tool_config_turns_retries_off_and_keeps_the_store_in_scratch() {

@@ -38,6 +38,7 @@ mod fidelity;
 mod frames;
 mod gate;
 mod gate_batch;
+mod gate_batch_rust_go;
 mod gate_parts;
 mod gate_replay;
 mod gate_tamper;

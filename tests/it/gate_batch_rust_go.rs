@@ -1,0 +1,504 @@
+//! Batched replays in the merge lane for go and cargo (issue #15 item 1), end to end on
+//! real git repositories holding a real go module and a real cargo crate: each round is
+//! one `go test` (one `cargo test` per test target), the first round in the runner's own
+//! order and recorded as run, the later rounds separated so that every two touched tests
+//! of one process run apart once; a test that passes only after another touched test (or
+//! an untouched one the shared `-run` pattern selected) is not accepted; a test red only
+//! after another is order-dependent and judged alone; a test missing from the batch's
+//! report is unaccounted. Every test builds its own repository.
+
+use std::path::Path;
+
+use crate::triage_support;
+
+use triage_support::{Suite, empty, git};
+
+const POLICY_TOUCHED: &str = "[lane]\nreplay = \"touched\"\n";
+
+const GO_BASE_A: &str = "package a\n\nimport \"testing\"\n\nvar baseRan bool\n\nfunc TestBase(t *testing.T) {\n\tbaseRan = true\n}\n";
+
+/// A go module on `main` (packages `a` and `b`, one test each, both named `TestBase`),
+/// then a `change` branch writing `files`.
+fn go_change(files: &[(&str, &str)]) -> Suite {
+    let suite = empty();
+    suite.write("go.mod", "module example.com/shop\n\ngo 1.19\n");
+    suite.write("candor.toml", POLICY_TOUCHED);
+    suite.write(
+        "a/a.go",
+        "package a\n\nfunc Add(x, y int) int { return x + y }\n",
+    );
+    suite.write("a/a_test.go", GO_BASE_A);
+    suite.write(
+        "b/b.go",
+        "package b\n\nfunc Twice(x int) int { return 2 * x }\n",
+    );
+    suite.write(
+        "b/b_test.go",
+        "package b\n\nimport \"testing\"\n\nfunc TestBase(t *testing.T) {\n\tif Twice(2) != 4 {\n\t\tt.Fatal(\"twice\")\n\t}\n}\n",
+    );
+    commit_change(&suite, files);
+    suite
+}
+
+fn commit_change(suite: &Suite, files: &[(&str, &str)]) {
+    suite.write(".gitignore", "target/\n.candor/\nscore-report.json\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "base"]);
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    for (path, text) in files {
+        suite.write(path, text);
+    }
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "the change"]);
+}
+
+fn gate_report(suite: &Suite) -> (triage_support::Ran, serde_json::Value) {
+    let ran = suite.candor(&["gate", "--format", "json"], &[]);
+    let text = std::fs::read_to_string(suite.repo.join("score-report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
+    (
+        ran,
+        serde_json::from_str(&text).expect("the report is JSON"),
+    )
+}
+
+fn strings(value: &serde_json::Value) -> Vec<String> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("an array: {value}"))
+        .iter()
+        .map(|v| v.as_str().expect("a string").to_owned())
+        .collect()
+}
+
+fn touched(report: &serde_json::Value) -> Vec<String> {
+    report["touched"]
+        .as_array()
+        .expect("touched")
+        .iter()
+        .map(|t| t["id"].as_str().expect("an id").to_owned())
+        .collect()
+}
+
+/// The runner processes of each round, as the report counts them.
+fn processes_per_round(report: &serde_json::Value) -> Vec<u64> {
+    report["batching"]["rounds"]
+        .as_array()
+        .expect("rounds")
+        .iter()
+        .map(|round| {
+            round["batches"]
+                .as_array()
+                .expect("batches")
+                .iter()
+                .map(|batch| batch["processes"].as_u64().expect("processes"))
+                .sum()
+        })
+        .collect()
+}
+
+/// The runner logs (`…-NAME.log`) in each round's batch folders, round by round: the
+/// processes counted apart from the report.
+fn logs_per_round(report: &serde_json::Value, name: &str) -> Vec<u64> {
+    report["batching"]["rounds"]
+        .as_array()
+        .expect("rounds")
+        .iter()
+        .map(|round| {
+            round["batches"]
+                .as_array()
+                .expect("batches")
+                .iter()
+                .map(|batch| {
+                    let log = Path::new(batch["log"].as_str().expect("a log"));
+                    let folder = log.parent().expect("a folder");
+                    std::fs::read_dir(folder)
+                        .expect("the batch's folder")
+                        .filter(|entry| {
+                            entry.as_ref().is_ok_and(|e| {
+                                e.file_name()
+                                    .to_string_lossy()
+                                    .ends_with(&format!("-{name}.log"))
+                            })
+                        })
+                        .count() as u64
+                })
+                .sum()
+        })
+        .collect()
+}
+
+fn orders(report: &serde_json::Value) -> Vec<String> {
+    report["batching"]["rounds"]
+        .as_array()
+        .expect("rounds")
+        .iter()
+        .map(|r| r["order"].as_str().expect("an order").to_owned())
+        .collect()
+}
+
+/// #15 item 1: six touched go tests in two packages (a unicode name, a table test whose
+/// subtests' names hold regex metacharacters): round 1 is one
+/// `go test` for all of them in go's own order, recorded as run; rounds 2 and 3 separate
+/// each package's tests (base 2: two processes each), never claiming a reversal. Every
+/// test replayed three times from the batches' reports, and 5 processes where alone
+/// took 18.
+#[test]
+fn touched_go_tests_replay_in_one_go_test_then_separated_rounds() {
+    let a = concat!(
+        "package a\n\nimport \"testing\"\n\n",
+        "func TestPlain(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n\n",
+        "func TestÜnïcode(t *testing.T) {\n\tif Add(-1, 1) != 0 {\n\t\tt.Fatal(\"zero\")\n\t}\n}\n\n",
+        "func TestTable(t *testing.T) {\n",
+        "\tfor _, name := range []string{\"x.y(1)\", \"a|b\", \"ünï+\", \"[z]$\"} {\n",
+        "\t\tt.Run(name, func(t *testing.T) {\n\t\t\tif Add(len(name), 0) != len(name) {\n\t\t\t\tt.Fatal(name)\n\t\t\t}\n\t\t})\n\t}\n}\n",
+    );
+    let b = concat!(
+        "package b\n\nimport \"testing\"\n\n",
+        "func TestPlainB(t *testing.T) {\n\tif Twice(1) != 2 {\n\t\tt.Fatal(\"twice\")\n\t}\n}\n\n",
+        "func TestOnlyB(t *testing.T) {\n\tif Twice(0) != 0 {\n\t\tt.Fatal(\"zero\")\n\t}\n}\n\n",
+        "func TestAlsoB(t *testing.T) {\n\tif Twice(-1) != -2 {\n\t\tt.Fatal(\"neg\")\n\t}\n}\n",
+    );
+    let suite = go_change(&[("a/more_test.go", a), ("b/more_test.go", b)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    let touched = touched(&report);
+    assert_eq!(touched.len(), 6, "{touched:?}");
+    assert!(
+        touched
+            .iter()
+            .any(|t| t == "example.com/shop/a::TestÜnïcode")
+    );
+    assert_eq!(orders(&report), ["own", "separated", "separated"]);
+    assert_eq!(processes_per_round(&report), [1, 2, 2], "{report:#}");
+    assert_eq!(logs_per_round(&report, "go-test"), [1, 2, 2], "{report:#}");
+    let rounds = report["batching"]["rounds"].as_array().expect("rounds");
+    let mut first = strings(&rounds[0]["batches"][0]["tests"]);
+    first.sort();
+    let mut want = touched.clone();
+    want.sort();
+    assert_eq!(first, want, "round 1 holds every touched test");
+    // Each round runs each test once.
+    for round in rounds {
+        let mut all: Vec<String> = round["batches"]
+            .as_array()
+            .expect("batches")
+            .iter()
+            .flat_map(|b| strings(&b["tests"]))
+            .collect();
+        all.sort();
+        assert_eq!(all, want, "{report:#}");
+    }
+    // The subtests with metacharacters ran, through their top-level test, once each.
+    let log = Path::new(rounds[0]["batches"][0]["log"].as_str().expect("a log"));
+    let folder = log.parent().expect("a folder");
+    let jsonl: String = std::fs::read_dir(folder)
+        .expect("folder")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with("go-test.jsonl"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    for sub in [
+        "TestTable/x.y(1)",
+        "TestTable/a|b",
+        "TestTable/ünï+",
+        "TestTable/[z]$",
+    ] {
+        let runs = jsonl
+            .matches(&format!(
+                "\"Action\":\"run\",\"Package\":\"example.com/shop/a\",\"Test\":\"{sub}\""
+            ))
+            .count();
+        assert_eq!(runs, 1, "{sub}: {jsonl}");
+    }
+    let runs = report["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 18, "{report:#}");
+    for id in &touched {
+        let mine: Vec<&serde_json::Value> = runs.iter().filter(|r| r["test"] == *id).collect();
+        assert_eq!(mine.len(), 3, "{id}: {report:#}");
+        assert!(
+            mine.iter()
+                .all(|r| r["outcome"] == "pass" && !r["batch"].is_null()),
+            "{report:#}"
+        );
+    }
+    assert!(report["unaccounted"].as_array().is_some_and(Vec::is_empty));
+    let human = suite.candor(&["gate"], &[]);
+    assert!(
+        human
+            .stdout
+            .contains("  batched: 3 round(s) in 5 runner process(es)"),
+        "{human:?}"
+    );
+    assert!(
+        human.stdout.contains("order own, separated, separated"),
+        "{human:?}"
+    );
+}
+
+/// #15 item 1, the adversary's diff: `TestReads` passes only after `TestSets` ran in its
+/// process. Go runs them in its own order, so no round can reverse them; a separated
+/// round runs `TestReads` without `TestSets`, it is red, and red alone: rejected.
+#[test]
+fn a_go_test_that_passes_only_after_another_touched_test_is_not_accepted() {
+    let a = concat!(
+        "package a\n\nimport \"testing\"\n\nvar ready bool\n\n",
+        "func TestSets(t *testing.T) {\n\tready = true\n}\n\n",
+        "func TestReads(t *testing.T) {\n\tif !ready {\n\t\tt.Fatal(\"not ready\")\n\t}\n}\n",
+    );
+    let suite = go_change(&[("a/more_test.go", a)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    let reads = "example.com/shop/a::TestReads";
+    assert_eq!(
+        strings(&report["batching"]["replayed_alone"]),
+        [reads],
+        "{report:#}"
+    );
+    assert!(
+        report["batching"]["order_dependent"]
+            .as_array()
+            .is_some_and(Vec::is_empty),
+        "red alone: not merely order-dependent"
+    );
+    assert!(
+        report["reasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .any(|r| r["kind"] == "replay-failed" && r["test"] == reads),
+        "{report:#}"
+    );
+}
+
+/// #15 item 1, the adversary's other diff: the touched `a::TestReads` passes only after
+/// the untouched `a::TestBase` ran, and a touched `b::TestBase` puts `TestBase` in the
+/// shared `-run` pattern. Package `a`'s process ran a test that is not its own: `a` is
+/// run again with its own names alone, `TestReads` is red there, and rejected.
+#[test]
+fn a_go_test_that_passes_only_after_an_untouched_test_the_pattern_selected_is_not_accepted() {
+    let a = "package a\n\nimport \"testing\"\n\nfunc TestReads(t *testing.T) {\n\tif !baseRan {\n\t\tt.Fatal(\"base did not run\")\n\t}\n}\n";
+    let b = "package b\n\nimport \"testing\"\n\nfunc TestBase(t *testing.T) {\n\tif Twice(3) != 6 {\n\t\tt.Fatal(\"twice\")\n\t}\n}\n";
+    let suite = go_change(&[("a/reads_test.go", a), ("b/b_test.go", b)]);
+    let (ran, report) = gate_report(&suite);
+    let mut touched = touched(&report);
+    touched.sort();
+    assert_eq!(
+        touched,
+        [
+            "example.com/shop/a::TestReads",
+            "example.com/shop/b::TestBase"
+        ],
+        "{report:#}"
+    );
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    let reads = "example.com/shop/a::TestReads";
+    assert!(
+        report["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .filter(|r| r["test"] == reads)
+            .all(|r| r["outcome"] == "fail"),
+        "{report:#}"
+    );
+    // Round 1: the shared pattern's process, and `a` again alone.
+    assert_eq!(processes_per_round(&report)[0], 2, "{report:#}");
+    assert_eq!(logs_per_round(&report, "go-test")[0], 2, "{report:#}");
+}
+
+/// #15 item 2 for go: `TestFirst` and `TestSecond` each fail after the other ran in
+/// their process and pass alone. Whichever go runs second in round 1 is red there:
+/// exactly one is order-dependent in its batch, judged by its replays alone, accepted.
+#[test]
+fn a_go_test_red_only_after_another_in_its_batch_is_order_dependent_and_judged_alone() {
+    let a = concat!(
+        "package a\n\nimport \"testing\"\n\nvar firstRan, secondRan bool\n\n",
+        "func TestFirst(t *testing.T) {\n\tif secondRan {\n\t\tt.Fatal(\"second ran\")\n\t}\n\tfirstRan = true\n}\n\n",
+        "func TestSecond(t *testing.T) {\n\tif firstRan {\n\t\tt.Fatal(\"first ran\")\n\t}\n\tsecondRan = true\n}\n",
+    );
+    let suite = go_change(&[("a/more_test.go", a)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    let dependent = report["batching"]["order_dependent"]
+        .as_array()
+        .expect("order_dependent");
+    assert_eq!(dependent.len(), 1, "{report:#}");
+    assert_eq!(dependent[0]["round"], 1, "{report:#}");
+    assert_eq!(strings(&dependent[0]["alone"]), ["pass", "pass", "pass"]);
+    // The evidence is the order go ran them in: the red one second.
+    let order = strings(&dependent[0]["batch_order"]);
+    assert_eq!(order.len(), 2, "{order:?}");
+    assert_eq!(order[1], dependent[0]["test"].as_str().unwrap_or_default());
+}
+
+/// #15 item 1: a test the batch's report lacks while `go test` exits 0 (its `TestMain`
+/// runs only one of the package's tests) is unaccounted, in the batch and alone.
+#[test]
+fn a_go_test_missing_from_the_batch_report_is_unaccounted() {
+    let main = concat!(
+        "package b\n\nimport (\n\t\"flag\"\n\t\"os\"\n\t\"testing\"\n)\n\n",
+        "func TestMain(m *testing.M) {\n\tflag.Parse()\n\t_ = flag.Set(\"test.run\", \"^TestShown$\")\n\tos.Exit(m.Run())\n}\n\n",
+        "func TestShown(t *testing.T) {}\n\n",
+        "func TestHidden(t *testing.T) {\n\tt.Fatal(\"never runs\")\n}\n",
+    );
+    let suite = go_change(&[("b/main_test.go", main)]);
+    let (ran, report) = gate_report(&suite);
+    assert_ne!(ran.exit, 0, "{ran:?}\n{report:#}");
+    let hidden = "example.com/shop/b::TestHidden";
+    let unaccounted = report["unaccounted"].as_array().expect("unaccounted");
+    assert!(
+        unaccounted.iter().any(|u| u["test"] == hidden),
+        "{report:#}"
+    );
+    assert!(
+        strings(&report["batching"]["replayed_alone"]).contains(&hidden.to_owned()),
+        "{report:#}"
+    );
+}
+
+const CRATE_LIB: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
+
+/// A crate `calc` on `main` (a unit test, an integration test file), then a `change`
+/// branch writing `files`.
+fn cargo_change(files: &[(&str, &str)]) -> Suite {
+    cargo_change_with("cargo", files)
+}
+
+/// As [`cargo_change`], with the runner `kind` (cargo or nextest).
+fn cargo_change_with(kind: &str, files: &[(&str, &str)]) -> Suite {
+    let suite = empty();
+    suite.write(
+        "Cargo.toml",
+        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    suite.write(
+        "candor.toml",
+        &format!("[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"{kind}\"\n"),
+    );
+    suite.write("src/lib.rs", CRATE_LIB);
+    suite.write(
+        "tests/more.rs",
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
+    );
+    commit_change(&suite, files);
+    suite
+}
+
+/// #15 item 1 for cargo: touched tests in two integration test files, one of them in a
+/// module (`::` paths): round 1 is one `cargo test` per test target with the names as
+/// exact filters, in libtest's own order; rounds 2 and 3 separated within each target;
+/// 3 replays each, all from the batches.
+#[test]
+fn touched_cargo_tests_replay_one_cargo_test_per_target_per_round() {
+    let more = concat!(
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n\n",
+        "#[test]\nfn more_one() {\n    assert_eq!(calc::add(1, 0), 1);\n}\n\n",
+        "mod deeper {\n    #[test]\n    fn adds_negatives() {\n        assert_eq!(calc::add(-1, -1), -2);\n    }\n}\n",
+    );
+    let other = "#[test]\nfn other_one() {\n    assert_eq!(calc::add(0, 2), 2);\n}\n\n#[test]\nfn other_two() {\n    assert_eq!(calc::add(3, 0), 3);\n}\n";
+    let suite = cargo_change(&[("tests/more.rs", more), ("tests/other.rs", other)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    let touched = touched(&report);
+    assert_eq!(
+        touched,
+        [
+            "calc::more::base",
+            "calc::more::deeper::adds_negatives",
+            "calc::more::more_one",
+            "calc::other::other_one",
+            "calc::other::other_two",
+        ],
+        "{report:#}"
+    );
+    assert_eq!(orders(&report), ["own", "separated", "separated"]);
+    // Round 1: one process per target. Separated, base 2 in each target: round 2 puts
+    // {more 1st, 3rd; other 1st} and {more 2nd; other 2nd} together (2 + 2 processes),
+    // round 3 {more 1st, 2nd; other both} and {more 3rd} (2 + 1).
+    assert_eq!(processes_per_round(&report), [2, 4, 3], "{report:#}");
+    assert_eq!(
+        logs_per_round(&report, "cargo-test"),
+        [2, 4, 3],
+        "{report:#}"
+    );
+    let runs = report["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 15, "{report:#}");
+    assert!(
+        runs.iter()
+            .all(|r| r["outcome"] == "pass" && !r["batch"].is_null()),
+        "{report:#}"
+    );
+    // Every test ran in round 1's processes, listed in the order they ran.
+    let rounds = report["batching"]["rounds"].as_array().expect("rounds");
+    let mut first: Vec<String> = rounds[0]["batches"]
+        .as_array()
+        .expect("batches")
+        .iter()
+        .flat_map(|b| strings(&b["tests"]))
+        .collect();
+    first.sort();
+    assert_eq!(first, touched);
+}
+
+/// #15 item 1, the adversary's diff for cargo: `reads` passes only after `sets` ran in
+/// the same test binary. A separated round runs it without `sets`: rejected.
+#[test]
+fn a_cargo_test_that_passes_only_after_another_touched_test_is_not_accepted() {
+    let more = concat!(
+        "use std::sync::atomic::{AtomicBool, Ordering};\n\nstatic READY: AtomicBool = AtomicBool::new(false);\n\n",
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n\n",
+        "#[test]\nfn a_sets() {\n    READY.store(true, Ordering::SeqCst);\n}\n\n",
+        "#[test]\nfn b_reads() {\n    std::thread::yield_now();\n    assert!(READY.load(Ordering::SeqCst));\n}\n",
+    );
+    let suite = cargo_change(&[("tests/more.rs", more)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    let reads = "calc::more::b_reads";
+    assert!(
+        report["reasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .any(|r| r["kind"] == "replay-failed" && r["test"] == reads),
+        "{report:#}"
+    );
+    assert!(
+        report["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .filter(|r| r["test"] == reads)
+            .all(|r| r["outcome"] == "fail" && r["batch"].is_null()),
+        "judged alone, red alone: {report:#}"
+    );
+}
+
+/// #15 item 1 for nextest: every round is one `cargo nextest run -E …` naming each
+/// touched test exactly (a module path among them); nextest starts each in its own
+/// process, so the rounds are `isolated`, none claimed reversed.
+#[test]
+fn touched_nextest_tests_replay_in_one_nextest_run_per_round() {
+    let more = concat!(
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n\n",
+        "mod deeper {\n    #[test]\n    fn adds_negatives() {\n        assert_eq!(calc::add(-1, -1), -2);\n    }\n}\n",
+    );
+    let suite = cargo_change_with("nextest", &[("tests/more.rs", more)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(
+        touched(&report),
+        ["calc::more::base", "calc::more::deeper::adds_negatives"],
+        "{report:#}"
+    );
+    assert_eq!(orders(&report), ["isolated", "isolated", "isolated"]);
+    assert_eq!(processes_per_round(&report), [1, 1, 1], "{report:#}");
+    let runs = report["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 6, "{report:#}");
+    assert!(
+        runs.iter()
+            .all(|r| r["outcome"] == "pass" && !r["batch"].is_null()),
+        "{report:#}"
+    );
+}
