@@ -634,6 +634,55 @@ fn split_batches(ids: &[String], budget: usize) -> Vec<Vec<String>> {
     batches
 }
 
+/// The processes of round `round` (from 1, of `rounds`) for a runner that runs a batch
+/// in its own order (a file's tests in definition order), where reversing the list
+/// changes nothing. The touched tests that share a process scope (`scope`: a file for
+/// jest, the whole run for mocha) get distinct codes of `rounds` digits in base `k`, the
+/// smallest base with enough codes; round r's n-th process holds the tests whose r-th digit
+/// is n. Any two tests of one scope thus run in different processes in at least one round,
+/// so a test green only after another touched test goes red there and is judged alone, at
+/// `k` processes a round instead of one per test (47 tests of one file, 3 rounds: 4).
+fn spread<'a>(
+    ids: &'a [String],
+    round: u32,
+    rounds: u32,
+    scope: impl Fn(&'a str) -> Option<&'a str>,
+) -> Vec<Vec<String>> {
+    let mut scopes: Vec<(Option<&str>, usize)> = Vec::new();
+    let mut places = Vec::with_capacity(ids.len());
+    for id in ids {
+        // A test with no scope shares no process state with any other.
+        let key = scope(id);
+        let place = match key.and_then(|k| scopes.iter_mut().find(|(s, _)| *s == Some(k))) {
+            Some((_, count)) => {
+                *count += 1;
+                *count - 1
+            }
+            None => {
+                scopes.push((key, 1));
+                0
+            }
+        };
+        places.push(place);
+    }
+    let deepest = scopes.iter().map(|(_, count)| *count).max().unwrap_or(0);
+    let mut base = 1usize;
+    while (0..rounds)
+        .try_fold(1usize, |codes, _| codes.checked_mul(base))
+        .unwrap_or(usize::MAX)
+        < deepest
+    {
+        base += 1;
+    }
+    let divisor = (1..round).fold(1usize, |d, _| d.saturating_mul(base));
+    let mut processes = vec![Vec::new(); base];
+    for (id, place) in ids.iter().zip(places) {
+        processes[(place / divisor) % base].push(id.clone());
+    }
+    processes.retain(|p| !p.is_empty());
+    processes
+}
+
 /// The batched rounds' replays.
 #[derive(Default)]
 struct BatchedRounds {
@@ -660,6 +709,7 @@ fn replay_batched(
         .map(|t| t.id.as_str())
         .collect();
     let batches = split_batches(&forward, plan.argv_budget);
+    let own_order = matches!(plan.adapter.batch_order(), runner::GivenOrder::Fixed(_));
     let parse = ParseOptions {
         repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
         ..ParseOptions::default()
@@ -668,10 +718,10 @@ fn replay_batched(
     let mut out = BatchedRounds::default();
     let mut made = 0u32;
     'rounds: for round in 1..=plan.policy.lane.min_replays {
-        let order = if round % 2 == 0 {
-            lane::BatchOrder::Reversed
-        } else {
-            lane::BatchOrder::Forward
+        let order = match (round % 2 == 0, own_order) {
+            (_, true) => lane::BatchOrder::Spread,
+            (false, false) => lane::BatchOrder::Forward,
+            (true, false) => lane::BatchOrder::Reversed,
         };
         let arranged: Vec<Vec<String>> = match order {
             lane::BatchOrder::Forward => batches.clone(),
@@ -680,6 +730,14 @@ fn replay_batched(
                 .rev()
                 .map(|b| b.iter().rev().cloned().collect())
                 .collect(),
+            lane::BatchOrder::Spread => {
+                spread(&forward, round, plan.policy.lane.min_replays, |id| {
+                    plan.adapter.process_scope(id)
+                })
+                .iter()
+                .flat_map(|b| split_batches(b, plan.argv_budget))
+                .collect()
+            }
         };
         out.rounds.push(lane::BatchRound {
             round,
@@ -744,7 +802,9 @@ fn replay_batched(
                 outcomes.as_ref(),
                 plan.collected,
             ));
-            let records = batch_records(plan, &batch, round, &new_tests, &report, &parse)?;
+            let (records, ran) = batch_records(plan, &batch, round, &new_tests, &report, &parse)?;
+            // The runner's own order is the truth the report records.
+            let batch = if own_order { ran } else { batch };
             for record in records {
                 tally.written += 1;
                 let file_record = RunRecord {
@@ -781,7 +841,8 @@ fn replay_batched(
     Ok(out)
 }
 
-/// One run record per test of a batch, from the batch's one report (read once).
+/// One run record per test of a batch, from the batch's one report (read once), and the
+/// batch's tests in the order the report lists them (those it lacks last).
 fn batch_records(
     plan: &ReplayPlan<'_>,
     batch: &[String],
@@ -789,9 +850,9 @@ fn batch_records(
     new_tests: &BTreeSet<&str>,
     report: &RunReport,
     parse: &ParseOptions,
-) -> Result<Vec<RunRecord>, CliError> {
+) -> Result<(Vec<RunRecord>, Vec<String>), CliError> {
     let Some(first) = batch.first() else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
     let (blank, _) = run_record(
         &RunPlace {
@@ -811,7 +872,14 @@ fn batch_records(
         .and_then(|file| parse_all(file, parse).ok())
         .map(|(executions, _)| executions)
         .unwrap_or_default();
-    Ok(batch
+    let mut ran = batch.to_vec();
+    ran.sort_by_key(|test| {
+        executions
+            .iter()
+            .position(|e| e.test_id == *test)
+            .unwrap_or(usize::MAX)
+    });
+    let records = batch
         .iter()
         .map(|test| {
             let mut record = RunRecord {
@@ -828,7 +896,8 @@ fn batch_records(
             record.set_execution(executions.iter().find(|e| e.test_id == *test));
             record
         })
-        .collect())
+        .collect();
+    Ok((records, ran))
 }
 
 /// Replays each of `tests` `min_replays` times, one runner process each; the records
@@ -1890,6 +1959,50 @@ max_wall_seconds = 180
                 .as_ref()
                 .is_some_and(|b| b.order_dependent.is_empty())
         );
+    }
+
+    /// #15 item 1 (JS runners, which run a file's tests in definition order): any two
+    /// touched tests of one process scope run in different processes in at least one
+    /// round, every test runs once a round, and a round takes few processes.
+    #[test]
+    fn spread_rounds_part_every_two_tests_of_a_scope_in_some_round() {
+        let file = |id: &str| id.split_once("::").map(|(f, _)| f.to_owned());
+        for (files, tests_per_file, rounds, most) in
+            [(1, 47, 3, 4), (3, 5, 3, 2), (4, 1, 3, 1), (2, 9, 2, 3)]
+        {
+            let ids: Vec<String> = (0..files)
+                .flat_map(|f| (0..tests_per_file).map(move |t| format!("f{f}.test.js::t{t}")))
+                .collect();
+            let plan: Vec<Vec<Vec<String>>> = (1..=rounds)
+                .map(|round| {
+                    spread(&ids, round, rounds, |id| {
+                        id.split_once("::").map(|(f, _)| f)
+                    })
+                })
+                .collect();
+            for processes in &plan {
+                assert!(processes.len() <= most, "{processes:?}");
+                let mut seen: Vec<&String> = processes.iter().flatten().collect();
+                seen.sort();
+                let mut all: Vec<&String> = ids.iter().collect();
+                all.sort();
+                assert_eq!(seen, all, "each test once a round");
+            }
+            for a in &ids {
+                for b in ids.iter().filter(|b| *b != a && file(b) == file(a)) {
+                    let parted = plan
+                        .iter()
+                        .any(|processes| processes.iter().any(|p| p.contains(a) != p.contains(b)));
+                    assert!(parted, "{a} and {b} always share a process");
+                }
+            }
+        }
+        // Tests of a runner whose whole run is one scope (mocha) are parted across files
+        // too; tests without a scope share nothing and need no parting.
+        let ids: Vec<String> = ["a.js::x", "b.js::y"].map(String::from).to_vec();
+        let first = spread(&ids, 1, 3, |_| Some(""));
+        assert_eq!(first.len(), 2);
+        assert_eq!(spread(&ids, 1, 3, |_| None).len(), 1);
     }
 
     #[test]

@@ -592,7 +592,8 @@ pub struct Batching {
 pub struct BatchRound {
     /// The round, from 1.
     pub round: u32,
-    /// `forward` (the listing's order) or `reversed`.
+    /// `forward` (the listing's order), `reversed`, or `spread` (the runner's own order,
+    /// a scope's tests spread over the round's processes).
     pub order: BatchOrder,
     /// Its runner processes, in order.
     pub batches: Vec<BatchRun>,
@@ -607,6 +608,12 @@ pub enum BatchOrder {
     /// The listing's order reversed: every test that ran after another in a forward
     /// round runs before it here.
     Reversed,
+    /// The runner's own order (the JavaScript runners run a file's tests in definition
+    /// order, whatever order they are named in), where reversing changes nothing: the
+    /// touched tests that share a process scope are spread over the round's processes so
+    /// that any two of them run in different processes in at least one round
+    /// (docs/gate.md, "Batched replays").
+    Spread,
 }
 
 /// One runner process of a round.
@@ -658,6 +665,7 @@ impl Batching {
             .map(|r| match r.order {
                 BatchOrder::Forward => "forward",
                 BatchOrder::Reversed => "reversed",
+                BatchOrder::Spread => "spread",
             })
             .collect();
         let workers: BTreeSet<String> = self

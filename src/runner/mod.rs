@@ -36,6 +36,12 @@
 //! | jest, vitest | one test file (its own module registry) | `--testNamePattern=^(?:A\|B)$ --runTestsByPath -- FILE`: definition order, whatever order the ids come in | `--randomize --seed=N` | unsupported |
 //! | playwright | one project's file in one worker (until a test fails) | `--workers=1 --project=P --grep=… FILE`: definition order, whatever order the ids come in | unsupported | unsupported (`--repeat-each` gives each copy its own worker) |
 //! | cargo, nextest, command | — | unsupported | unsupported | unsupported |
+//!
+//! For the merge lane's batches ([`Adapter::run_batch`]): pytest runs the batch in the
+//! order given; jest, vitest, mocha, node and Playwright in their own
+//! ([`Adapter::batch_order`]: definition order), with one title pattern for the whole
+//! batch, refusing a batch whose pattern ran a test outside it where that test shares a
+//! process with one of the batch's (docs/runners.md).
 
 mod cargo;
 mod command;
@@ -739,6 +745,14 @@ pub trait Adapter {
         false
     }
 
+    /// How [`Adapter::run_batch`] orders a batch's tests: [`GivenOrder::Kept`] (the order
+    /// given: the merge lane reverses every other round) or [`GivenOrder::Fixed`] (the
+    /// runner's own order, a file's tests in definition order: a reversed list changes
+    /// nothing, so the lane's even rounds run no two tests of one file in one process).
+    fn batch_order(&self) -> GivenOrder {
+        GivenOrder::Kept
+    }
+
     /// Runs `test_ids` in one process, in the order given, with the seed and the pinned
     /// environment of a replay; the report holds each test's execution. Only where
     /// [`Adapter::batches`] says so.
@@ -875,8 +889,8 @@ pub fn adapter(
         RunnerKind::Jest => Box::new(Jest::probe(command, &context.repo_root)),
         RunnerKind::Vitest => Box::new(Jest::vitest(command)),
         RunnerKind::Playwright => Box::new(Playwright::new(command)),
-        RunnerKind::Mocha => Box::new(Mocha::new(command)),
-        RunnerKind::Node => Box::new(NodeTest::new(command)),
+        RunnerKind::Mocha => Box::new(mocha::mocha(command)),
+        RunnerKind::Node => Box::new(node::node_test(command)),
     })
 }
 
