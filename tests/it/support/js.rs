@@ -542,7 +542,7 @@ impl Js {
         triage_support::git(&suite.repo, &["checkout", "--quiet", "main"]);
         commit(&suite, "a clean suite");
         triage_support::git(&suite.repo, &["checkout", "--quiet", "-B", "change"]);
-        let check = |what: &str| format!("if (!({what})) throw new Error('{what}');");
+        let check = |what: &str| format!("if (!({what})) throw new Error({what:?});");
         suite.write(
             &cart,
             &format!(
