@@ -653,15 +653,14 @@ fn spread<'a>(
     for id in ids {
         // A test with no scope shares no process state with any other.
         let key = scope(id);
-        let place = match key.and_then(|k| scopes.iter_mut().find(|(s, _)| *s == Some(k))) {
-            Some((_, count)) => {
-                *count += 1;
-                *count - 1
-            }
-            None => {
-                scopes.push((key, 1));
-                0
-            }
+        let place = if let Some((_, count)) =
+            key.and_then(|k| scopes.iter_mut().find(|(s, _)| *s == Some(k)))
+        {
+            *count += 1;
+            *count - 1
+        } else {
+            scopes.push((key, 1));
+            0
         };
         places.push(place);
     }

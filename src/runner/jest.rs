@@ -213,12 +213,9 @@ impl Jest {
             let rewritten = context.scratch_path(&format!("{name}-report.json"));
             let cut = rewrite_report(&report, &rewritten, chosen, &context.repo_root)?;
             report = rewritten;
-            if batch.is_some() {
-                if let Some(why) = cut.inexact(chosen.unwrap_or_default(), |id| {
-                    self.process_scope(id).map(str::to_owned)
-                }) {
-                    return Err(inexact_selection(self.kind, why, &record));
-                }
+            let scope = |id: &str| self.process_scope(id).map(str::to_owned);
+            if let Some(why) = batch.and_then(|_| cut.inexact(chosen.unwrap_or_default(), scope)) {
+                return Err(inexact_selection(self.kind, why, &record));
             }
             cut.found
         };
