@@ -9,10 +9,8 @@ use candor::results::Outcome;
 use candor::runner::process::SystemExecutor;
 use candor::runner::{RunOptions, RunnerConfig, RunnerKind, adapter};
 
-use crate::js_support::{
-    ADDS, FLAKY, Js, READER, SKIPPED, SUBTRACTS, WRITER, flaky_outcome, outcome_of,
-};
-use crate::runner_support::{argv_holds, logs, not_run, outcomes};
+use crate::js_support::Js;
+use crate::runner_support::{argv_holds, logs, not_run};
 
 const VITEST: Js = Js {
     kind: RunnerKind::Vitest,
@@ -43,23 +41,7 @@ fn the_suite_runs_shuffled_by_its_seed_with_retries_off() {
         assert!(argv_holds(&report, "--sequence.shuffle"));
         assert!(argv_holds(&report, &format!("--sequence.seed={seed}")));
         assert_eq!(report.seed.as_ref().map(|s| s.value), Some(seed));
-        let pairs = outcomes(&report);
-        assert_eq!(pairs.len(), 7, "{pairs:?}");
-        for (titles, expected) in [
-            (ADDS, Outcome::Pass),
-            (SUBTRACTS, Outcome::Fail),
-            (SKIPPED, Outcome::Skip),
-            (WRITER, Outcome::Pass),
-            (READER, reader),
-            (FLAKY, flaky_outcome(run)),
-        ] {
-            assert_eq!(
-                outcome_of(&pairs, &VITEST.basic(titles)),
-                Some(expected),
-                "{titles}, seed {seed}"
-            );
-        }
-        assert_eq!(outcome_of(&pairs, &VITEST.hostile()), Some(Outcome::Pass));
+        VITEST.assert_fixture_outcomes(&report, reader, run, &format!("seed {seed}"));
     }
 }
 

@@ -643,25 +643,37 @@ describe('pollution', () => {{
             assert_eq!(report.runner, self.kind);
             assert_eq!(report.seed, None);
             check(&report, run);
-            let pairs = outcomes(&report);
-            assert_eq!(pairs.len(), 7, "{pairs:?}");
-            for (titles, expected) in [
-                (ADDS, Outcome::Pass),
-                (SUBTRACTS, Outcome::Fail),
-                (SKIPPED, Outcome::Skip),
-                (WRITER, Outcome::Pass),
-                // Definition order: the writer always runs first.
-                (READER, Outcome::Pass),
-                (FLAKY, flaky_outcome(run)),
-            ] {
-                assert_eq!(
-                    outcome_of(&pairs, &self.basic(titles)),
-                    Some(expected),
-                    "{titles}, run {run}"
-                );
-            }
-            assert_eq!(outcome_of(&pairs, &self.hostile()), Some(Outcome::Pass));
+            // Definition order: the writer always runs first.
+            self.assert_fixture_outcomes(&report, Outcome::Pass, run, &format!("run {run}"));
         }
+    }
+
+    /// A whole run's report holds the fixture's seven tests with their outcomes: the
+    /// reader's `reader` (it follows the order), the flaky test's `flaky_run`-th draw.
+    pub fn assert_fixture_outcomes(
+        &self,
+        report: &RunReport,
+        reader: Outcome,
+        flaky_run: u32,
+        what: &str,
+    ) {
+        let pairs = outcomes(report);
+        assert_eq!(pairs.len(), 7, "{pairs:?}");
+        for (titles, expected) in [
+            (ADDS, Outcome::Pass),
+            (SUBTRACTS, Outcome::Fail),
+            (SKIPPED, Outcome::Skip),
+            (WRITER, Outcome::Pass),
+            (READER, reader),
+            (FLAKY, flaky_outcome(flaky_run)),
+        ] {
+            assert_eq!(
+                outcome_of(&pairs, &self.basic(titles)),
+                Some(expected),
+                "{titles}, {what}"
+            );
+        }
+        assert_eq!(outcome_of(&pairs, &self.hostile()), Some(Outcome::Pass));
     }
 
     /// A run stopped by candor's clock has no report (candor's reporters write it when the
