@@ -740,13 +740,13 @@ fn replay_batched(
                 outcomes.as_ref(),
                 plan.collected,
             ));
-            let records = batch_records(plan, &batch, round, &new_tests, &report, &parse)?;
+            let (records, ran) = batch_records(plan, &batch, round, &new_tests, &report, &parse)?;
             // A runner that keeps no order given: the batch as it ran, never as asked.
             let batch = if order == lane::BatchOrder::Forward || order == lane::BatchOrder::Reversed
             {
                 batch
             } else {
-                order_run(&batch, &report, &parse)
+                ran
             };
             for record in records {
                 tally.written += 1;
@@ -859,26 +859,8 @@ fn separated(
     parts.into_values().collect()
 }
 
-/// The batch's tests in the order its report lists them, those it lacks at the end.
-fn order_run(batch: &[String], report: &RunReport, parse: &ParseOptions) -> Vec<String> {
-    let executions: Vec<crate::results::Execution> = fs_err::File::open(&report.report)
-        .ok()
-        .and_then(|file| parse_all(file, parse).ok())
-        .map(|(executions, _)| executions)
-        .unwrap_or_default();
-    let wanted: BTreeSet<&str> = batch.iter().map(String::as_str).collect();
-    let mut ran: Vec<String> = Vec::new();
-    for execution in &executions {
-        if wanted.contains(execution.test_id.as_str()) && !ran.contains(&execution.test_id) {
-            ran.push(execution.test_id.clone());
-        }
-    }
-    let missing: Vec<String> = batch.iter().filter(|t| !ran.contains(t)).cloned().collect();
-    ran.extend(missing);
-    ran
-}
-
-/// One run record per test of a batch, from the batch's one report (read once).
+/// One run record per test of a batch, from the batch's one report (read once), and the
+/// batch's tests in the order the report lists them (those it lacks last).
 fn batch_records(
     plan: &ReplayPlan<'_>,
     batch: &[String],
@@ -886,9 +868,9 @@ fn batch_records(
     new_tests: &BTreeSet<&str>,
     report: &RunReport,
     parse: &ParseOptions,
-) -> Result<Vec<RunRecord>, CliError> {
+) -> Result<(Vec<RunRecord>, Vec<String>), CliError> {
     let Some(first) = batch.first() else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
     let (blank, _) = run_record(
         &RunPlace {
@@ -908,7 +890,14 @@ fn batch_records(
         .and_then(|file| parse_all(file, parse).ok())
         .map(|(executions, _)| executions)
         .unwrap_or_default();
-    Ok(batch
+    let mut ran = batch.to_vec();
+    ran.sort_by_key(|test| {
+        executions
+            .iter()
+            .position(|e| e.test_id == *test)
+            .unwrap_or(usize::MAX)
+    });
+    let records = batch
         .iter()
         .map(|test| {
             let mut record = RunRecord {
@@ -925,7 +914,8 @@ fn batch_records(
             record.set_execution(executions.iter().find(|e| e.test_id == *test));
             record
         })
-        .collect())
+        .collect();
+    Ok((records, ran))
 }
 
 /// Replays each of `tests` `min_replays` times, one runner process each; the records

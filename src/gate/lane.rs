@@ -608,8 +608,9 @@ pub enum BatchOrder {
     /// The listing's order reversed: every test that ran after another in a forward
     /// round runs before it here.
     Reversed,
-    /// The runner's own order (libtest's, go's), which no order given changes: each
-    /// batch's tests are listed in the order they ran.
+    /// The runner's own order (libtest's, go's, the JavaScript runners' definition
+    /// order), which no order given changes: each batch's tests are listed in the order
+    /// they ran.
     Own,
     /// The runner's own order, the tests of each process split over several processes
     /// so that every two tests that shared a process in the first round run apart in

@@ -99,6 +99,25 @@ fn js_titles<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<St
         .map(|values| values.iter().map(spell_js_title).collect())
 }
 
+/// A JSON report that did not read: malformed JSON, or JSON that is no `what` report.
+pub(super) fn json_error(error: &serde_json::Error, what: &str) -> ParseError {
+    let position = Position::LineColumn {
+        line: error.line() as u64,
+        column: (error.column() as u64).max(1),
+    };
+    if error.is_data() {
+        ParseError::NotResults {
+            position,
+            message: format!("a JSON document that is not a {what} report: {error}"),
+        }
+    } else {
+        ParseError::Syntax {
+            position,
+            message: format!("malformed {what} JSON: {error}"),
+        }
+    }
+}
+
 /// Parses a whole report and hands each test's execution to `sink`, files in the order
 /// the report lists them.
 pub fn parse<R: Read>(
@@ -106,23 +125,8 @@ pub fn parse<R: Read>(
     options: &ParseOptions,
     sink: &mut Sink<'_>,
 ) -> Result<ParseSummary, ParseError> {
-    let report: Report = serde_json::from_reader(reader).map_err(|error| {
-        let position = Position::LineColumn {
-            line: error.line() as u64,
-            column: (error.column() as u64).max(1),
-        };
-        if error.is_data() {
-            ParseError::NotResults {
-                position,
-                message: format!("a JSON document that is not a jest/vitest report: {error}"),
-            }
-        } else {
-            ParseError::Syntax {
-                position,
-                message: format!("malformed jest/vitest JSON: {error}"),
-            }
-        }
-    })?;
+    let report: Report =
+        serde_json::from_reader(reader).map_err(|error| json_error(&error, "jest/vitest"))?;
     let mut summary = ParseSummary::default();
     let mut vitest = false;
     for file_result in report.test_results {

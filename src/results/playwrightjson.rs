@@ -28,7 +28,7 @@ use serde::Deserialize;
 
 use super::frames::{Language, build_failure};
 use super::model::{Execution, Outcome, cap_text};
-use super::{ParseError, ParseOptions, ParseSummary, Position, Sink, ids};
+use super::{ParseError, ParseOptions, ParseSummary, Sink, ids};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -300,23 +300,8 @@ pub fn parse<R: Read>(
     options: &ParseOptions,
     sink: &mut Sink<'_>,
 ) -> Result<ParseSummary, ParseError> {
-    let report: Report = serde_json::from_reader(reader).map_err(|error| {
-        let position = Position::LineColumn {
-            line: error.line() as u64,
-            column: (error.column() as u64).max(1),
-        };
-        if error.is_data() {
-            ParseError::NotResults {
-                position,
-                message: format!("a JSON document that is not a Playwright report: {error}"),
-            }
-        } else {
-            ParseError::Syntax {
-                position,
-                message: format!("malformed Playwright JSON: {error}"),
-            }
-        }
-    })?;
+    let report: Report = serde_json::from_reader(reader)
+        .map_err(|error| super::jestjson::json_error(&error, "Playwright"))?;
     let files = Files::new(&report.config, options.repo_root.as_deref());
     let mut summary = ParseSummary {
         producer: Some("playwright".to_owned()),

@@ -26,9 +26,11 @@
 
 use std::path::Path;
 
+use super::js_reporter;
 use super::{
-    Adapter, Arrangement, Context, GivenOrder, ListedTest, OrderSupport, RunOptions, RunReport,
-    RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value, strings,
+    Adapter, Arrangement, BatchOrdering, Context, GivenOrder, ListedTest, OrderSupport, RunOptions,
+    RunReport, RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value,
+    strings,
 };
 use crate::results::{Format, ids, jestjson};
 
@@ -38,6 +40,10 @@ const NO_SHUFFLE: &str = "this jest is older than 29.2 and has no --randomize or
 const FIRST_SHUFFLING_JEST: (u64, u64) = (29, 2);
 
 const SEED_CONTROLS: &str = "jest's --seed with --randomize fixes the shuffled order of the tests inside each file and the value of jest.getSeed(); it does not fix the order files run in across workers, timers, or Math.random";
+
+const BATCH_SEED_CONTROLS: &str = "jest's --seed without --randomize fixes the value of jest.getSeed(); each file's tests run in the order they are defined";
+
+const VITEST_BATCH_SEED_CONTROLS: &str = "vitest's --sequence.seed without --sequence.shuffle changes no order: each file's tests run in the order they are defined";
 
 const VITEST_SEED_CONTROLS: &str = "vitest's --sequence.seed with --sequence.shuffle fixes the shuffled order of files and of the tests inside each file; it does not fix how files spread over workers, timers, or Math.random";
 
@@ -64,9 +70,9 @@ pub struct Jest {
 /// Which tests a run selects.
 enum Selection<'a> {
     Suite,
-    /// One file and the titles pattern.
+    /// The files (one, except in a batch) and the titles pattern.
     Chosen {
-        file: &'a str,
+        files: Vec<&'a str>,
         pattern: String,
         /// The ids the report is cut down to.
         ids: Vec<String>,
@@ -157,17 +163,17 @@ impl Jest {
         match selection {
             Selection::Suite => {}
             Selection::Listing => argv.push(format!("--testNamePattern={MATCH_NOTHING}")),
-            Selection::Chosen { file, pattern, .. } => {
-                // Attached, so a pattern starting with `-` is the option's value; the file
-                // after `--`, so it is never read as an option.
+            Selection::Chosen { files, pattern, .. } => {
+                // Attached, so a pattern starting with `-` is the option's value; the files
+                // after `--`, so they are never read as options.
                 argv.push(format!("--testNamePattern={pattern}"));
                 if self.vitest_flavour() {
-                    // A filter; `split_id` refused a file starting with `-`.
-                    argv.push((*file).to_owned());
+                    // Filters; `split_id` refused a file starting with `-`.
+                    argv.extend(files.iter().map(|f| (*f).to_owned()));
                 } else {
                     argv.push("--runTestsByPath".to_owned());
                     argv.push("--".to_owned());
-                    argv.push((*file).to_owned());
+                    argv.extend(files.iter().map(|f| (*f).to_owned()));
                 }
             }
         }
@@ -179,11 +185,18 @@ impl Jest {
         context: &Context<'_>,
         selection: &Selection<'_>,
         shuffle: Option<u64>,
+        batch: Option<u64>,
     ) -> Result<RunReport, RunnerError> {
         let shuffle = shuffle.filter(|_| self.shuffles);
         let name = self.kind.as_str();
         let mut report = context.scratch_path(&format!("{name}.json"));
-        let argv = self.argv(selection, shuffle, Some(&report));
+        let mut argv = self.argv(selection, shuffle, Some(&report));
+        // A batch keeps definition order (the lane spreads a file's tests over its rounds'
+        // processes) and still gets the lane's seed, which `jest.getSeed()` returns.
+        let pinned = batch.filter(|_| self.shuffles && shuffle.is_none());
+        if let Some(seed) = pinned {
+            argv.insert(self.prefix.len(), self.seed_argument(seed));
+        }
         let invocation = context.invocation(name, argv).report_at(&report);
         let record = context.run(invocation)?;
         context.check_ran(self.kind, &record, &report)?;
@@ -199,33 +212,40 @@ impl Jest {
             Vec::new()
         } else {
             let rewritten = context.scratch_path(&format!("{name}-report.json"));
-            let found = rewrite_report(&report, &rewritten, chosen, &context.repo_root)?;
+            let cut = rewrite_report(&report, &rewritten, chosen, &context.repo_root)?;
             report = rewritten;
-            found
+            let scope = |id: &str| self.process_scope(id).map(str::to_owned);
+            if let Some(why) = batch.and_then(|_| cut.inexact(chosen.unwrap_or_default(), scope)) {
+                return Err(inexact_selection(self.kind, why, &record));
+            }
+            cut.found
         };
-        if let Some(missing) = chosen
-            .filter(|_| !timed_out)
-            .and_then(|ids| ids.iter().find(|id| !found.contains(id)))
-        {
-            return Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
-                runner: self.kind,
-                why: format!("{name} ran no test with the id `{missing}`"),
-                quoted: Vec::new(),
-                log: record.log.clone(),
-                unknown_test: true,
-            })));
+        if let Some(chosen) = chosen.filter(|_| !timed_out) {
+            js_reporter::check_found(self.kind, chosen, &found, &record)?;
         }
         let run = RunReport {
             runner: self.kind,
             report,
             format: Some(Format::JestJson),
-            seed: shuffle.map(|value| Seed {
-                value,
-                argument: self.seed_argument(value),
-                controls: self.seed_controls(),
-            }),
+            seed: match (shuffle, pinned) {
+                (Some(value), _) => Some(Seed {
+                    value,
+                    argument: self.seed_argument(value),
+                    controls: self.seed_controls(),
+                }),
+                (None, Some(value)) => Some(Seed {
+                    value,
+                    argument: self.seed_argument(value),
+                    controls: if self.vitest_flavour() {
+                        VITEST_BATCH_SEED_CONTROLS
+                    } else {
+                        BATCH_SEED_CONTROLS
+                    },
+                }),
+                (None, None) => None,
+            },
             workers: match selection {
-                Selection::Chosen { .. } => Some(1),
+                Selection::Chosen { files, .. } if files.len() == 1 => Some(1),
                 _ => self.workers(),
             },
             invocations: vec![record],
@@ -234,37 +254,24 @@ impl Jest {
         Ok(run)
     }
 
-    /// The selection of tests of one file, by their ids.
-    fn chosen<'a>(&self, test_ids: &'a [String]) -> Result<Selection<'a>, RunnerError> {
-        let mut file = None;
-        let mut alternatives = Vec::new();
-        for test_id in test_ids {
-            let (in_file, titles) = split_id(self.kind, test_id)?;
-            if file.is_some_and(|f| f != in_file) {
-                return Err(RunnerError::NotATestId {
-                    id: test_id.clone(),
-                    kind: self.kind,
-                    reason: "the tests of one ordered run must be in one file".to_owned(),
-                });
-            }
-            file = Some(in_file);
-            alternatives.push(title_pattern(&titles));
-        }
-        let Some(file) = file else {
+    /// The selection of tests by their ids: of one file, unless `many_files` (a batch).
+    fn chosen<'a>(
+        &self,
+        test_ids: &'a [String],
+        many_files: bool,
+    ) -> Result<Selection<'a>, RunnerError> {
+        let (files, titles) = js_reporter::files_and_titles(self.kind, test_ids)?;
+        if files.len() > 1 && !many_files {
             return Err(RunnerError::NotATestId {
-                id: String::new(),
+                id: test_ids.join(", "),
                 kind: self.kind,
-                reason: "an ordered run needs at least one test".to_owned(),
+                reason: "the tests of one ordered run must be in one file".to_owned(),
             });
-        };
-        let pattern = if alternatives.len() == 1 {
-            format!("^{}$", alternatives[0])
-        } else {
-            format!("^(?:{})$", alternatives.join("|"))
-        };
+        }
+        let alternatives: Vec<String> = titles.iter().map(|t| title_pattern(t)).collect();
         Ok(Selection::Chosen {
-            file,
-            pattern,
+            files,
+            pattern: js_reporter::anchored(&alternatives),
             ids: test_ids.to_vec(),
         })
     }
@@ -300,7 +307,7 @@ impl Adapter for Jest {
         context: &Context<'_>,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        self.run(context, &Selection::Suite, Some(jest_seed(options)))
+        self.run(context, &Selection::Suite, Some(jest_seed(options)), None)
     }
 
     fn run_one(
@@ -310,7 +317,12 @@ impl Adapter for Jest {
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
         let ids = [test_id.to_owned()];
-        self.run(context, &self.chosen(&ids)?, Some(jest_seed(options)))
+        self.run(
+            context,
+            &self.chosen(&ids, false)?,
+            Some(jest_seed(options)),
+            None,
+        )
     }
 
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
@@ -367,7 +379,7 @@ impl Adapter for Jest {
             Arrangement::AsGiven => None,
             Arrangement::Shuffled(seed) => Some(seed & SEED_MASK),
         };
-        self.run(context, &self.chosen(test_ids)?, shuffle)
+        self.run(context, &self.chosen(test_ids, false)?, shuffle, None)
     }
 
     fn ordered_command(
@@ -380,8 +392,56 @@ impl Adapter for Jest {
             Arrangement::AsGiven => None,
             Arrangement::Shuffled(seed) => Some(seed & SEED_MASK),
         };
-        Ok(self.argv(&self.chosen(test_ids)?, shuffle, None))
+        Ok(self.argv(&self.chosen(test_ids, false)?, shuffle, None))
     }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    fn batch_ordering(&self) -> BatchOrdering {
+        match self.order_support().given {
+            GivenOrder::Fixed(sentence) | GivenOrder::Unsupported(sentence) => {
+                BatchOrdering::Fixed(sentence)
+            }
+            GivenOrder::Kept => BatchOrdering::Kept,
+        }
+    }
+
+    /// The batch's files (`--runTestsByPath -- FILES` for jest, path filters for vitest)
+    /// and one anchored pattern of every test's full name, with the lane's seed. A pattern
+    /// that also ran a test outside the batch in the file of one of its tests, or one of
+    /// two tests under the same id, is no exact selection: the runner could not run the
+    /// batch, and the lane replays its tests alone.
+    fn run_batch(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        self.run(
+            context,
+            &self.chosen(test_ids, true)?,
+            None,
+            Some(jest_seed(options)),
+        )
+    }
+}
+
+/// A batch whose pattern selected more than its tests: the runner could not run it as
+/// asked.
+pub(super) fn inexact_selection(
+    kind: RunnerKind,
+    why: String,
+    record: &super::InvocationRecord,
+) -> RunnerError {
+    RunnerError::CouldNotRun(Box::new(super::NotRun {
+        runner: kind,
+        why,
+        quoted: Vec::new(),
+        log: record.log.clone(),
+        unknown_test: false,
+    }))
 }
 
 /// The (major, minor) version of the jest the prefix starts: from the `package.json` of
@@ -482,7 +542,7 @@ pub(super) fn js_regex_escape(text: &str) -> String {
 /// repository root (jest writes absolute ones: the report then reads the same wherever it
 /// is ingested, and a merge base's worktree gives the ids the branch does), and, when
 /// `chosen` names tests, with only those (jest reports every other test of the file it
-/// ran as skipped); returns the ids it holds. A file that could not run is kept whole:
+/// ran as skipped); returns the ids it holds and the tests it dropped that ran. A file that could not run is kept whole:
 /// that is the run's answer. A test the run's title filter left out (`filtered`, as
 /// candor's reporter for node's test runner marks it) is dropped: it did not run.
 pub(super) fn rewrite_report(
@@ -490,7 +550,7 @@ pub(super) fn rewrite_report(
     rewritten: &Path,
     chosen: Option<&[String]>,
     repo_root: &Path,
-) -> Result<Vec<String>, RunnerError> {
+) -> Result<Cut, RunnerError> {
     let output_error = |message: String| RunnerError::Output {
         what: "the JSON report".to_owned(),
         message,
@@ -515,6 +575,7 @@ pub(super) fn rewrite_report(
         report.remove("coverageMap");
     }
     let mut found = Vec::new();
+    let mut dropped = Vec::new();
     if let Some(files) = report
         .get_mut("testResults")
         .and_then(serde_json::Value::as_array_mut)
@@ -554,8 +615,11 @@ pub(super) fn rewrite_report(
                 );
                 let id = ids::js(&relative, &titles);
                 let keep = chosen.is_none_or(|ids| ids.contains(&id));
+                let status = assertion.get("status").and_then(serde_json::Value::as_str);
                 if keep {
                     found.push(id);
+                } else if matches!(status, Some("passed" | "failed")) {
+                    dropped.push(id);
                 }
                 keep
             });
@@ -563,7 +627,47 @@ pub(super) fn rewrite_report(
     }
     let bytes = serde_json::to_vec(&report).map_err(|error| output_error(error.to_string()))?;
     fs_err::write(rewritten, bytes)?;
-    Ok(found)
+    Ok(Cut {
+        found,
+        ran_outside: dropped,
+    })
+}
+
+/// What cutting a report to the chosen tests found.
+pub(super) struct Cut {
+    /// The ids kept, in the report's order (an id twice when two tests share it).
+    pub found: Vec<String>,
+    /// Tests the run ran that were not chosen (a title pattern matched them too).
+    pub ran_outside: Vec<String>,
+}
+
+impl Cut {
+    /// Why the run was no exact selection of `chosen`, if it was not: a chosen id the
+    /// report holds twice (two tests under one id), or a test outside the chosen ones that
+    /// ran in the process scope (`scope`) of a chosen one, where it could change the
+    /// chosen one's outcome. A test that ran in another scope shares nothing with them.
+    pub fn inexact(
+        &self,
+        chosen: &[String],
+        scope: impl Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        if let Some(twice) = chosen
+            .iter()
+            .find(|id| self.found.iter().filter(|f| f == id).count() > 1)
+        {
+            return Some(format!(
+                "two tests have the id `{twice}`: no title pattern selects one of them"
+            ));
+        }
+        let scopes: Vec<String> = chosen.iter().filter_map(|id| scope(id)).collect();
+        let outside = self
+            .ran_outside
+            .iter()
+            .find(|id| scope(id).is_some_and(|s| scopes.contains(&s)))?;
+        Some(format!(
+            "the batch's title pattern also ran `{outside}`, beside its tests"
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -603,8 +707,8 @@ mod tests {
         )
         .unwrap();
         let rewritten = folder.path().join("report.json");
-        let found = rewrite_report(&raw, &rewritten, None, Path::new("/r")).unwrap();
-        assert_eq!(found, ["a.test.js::t"]);
+        let cut = rewrite_report(&raw, &rewritten, None, Path::new("/r")).unwrap();
+        assert_eq!(cut.found, ["a.test.js::t"]);
         let text = std::fs::read(&rewritten).unwrap();
         assert!(
             text.len() < 1_000,
@@ -662,7 +766,7 @@ mod tests {
     fn one_test_is_its_file_after_a_double_dash_and_an_anchored_pattern() {
         let jest = Jest::new(Some(strings(&["jest"])));
         let ids = ["__tests__/a.test.js::math > adds".to_owned()];
-        let selection = jest.chosen(&ids).unwrap_or_else(|e| panic!("{e}"));
+        let selection = jest.chosen(&ids, false).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             jest.argv(&selection, Some(7), None),
             strings(&[
@@ -680,7 +784,8 @@ mod tests {
         assert!(split_id(RunnerKind::Jest, "-c=evil.js::x").is_err());
         assert!(split_id(RunnerKind::Jest, "no-separator").is_err());
         let two = ["a.test.js::x".to_owned(), "b.test.js::y".to_owned()];
-        assert!(jest.chosen(&two).is_err());
+        assert!(jest.chosen(&two, false).is_err());
+        assert!(jest.chosen(&two, true).is_ok());
     }
 
     #[test]

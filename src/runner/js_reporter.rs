@@ -6,9 +6,17 @@
 //! list rather than one space-joined string, and retried attempts (`invocations`,
 //! `retryReasons`).
 
+//!
+//! The two runners differ only in how they are told which tests to run and where to
+//! report, so one adapter ([`OwnReporter`]) drives both, told by a [`Flavour`] (`mocha`'s
+//! and `node`'s modules hold theirs, and what is particular to each runner).
+
 use std::path::PathBuf;
 
-use super::{Context, ListedTest, RunReport, RunnerError, RunnerKind, Seed, jest};
+use super::{
+    Adapter, Arrangement, BatchOrdering, Context, GivenOrder, ListedTest, OrderSupport, RunOptions,
+    RunReport, RunnerError, RunnerKind, SeedSupport, jest,
+};
 use crate::results::Format;
 
 /// A reporter's source and the name it is written under (the extension decides how node
@@ -50,21 +58,264 @@ pub(super) struct Paths {
     pub report: PathBuf,
 }
 
-/// What an adapter asks of one run.
-pub(super) struct Run<'a> {
+/// Which tests a run selects.
+pub(super) enum Selection<'a> {
+    Suite,
+    /// The files, each once in the order first named, and the titles pattern.
+    Chosen {
+        files: Vec<&'a str>,
+        pattern: String,
+    },
+    /// Every test collected, none run.
+    Listing,
+}
+
+/// What one of the runners driven through candor's reporter is: its reporter, its
+/// sentences, and how it is told what to run.
+pub(super) struct Flavour {
     pub kind: RunnerKind,
-    pub reporter: &'a Reporter,
+    pub reporter: &'static Reporter,
+    /// Why a seed changes nothing.
+    pub no_seed: &'static str,
+    /// What "as given" means for an ordered run.
+    pub definition_order: &'static str,
+    /// What a refused shuffle says.
+    pub no_shuffle: &'static str,
+    /// Whether the tests of an ordered run must be in one file (node: a file is a process).
+    pub one_file_ordered: bool,
+    /// The argv after the prefix: the reporter's options (when `paths`), then the
+    /// selection's.
+    pub argv: fn(&Selection<'_>, Option<&Paths>) -> Vec<String>,
+    /// The anchored pattern selecting tests by their titles (each test's pieces).
+    pub pattern: fn(&[Vec<&str>]) -> String,
+    /// How many tests may run at once in a run of the whole suite or of several files,
+    /// from the prefix.
+    pub workers: fn(&[String]) -> Option<u32>,
+    /// The process a test runs in (`Adapter::process_scope`).
+    pub scope: fn(&str) -> Option<&str>,
+}
+
+/// mocha or node's test runner through a command prefix.
+#[derive(Clone)]
+pub struct OwnReporter {
+    prefix: Vec<String>,
+    flavour: &'static Flavour,
+}
+
+impl std::fmt::Debug for OwnReporter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OwnReporter")
+            .field("kind", &self.flavour.kind)
+            .field("prefix", &self.prefix)
+            .finish()
+    }
+}
+
+impl OwnReporter {
+    /// The adapter for a prefix (the runner's usual command when `None`).
+    pub(super) fn new(flavour: &'static Flavour, command: Option<Vec<String>>) -> Self {
+        OwnReporter {
+            prefix: command.unwrap_or_else(|| flavour.kind.default_command()),
+            flavour,
+        }
+    }
+
+    pub(super) fn argv(&self, selection: &Selection<'_>, paths: Option<&Paths>) -> Vec<String> {
+        let mut argv = self.prefix.clone();
+        argv.extend((self.flavour.argv)(selection, paths));
+        argv
+    }
+
+    /// The selection of chosen tests: of one file where an ordered run must be, unless
+    /// `many_files` (a batch).
+    pub(super) fn chosen<'a>(
+        &self,
+        test_ids: &'a [String],
+        many_files: bool,
+    ) -> Result<Selection<'a>, RunnerError> {
+        let kind = self.flavour.kind;
+        let (files, titles) = files_and_titles(kind, test_ids)?;
+        if files.len() > 1 && self.flavour.one_file_ordered && !many_files {
+            return Err(RunnerError::NotATestId {
+                id: test_ids.join(", "),
+                kind,
+                reason: "the tests of one ordered run must be in one file".to_owned(),
+            });
+        }
+        Ok(Selection::Chosen {
+            files,
+            pattern: (self.flavour.pattern)(&titles),
+        })
+    }
+
+    /// The workers of a run: one for chosen tests of one file.
+    pub(super) fn workers(&self, selection: &Selection<'_>) -> Option<u32> {
+        match selection {
+            Selection::Chosen { files, .. } if files.len() == 1 => Some(1),
+            _ => (self.flavour.workers)(&self.prefix),
+        }
+    }
+
+    fn run(
+        &self,
+        context: &Context<'_>,
+        selection: &Selection<'_>,
+        chosen: Option<&[String]>,
+        exact: bool,
+    ) -> Result<RunReport, RunnerError> {
+        Run {
+            kind: self.flavour.kind,
+            reporter: self.flavour.reporter,
+            chosen,
+            exact_in: exact.then_some(self.flavour.scope),
+            workers: self.workers(selection),
+        }
+        .execute(context, |paths| self.argv(selection, Some(paths)))
+    }
+
+    fn refuse_shuffle(&self, arrangement: Arrangement) -> Result<(), RunnerError> {
+        match arrangement {
+            Arrangement::AsGiven => Ok(()),
+            Arrangement::Shuffled(_) => Err(RunnerError::Unsupported {
+                kind: self.flavour.kind,
+                what: self.flavour.no_shuffle,
+            }),
+        }
+    }
+}
+
+impl Adapter for OwnReporter {
+    fn kind(&self) -> RunnerKind {
+        self.flavour.kind
+    }
+
+    fn seed_support(&self) -> SeedSupport {
+        SeedSupport::None(self.flavour.no_seed)
+    }
+
+    fn run_suite(
+        &self,
+        context: &Context<'_>,
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        self.run(context, &Selection::Suite, None, false)
+    }
+
+    fn run_one(
+        &self,
+        context: &Context<'_>,
+        test_id: &str,
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        let ids = [test_id.to_owned()];
+        self.run(context, &self.chosen(&ids, false)?, Some(&ids), false)
+    }
+
+    fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
+        Run {
+            kind: self.flavour.kind,
+            reporter: self.flavour.reporter,
+            chosen: None,
+            exact_in: None,
+            workers: None,
+        }
+        .list(context, |paths| self.argv(&Selection::Listing, Some(paths)))
+    }
+
+    fn order_support(&self) -> OrderSupport {
+        OrderSupport {
+            given: GivenOrder::Fixed(self.flavour.definition_order),
+            shuffles: false,
+            repeats: false,
+            seed_reseeds_tests: false,
+            unseeded: false,
+        }
+    }
+
+    fn process_scope<'t>(&self, test_id: &'t str) -> Option<&'t str> {
+        (self.flavour.scope)(test_id)
+    }
+
+    fn run_ordered(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        arrangement: Arrangement,
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        self.refuse_shuffle(arrangement)?;
+        self.run(
+            context,
+            &self.chosen(test_ids, false)?,
+            Some(test_ids),
+            false,
+        )
+    }
+
+    fn ordered_command(
+        &self,
+        test_ids: &[String],
+        arrangement: Arrangement,
+        _options: RunOptions,
+    ) -> Result<Vec<String>, RunnerError> {
+        self.refuse_shuffle(arrangement)?;
+        Ok(self.argv(&self.chosen(test_ids, false)?, None))
+    }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    fn batch_ordering(&self) -> BatchOrdering {
+        BatchOrdering::Fixed(self.flavour.definition_order)
+    }
+
+    /// The batch's files and one anchored pattern of its titles, in one run; a pattern
+    /// that also ran a test outside the batch in a chosen test's process scope, or two
+    /// tests under one id, is no exact selection: the runner could not run the batch, and
+    /// the lane replays its tests alone.
+    fn run_batch(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        self.run(context, &self.chosen(test_ids, true)?, Some(test_ids), true)
+    }
+}
+
+/// What an adapter asks of one run.
+struct Run<'a> {
+    kind: RunnerKind,
+    reporter: &'a Reporter,
     /// The ids the report is cut down to, for a run of chosen tests.
-    pub chosen: Option<&'a [String]>,
-    pub seed: Option<Seed>,
-    pub workers: Option<u32>,
+    chosen: Option<&'a [String]>,
+    /// For a batch: the process scope of a test, in which a test outside the chosen ones
+    /// must not have run.
+    exact_in: Option<fn(&str) -> Option<&str>>,
+    workers: Option<u32>,
 }
 
 impl Run<'_> {
+    fn invocation(
+        &self,
+        context: &Context<'_>,
+        name: &str,
+        argv: Vec<String>,
+        paths: &Paths,
+    ) -> super::process::Invocation {
+        let invocation = context.invocation(name, argv).report_at(&paths.report);
+        if self.kind == RunnerKind::Mocha {
+            invocation.env(MOCHA_REPORT_VARIABLE, &paths.report.to_string_lossy())
+        } else {
+            invocation
+        }
+    }
+
     /// Runs the argv `argv` builds from the paths, checks that the runner ran, and returns
     /// the report with its paths relative to the repository root (and only the chosen
     /// tests); a chosen id the report does not hold is a runner that could not run.
-    pub fn execute(
+    fn execute(
         self,
         context: &Context<'_>,
         argv: impl FnOnce(&Paths) -> Vec<String>,
@@ -74,12 +325,7 @@ impl Run<'_> {
             reporter: self.reporter.write(context)?,
             report: context.scratch_path(&format!("{name}.json")),
         };
-        let mut invocation = context
-            .invocation(name, argv(&paths))
-            .report_at(&paths.report);
-        if self.kind == RunnerKind::Mocha {
-            invocation = invocation.env(MOCHA_REPORT_VARIABLE, &paths.report.to_string_lossy());
-        }
+        let invocation = self.invocation(context, name, argv(&paths), &paths);
         let record = context.run(invocation)?;
         context.check_ran(self.kind, &record, &paths.report)?;
         // Stopped by a clock: both reporters write when the run ends (node opens the
@@ -92,28 +338,24 @@ impl Run<'_> {
             Vec::new()
         } else {
             let rewritten = context.scratch_path(&format!("{name}-report.json"));
-            let found = jest::rewrite_report(&report, &rewritten, self.chosen, &context.repo_root)?;
+            let cut = jest::rewrite_report(&report, &rewritten, self.chosen, &context.repo_root)?;
             report = rewritten;
-            found
+            if let Some(scope) = self.exact_in {
+                let scope = |id: &str| scope(id).map(str::to_owned);
+                if let Some(why) = cut.inexact(self.chosen.unwrap_or_default(), scope) {
+                    return Err(jest::inexact_selection(self.kind, why, &record));
+                }
+            }
+            cut.found
         };
-        if let Some(missing) = self
-            .chosen
-            .filter(|_| !timed_out)
-            .and_then(|ids| ids.iter().find(|id| !found.contains(id)))
-        {
-            return Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
-                runner: self.kind,
-                why: format!("{name} ran no test with the id `{missing}`"),
-                quoted: Vec::new(),
-                log: record.log.clone(),
-                unknown_test: true,
-            })));
+        if let Some(chosen) = self.chosen.filter(|_| !timed_out) {
+            check_found(self.kind, chosen, &found, &record)?;
         }
         let run = RunReport {
             runner: self.kind,
             report,
             format: Some(Format::JestJson),
-            seed: self.seed,
+            seed: None,
             workers: self.workers,
             invocations: vec![record],
         };
@@ -122,7 +364,7 @@ impl Run<'_> {
     }
 
     /// Runs a listing (no test runs) and returns every test it names.
-    pub fn list(
+    fn list(
         self,
         context: &Context<'_>,
         argv: impl FnOnce(&Paths) -> Vec<String>,
@@ -132,12 +374,7 @@ impl Run<'_> {
             reporter: self.reporter.write(context)?,
             report: context.scratch_path(&format!("{name}.json")),
         };
-        let mut invocation = context
-            .invocation(&name, argv(&paths))
-            .report_at(&paths.report);
-        if self.kind == RunnerKind::Mocha {
-            invocation = invocation.env(MOCHA_REPORT_VARIABLE, &paths.report.to_string_lossy());
-        }
+        let invocation = self.invocation(context, &name, argv(&paths), &paths);
         let record = context.run(invocation)?;
         context.check_ran(self.kind, &record, &paths.report)?;
         let options = crate::results::ParseOptions {
@@ -201,5 +438,24 @@ pub(super) fn anchored(alternatives: &[String]) -> String {
     } else {
         let joined: Vec<&str> = unique.iter().map(|a| a.as_str()).collect();
         format!("^(?:{})$", joined.join("|"))
+    }
+}
+
+/// A chosen id the report does not hold: the runner could not run it (an unknown test).
+pub(super) fn check_found(
+    kind: RunnerKind,
+    chosen: &[String],
+    found: &[String],
+    record: &super::InvocationRecord,
+) -> Result<(), RunnerError> {
+    match chosen.iter().find(|id| !found.contains(id)) {
+        Some(missing) => Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
+            runner: kind,
+            why: format!("{kind} ran no test with the id `{missing}`"),
+            quoted: Vec::new(),
+            log: record.log.clone(),
+            unknown_test: true,
+        }))),
+        None => Ok(()),
     }
 }

@@ -39,8 +39,10 @@
 //!
 //! For the merge lane's batched replays ([`Adapter::run_batch`],
 //! [`Adapter::batch_ordering`]; docs/runners.md): pytest runs a batch in the order given;
-//! cargo (one process per test target, exact filters) and go (one `-run` alternation for
-//! every package) in their own order; nextest each test in its own process.
+//! cargo (one process per test target, exact filters), go (one `-run` alternation for
+//! every package), jest, vitest, mocha, node and Playwright (one title pattern for the
+//! whole batch, refused where it ran a test outside the batch in a process one of the
+//! batch's shares) in their own order; nextest each test in its own process.
 
 mod cargo;
 mod command;
@@ -903,8 +905,8 @@ pub fn adapter(
         RunnerKind::Jest => Box::new(Jest::probe(command, &context.repo_root)),
         RunnerKind::Vitest => Box::new(Jest::vitest(command)),
         RunnerKind::Playwright => Box::new(Playwright::new(command)),
-        RunnerKind::Mocha => Box::new(Mocha::new(command)),
-        RunnerKind::Node => Box::new(NodeTest::new(command)),
+        RunnerKind::Mocha => Box::new(mocha::mocha(command)),
+        RunnerKind::Node => Box::new(node::node_test(command)),
     })
 }
 

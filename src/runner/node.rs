@@ -17,11 +17,8 @@
 //! default), so a file is the scope tests share state in; its tests run in definition
 //! order.
 
-use super::js_reporter::{self, Paths, Run};
-use super::{
-    Adapter, Arrangement, Context, GivenOrder, ListedTest, OrderSupport, RunOptions, RunReport,
-    RunnerError, RunnerKind, SeedSupport, available_parallelism, jest, option_value,
-};
+use super::js_reporter::{self, Flavour, OwnReporter, Paths, Selection};
+use super::{RunnerKind, available_parallelism, jest, option_value};
 
 const NO_SEED: &str = "node's test runner (node 20) has no shuffle: each file runs in its own process and its tests run in the order they are defined, so a seed changes nothing";
 
@@ -32,185 +29,70 @@ const MATCH_NOTHING: &str = "(?!)";
 
 /// node's test runner through a command prefix (`node --test` unless `[runner] command`
 /// says: `node --test --import tsx`, say).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeTest {
-    prefix: Vec<String>,
+pub type NodeTest = OwnReporter;
+
+/// node's part of the adapter.
+pub(super) static NODE: Flavour = Flavour {
+    kind: RunnerKind::Node,
+    reporter: &js_reporter::NODE,
+    no_seed: NO_SEED,
+    definition_order: DEFINITION_ORDER,
+    no_shuffle: "shuffle tests (node 20's test runner has no shuffle)",
+    one_file_ordered: true,
+    argv,
+    pattern,
+    workers,
+    // Each test file runs in its own process.
+    scope: |test_id| test_id.split_once("::").map(|(file, _)| file),
+};
+
+/// The adapter for a prefix.
+pub fn node_test(command: Option<Vec<String>>) -> NodeTest {
+    OwnReporter::new(&NODE, command)
 }
 
-/// Which tests a run selects.
-enum Selection<'a> {
-    Suite,
-    Chosen { file: &'a str, pattern: String },
-    Listing,
-}
-
-impl NodeTest {
-    /// The adapter for a prefix.
-    pub fn new(command: Option<Vec<String>>) -> Self {
-        NodeTest {
-            prefix: command.unwrap_or_else(|| RunnerKind::Node.default_command()),
+fn argv(selection: &Selection<'_>, paths: Option<&Paths>) -> Vec<String> {
+    let mut argv = Vec::new();
+    if let Some(paths) = paths {
+        argv.push(format!("--test-reporter={}", paths.reporter.display()));
+        argv.push(format!(
+            "--test-reporter-destination={}",
+            paths.report.display()
+        ));
+    }
+    match selection {
+        Selection::Suite => {}
+        Selection::Listing => argv.push(format!("--test-name-pattern={MATCH_NOTHING}")),
+        Selection::Chosen { files, pattern } => {
+            // Attached, so the pattern is the option's value; `split_id` refused a file
+            // starting with `-`.
+            argv.push(format!("--test-name-pattern={pattern}"));
+            argv.extend(files.iter().map(|f| (*f).to_owned()));
         }
     }
+    argv
+}
 
-    fn argv(&self, selection: &Selection<'_>, paths: Option<&Paths>) -> Vec<String> {
-        let mut argv = self.prefix.clone();
-        if let Some(paths) = paths {
-            argv.push(format!("--test-reporter={}", paths.reporter.display()));
-            argv.push(format!(
-                "--test-reporter-destination={}",
-                paths.report.display()
+/// Each test's own name (the last title, or, when a title holding ` > ` was split, the
+/// last pieces joined back) or its full name, anchored.
+fn pattern(titles: &[Vec<&str>]) -> String {
+    let mut alternatives = Vec::new();
+    for pieces in titles {
+        for start in (0..pieces.len()).rev() {
+            alternatives.push(jest::js_regex_escape(
+                &pieces[start..].join(crate::results::ids::JS_SEPARATOR),
             ));
         }
-        match selection {
-            Selection::Suite => {}
-            Selection::Listing => argv.push(format!("--test-name-pattern={MATCH_NOTHING}")),
-            Selection::Chosen { file, pattern } => {
-                // Attached, so the pattern is the option's value; `split_id` refused a file
-                // starting with `-`.
-                argv.push(format!("--test-name-pattern={pattern}"));
-                argv.push((*file).to_owned());
-            }
-        }
-        argv
+        alternatives.push(jest::title_pattern(pieces));
     }
-
-    fn chosen(test_ids: &[String]) -> Result<Selection<'_>, RunnerError> {
-        let (files, titles) = js_reporter::files_and_titles(RunnerKind::Node, test_ids)?;
-        if files.len() > 1 {
-            return Err(RunnerError::NotATestId {
-                id: test_ids.join(", "),
-                kind: RunnerKind::Node,
-                reason: "the tests of one ordered run must be in one file".to_owned(),
-            });
-        }
-        let mut alternatives = Vec::new();
-        for pieces in &titles {
-            // The own name: the last title, or (a title holding ` > ` was split) the last
-            // pieces joined back.
-            for start in (0..pieces.len()).rev() {
-                alternatives.push(jest::js_regex_escape(
-                    &pieces[start..].join(crate::results::ids::JS_SEPARATOR),
-                ));
-            }
-            alternatives.push(jest::title_pattern(pieces));
-        }
-        Ok(Selection::Chosen {
-            file: files[0],
-            pattern: js_reporter::anchored(&alternatives),
-        })
-    }
-
-    /// `--test-concurrency`, else node's default: one less than the machine's parallelism.
-    fn workers(&self) -> Option<u32> {
-        match option_value(&self.prefix, &["--test-concurrency"], false) {
-            Some(value) => value.parse().ok(),
-            None => available_parallelism().map(|n| n.saturating_sub(1).max(1)),
-        }
-    }
-
-    fn run(
-        &self,
-        context: &Context<'_>,
-        selection: &Selection<'_>,
-        chosen: Option<&[String]>,
-    ) -> Result<RunReport, RunnerError> {
-        Run {
-            kind: RunnerKind::Node,
-            reporter: &js_reporter::NODE,
-            chosen,
-            seed: None,
-            workers: if chosen.is_some() {
-                Some(1)
-            } else {
-                self.workers()
-            },
-        }
-        .execute(context, |paths| self.argv(selection, Some(paths)))
-    }
+    js_reporter::anchored(&alternatives)
 }
 
-impl Adapter for NodeTest {
-    fn kind(&self) -> RunnerKind {
-        RunnerKind::Node
-    }
-
-    fn seed_support(&self) -> SeedSupport {
-        SeedSupport::None(NO_SEED)
-    }
-
-    fn run_suite(
-        &self,
-        context: &Context<'_>,
-        _options: RunOptions,
-    ) -> Result<RunReport, RunnerError> {
-        self.run(context, &Selection::Suite, None)
-    }
-
-    fn run_one(
-        &self,
-        context: &Context<'_>,
-        test_id: &str,
-        _options: RunOptions,
-    ) -> Result<RunReport, RunnerError> {
-        let ids = [test_id.to_owned()];
-        self.run(context, &Self::chosen(&ids)?, Some(&ids))
-    }
-
-    fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
-        Run {
-            kind: RunnerKind::Node,
-            reporter: &js_reporter::NODE,
-            chosen: None,
-            seed: None,
-            workers: None,
-        }
-        .list(context, |paths| self.argv(&Selection::Listing, Some(paths)))
-    }
-
-    fn order_support(&self) -> OrderSupport {
-        OrderSupport {
-            given: GivenOrder::Fixed(DEFINITION_ORDER),
-            shuffles: false,
-            repeats: false,
-            seed_reseeds_tests: false,
-            unseeded: false,
-        }
-    }
-
-    fn process_scope<'t>(&self, test_id: &'t str) -> Option<&'t str> {
-        // Each test file runs in its own process.
-        test_id.split_once("::").map(|(file, _)| file)
-    }
-
-    fn run_ordered(
-        &self,
-        context: &Context<'_>,
-        test_ids: &[String],
-        arrangement: Arrangement,
-        _options: RunOptions,
-    ) -> Result<RunReport, RunnerError> {
-        refuse_shuffle(arrangement)?;
-        self.run(context, &Self::chosen(test_ids)?, Some(test_ids))
-    }
-
-    fn ordered_command(
-        &self,
-        test_ids: &[String],
-        arrangement: Arrangement,
-        _options: RunOptions,
-    ) -> Result<Vec<String>, RunnerError> {
-        refuse_shuffle(arrangement)?;
-        Ok(self.argv(&Self::chosen(test_ids)?, None))
-    }
-}
-
-fn refuse_shuffle(arrangement: Arrangement) -> Result<(), RunnerError> {
-    match arrangement {
-        Arrangement::AsGiven => Ok(()),
-        Arrangement::Shuffled(_) => Err(RunnerError::Unsupported {
-            kind: RunnerKind::Node,
-            what: "shuffle tests (node 20's test runner has no shuffle)",
-        }),
+/// `--test-concurrency`, else node's default: one less than the machine's parallelism.
+fn workers(prefix: &[String]) -> Option<u32> {
+    match option_value(prefix, &["--test-concurrency"], false) {
+        Some(value) => value.parse().ok(),
+        None => available_parallelism().map(|n| n.saturating_sub(1).max(1)),
     }
 }
 
@@ -223,9 +105,9 @@ mod tests {
     /// file.
     #[test]
     fn one_test_is_its_own_or_full_name_anchored_then_its_file() {
-        let node = NodeTest::new(None);
+        let node = node_test(None);
         let ids = ["test/a.test.js::weird (a+b)* > quotes \"q\" :: $HOME".to_owned()];
-        let selection = NodeTest::chosen(&ids).unwrap_or_else(|e| panic!("{e}"));
+        let selection = node.chosen(&ids, false).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             node.argv(&selection, None),
             strings(&[
@@ -237,13 +119,15 @@ mod tests {
         );
         let top = ["test/a.test.js::top".to_owned()];
         let Selection::Chosen { pattern, .. } =
-            NodeTest::chosen(&top).unwrap_or_else(|e| panic!("{e}"))
+            node.chosen(&top, false).unwrap_or_else(|e| panic!("{e}"))
         else {
             panic!("a chosen selection");
         };
         assert_eq!(pattern, "^top$");
-        assert!(NodeTest::chosen(&["--eval=x::y".to_owned()]).is_err());
+        assert!(node.chosen(&["--eval=x::y".to_owned()], false).is_err());
         let two = ["a.test.js::x".to_owned(), "b.test.js::y".to_owned()];
-        assert!(NodeTest::chosen(&two).is_err());
+        assert!(node.chosen(&two, false).is_err());
+        // A batch may hold several files: each runs in its own process.
+        assert!(node.chosen(&two, true).is_ok());
     }
 }

@@ -34,8 +34,9 @@
 use std::path::Path;
 
 use super::{
-    Adapter, Arrangement, Context, GivenOrder, ListedTest, NotRun, OrderSupport, RunOptions,
-    RunReport, RunnerError, RunnerKind, SeedSupport, jest::js_regex_escape, option_value,
+    Adapter, Arrangement, BatchOrdering, Context, GivenOrder, ListedTest, OrderSupport, RunOptions,
+    RunReport, RunnerError, RunnerKind, SeedSupport, jest, jest::js_regex_escape, js_reporter,
+    option_value,
 };
 use crate::results::{Format, playwrightjson};
 
@@ -56,10 +57,10 @@ pub struct Playwright {
 /// Which tests a run selects.
 enum Selection {
     Suite,
-    /// One project and file, and the titles pattern.
+    /// The projects and files (one each, except in a batch), and the titles pattern.
     Chosen {
-        project: String,
-        file: String,
+        projects: Vec<String>,
+        files: Vec<String>,
         pattern: String,
         /// The ids the report is cut down to.
         ids: Vec<String>,
@@ -87,23 +88,30 @@ impl Playwright {
             Selection::Suite => {}
             Selection::Listing => argv.push("--list".to_owned()),
             Selection::Chosen {
-                project,
-                file,
+                projects,
+                files,
                 pattern,
                 ..
             } => {
                 argv.push("--workers=1".to_owned());
-                if !project.is_empty() {
+                for project in projects.iter().filter(|p| !p.is_empty()) {
                     argv.push(format!("--project={project}"));
                 }
                 argv.push(format!("--grep=/{pattern}/"));
-                argv.push(format!("/(?:^|\\/){}$/", js_regex_escape(file)));
+                for file in files {
+                    argv.push(format!("/(?:^|\\/){}$/", js_regex_escape(file)));
+                }
             }
         }
         argv
     }
 
-    fn run(&self, context: &Context<'_>, selection: &Selection) -> Result<RunReport, RunnerError> {
+    fn run(
+        &self,
+        context: &Context<'_>,
+        selection: &Selection,
+        exact: bool,
+    ) -> Result<RunReport, RunnerError> {
         let report = context.scratch_path("playwright.json");
         let output = context.scratch_path("playwright-output");
         let argv = self.argv(selection, Some(&output));
@@ -118,15 +126,17 @@ impl Playwright {
             Selection::Chosen { ids, .. } => {
                 let cut = context.scratch_path("playwright-report.json");
                 let found = cut_report(&report, &cut, ids, &context.repo_root)?;
-                if let Some(missing) = ids.iter().find(|id| !found.contains(id)) {
-                    return Err(RunnerError::CouldNotRun(Box::new(NotRun {
-                        runner: RunnerKind::Playwright,
-                        why: format!("playwright ran no test with the id `{missing}`"),
-                        quoted: Vec::new(),
-                        log: record.log.clone(),
-                        unknown_test: true,
-                    })));
+                if exact {
+                    let scope = |id: &str| self.process_scope(id).map(str::to_owned);
+                    if let Some(why) = found.inexact(ids, scope) {
+                        return Err(jest::inexact_selection(
+                            RunnerKind::Playwright,
+                            why,
+                            &record,
+                        ));
+                    }
                 }
+                js_reporter::check_found(RunnerKind::Playwright, ids, &found.found, &record)?;
                 cut
             }
             _ => report,
@@ -146,13 +156,21 @@ impl Playwright {
         Ok(run)
     }
 
-    /// The selection of tests of one project and file, by their ids.
-    fn chosen(test_ids: &[String]) -> Result<Selection, RunnerError> {
+    /// The selection of tests by their ids: of one project and file, unless `many` (a
+    /// batch: every project and file named, each once).
+    fn chosen(test_ids: &[String], many: bool) -> Result<Selection, RunnerError> {
         let mut place: Option<(&str, &str)> = None;
         let mut alternatives = Vec::new();
+        let (mut projects, mut files): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
         for test_id in test_ids {
             let (project, file, titles) = split_id(test_id)?;
-            if place.is_some_and(|p| p != (project, file)) {
+            if !projects.iter().any(|p| p == project) {
+                projects.push(project.to_owned());
+            }
+            if !files.iter().any(|f| f == file) {
+                files.push(file.to_owned());
+            }
+            if place.is_some_and(|p| p != (project, file)) && !many {
                 return Err(RunnerError::NotATestId {
                     id: test_id.clone(),
                     kind: RunnerKind::Playwright,
@@ -163,19 +181,19 @@ impl Playwright {
             place = Some((project, file));
             alternatives.push(title_pattern(&titles));
         }
-        let Some((project, file)) = place else {
+        if place.is_none() {
             return Err(RunnerError::NotATestId {
                 id: String::new(),
                 kind: RunnerKind::Playwright,
                 reason: "an ordered run needs at least one test".to_owned(),
             });
-        };
+        }
         // Playwright matches ` project file describe… title @tag…` (its title path
         // joined by spaces, tags last).
         let pattern = format!("(?:^| )(?:{})(?: @\\S+)*$", alternatives.join("|"));
         Ok(Selection::Chosen {
-            project: project.to_owned(),
-            file: file.to_owned(),
+            projects,
+            files,
             pattern,
             ids: test_ids.to_vec(),
         })
@@ -217,7 +235,7 @@ impl Adapter for Playwright {
         context: &Context<'_>,
         _options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        self.run(context, &Selection::Suite)
+        self.run(context, &Selection::Suite, false)
     }
 
     fn run_one(
@@ -226,7 +244,11 @@ impl Adapter for Playwright {
         test_id: &str,
         _options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        self.run(context, &Playwright::chosen(&[test_id.to_owned()])?)
+        self.run(
+            context,
+            &Playwright::chosen(&[test_id.to_owned()], false)?,
+            false,
+        )
     }
 
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
@@ -281,7 +303,7 @@ impl Adapter for Playwright {
         _options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
         refuse_shuffle(arrangement)?;
-        self.run(context, &Playwright::chosen(test_ids)?)
+        self.run(context, &Playwright::chosen(test_ids, false)?, false)
     }
 
     fn ordered_command(
@@ -291,7 +313,28 @@ impl Adapter for Playwright {
         _options: RunOptions,
     ) -> Result<Vec<String>, RunnerError> {
         refuse_shuffle(arrangement)?;
-        Ok(self.argv(&Playwright::chosen(test_ids)?, None))
+        Ok(self.argv(&Playwright::chosen(test_ids, false)?, None))
+    }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    fn batch_ordering(&self) -> BatchOrdering {
+        BatchOrdering::Fixed(DEFINITION_ORDER)
+    }
+
+    /// Every project and file of the batch and one `--grep` of its titles, in one worker;
+    /// a pattern that also ran a test outside the batch in one of its tests' project and
+    /// file is no exact selection: the runner could not run the batch, and the lane
+    /// replays its tests alone.
+    fn run_batch(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        _options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        self.run(context, &Playwright::chosen(test_ids, true)?, true)
     }
 }
 
@@ -332,13 +375,14 @@ fn title_pattern(titles: &[&str]) -> String {
 }
 
 /// Writes to `cut` the report at `raw` with only the `chosen` tests; returns their ids as
-/// found.
+/// found, and the tests dropped (Playwright reports only the tests its filters selected:
+/// each ran, or was skipped by its own code).
 fn cut_report(
     raw: &Path,
     cut: &Path,
     chosen: &[String],
     repo_root: &Path,
-) -> Result<Vec<String>, RunnerError> {
+) -> Result<jest::Cut, RunnerError> {
     let output_error = |message: String| RunnerError::Output {
         what: "the Playwright JSON report".to_owned(),
         message,
@@ -348,12 +392,20 @@ fn cut_report(
     // Files under the root as given, else under the config's folder (Playwright prints
     // real paths, which a root behind a symbolic link does not prefix).
     let root = repo_root.to_string_lossy().into_owned();
+    let mut dropped = Vec::new();
     let found = playwrightjson::retain_tests(&mut report, Some(&root), |id| {
-        chosen.iter().any(|c| c == id)
+        let keep = chosen.iter().any(|c| c == id);
+        if !keep {
+            dropped.push(id.to_owned());
+        }
+        keep
     });
     let bytes = serde_json::to_vec(&report).map_err(|error| output_error(error.to_string()))?;
     fs_err::write(cut, bytes)?;
-    Ok(found)
+    Ok(jest::Cut {
+        found,
+        ran_outside: dropped,
+    })
 }
 
 #[cfg(test)]
@@ -365,7 +417,7 @@ mod tests {
     fn one_test_is_its_project_an_anchored_file_and_an_anchored_title() {
         let playwright = Playwright::new(Some(strings(&["playwright", "test"])));
         let ids = ["[alpha] tests/a.spec.js::math > adds (1+1)".to_owned()];
-        let selection = Playwright::chosen(&ids).unwrap_or_else(|e| panic!("{e}"));
+        let selection = Playwright::chosen(&ids, false).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             playwright.argv(&selection, None),
             strings(&[
@@ -380,14 +432,25 @@ mod tests {
         );
         // No project: no `--project`.
         let ids = ["tests/a.spec.js::top".to_owned()];
-        let argv = playwright.argv(&Playwright::chosen(&ids).expect("an id"), None);
+        let argv = playwright.argv(&Playwright::chosen(&ids, false).expect("an id"), None);
         assert!(!argv.iter().any(|a| a.starts_with("--project")), "{argv:?}");
         assert!(split_id("no-separator").is_err());
         let two = [
             "[alpha] a.spec.js::x".to_owned(),
             "[beta] a.spec.js::y".to_owned(),
         ];
-        assert!(Playwright::chosen(&two).is_err());
+        assert!(Playwright::chosen(&two, false).is_err());
+        // A batch names every project and file once.
+        let Selection::Chosen {
+            projects, files, ..
+        } = Playwright::chosen(&two, true).expect("a batch")
+        else {
+            panic!("a chosen selection");
+        };
+        assert_eq!(
+            (projects, files),
+            (strings(&["alpha", "beta"]), strings(&["a.spec.js"]))
+        );
     }
 
     #[test]

@@ -247,3 +247,17 @@ fn compare_measures_the_flaky_test_on_both_sides() {
 fn gate_replays_a_new_jest_test_and_accepts_a_clean_change() {
     JEST.gate_replays_a_new_test_and_accepts_a_clean_change();
 }
+
+/// #15 item 1: one process selects exactly the batch's tests, hostile titles included; a
+/// pair the title pattern cannot tell apart refuses the batch.
+#[test]
+fn a_batch_selects_exactly_its_tests_in_one_jest_process() {
+    JEST.a_batch_selects_exactly_its_tests_in_one_process("a b > c");
+}
+
+/// #15 items 1–2: the gate's rounds are a few jest processes, and what a batch made red
+/// is judged alone.
+#[test]
+fn gate_batches_the_jest_rounds_and_judges_alone_what_a_batch_made_red() {
+    JEST.gate_batches_the_rounds_and_judges_alone_what_a_batch_made_red();
+}

@@ -18,9 +18,7 @@ use candor::results::{Outcome, ParseOptions, parse_all};
 use candor::runner::process::SystemExecutor;
 use candor::runner::{RunOptions, RunnerKind};
 
-use crate::js_support::{
-    ADDS, FLAKY, Js, READER, SKIPPED, SUBTRACTS, WRITER, counter, flaky_outcome, outcome_of,
-};
+use crate::js_support::{Js, READER, WRITER, counter, flaky_outcome};
 use crate::runner_support::{argv_holds, logs, not_run, outcomes};
 
 const MOCHA: Js = Js {
@@ -94,46 +92,17 @@ fn the_real_mocha_writes_the_same_dialect() {
 
 #[test]
 fn the_suite_runs_through_candor_s_reporter_in_definition_order_with_retries_off() {
-    let suite = MOCHA.project();
-    let executor = SystemExecutor;
-    let context = Js::context(&suite, &executor);
-    let mocha = MOCHA.adapter(&suite, &context);
-    assert!(!mocha.order_support().shuffles);
-    for run in 0..2 {
-        let report = mocha
-            .run_suite(&context, RunOptions { seed: Some(1) })
-            .expect("the suite runs");
-        assert_eq!(report.runner, RunnerKind::Mocha);
+    MOCHA.the_suite_runs_in_definition_order(|report, run| {
         // mocha exits with the number of failed tests.
         let red = 1 + u32::from(flaky_outcome(run) == Outcome::Fail);
         assert_eq!(
             report.exit_code(),
             i32::try_from(red).unwrap_or(0),
             "{}",
-            logs(&report)
+            logs(report)
         );
-        assert!(argv_holds(&report, "--retries") && argv_holds(&report, "0"));
-        // No seed: mocha has no shuffle.
-        assert_eq!(report.seed, None);
-        let pairs = outcomes(&report);
-        assert_eq!(pairs.len(), 7, "{pairs:?}");
-        for (titles, expected) in [
-            (ADDS, Outcome::Pass),
-            (SUBTRACTS, Outcome::Fail),
-            (SKIPPED, Outcome::Skip),
-            (WRITER, Outcome::Pass),
-            // Definition order: the writer always runs first.
-            (READER, Outcome::Pass),
-            (FLAKY, flaky_outcome(run)),
-        ] {
-            assert_eq!(
-                outcome_of(&pairs, &MOCHA.basic(titles)),
-                Some(expected),
-                "{titles}, run {run}"
-            );
-        }
-        assert_eq!(outcome_of(&pairs, &MOCHA.hostile()), Some(Outcome::Pass));
-    }
+        assert!(argv_holds(report, "--retries") && argv_holds(report, "0"));
+    });
 }
 
 /// Issue #20 item 1: `--retries 0` turns mocha's retries off, but a test's own
@@ -282,24 +251,21 @@ fn gate_replays_a_new_mocha_test_and_accepts_a_clean_change() {
     MOCHA.gate_replays_a_new_test_and_accepts_a_clean_change();
 }
 
-/// A run stopped by candor's clock has no report (candor's reporter writes it when the
-/// run ends): it is returned as timed out, for its caller to judge, never an error
-/// reading the missing report (#20, as for jest in `js_clock`).
 #[test]
 fn a_mocha_run_stopped_by_the_clock_is_timed_out_not_an_error() {
-    let suite = MOCHA.project();
-    suite.write(
-        "test/hangs.test.js",
-        "it('hangs', function () {\n  if (this && this.timeout) this.timeout(0);\n  return new Promise(() => { setInterval(() => {}, 1000); });\n});\n",
-    );
-    let executor = SystemExecutor;
-    let context = Js::context(&suite, &executor).with_timeout(
-        Some(std::time::Duration::from_secs(3)),
-        std::time::Duration::from_secs(1),
-    );
-    let runner = MOCHA.adapter(&suite, &context);
-    let report = runner
-        .run_one(&context, "test/hangs.test.js::hangs", RunOptions::default())
-        .unwrap_or_else(|e| panic!("a timed-out run, not an error: {e}"));
-    assert!(report.timed_out(), "{}", logs(&report));
+    MOCHA.a_run_stopped_by_the_clock_is_timed_out_not_an_error();
+}
+
+/// #15 item 1: one process selects exactly the batch's tests, hostile titles included; a
+/// pair the title pattern cannot tell apart refuses the batch.
+#[test]
+fn a_batch_selects_exactly_its_tests_in_one_mocha_process() {
+    MOCHA.a_batch_selects_exactly_its_tests_in_one_process("a b > c");
+}
+
+/// #15 items 1–2: the gate's rounds are a few mocha processes, and what a batch made red
+/// is judged alone.
+#[test]
+fn gate_batches_the_mocha_rounds_and_judges_alone_what_a_batch_made_red() {
+    MOCHA.gate_batches_the_rounds_and_judges_alone_what_a_batch_made_red();
 }

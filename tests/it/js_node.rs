@@ -8,9 +8,7 @@ use candor::results::Outcome;
 use candor::runner::process::SystemExecutor;
 use candor::runner::{RunOptions, RunnerKind};
 
-use crate::js_support::{
-    ADDS, FLAKY, Js, READER, SKIPPED, SUBTRACTS, WRITER, flaky_outcome, outcome_of,
-};
+use crate::js_support::Js;
 use crate::runner_support::{argv_holds, logs, not_run, outcomes};
 
 const NODE: Js = Js {
@@ -23,17 +21,8 @@ const NODE: Js = Js {
 
 #[test]
 fn the_suite_runs_through_candor_s_reporter_into_file_and_describe_ids() {
-    let suite = NODE.project();
-    let executor = SystemExecutor;
-    let context = Js::context(&suite, &executor);
-    let node = NODE.adapter(&suite, &context);
-    assert!(!node.order_support().shuffles);
-    for run in 0..2 {
-        let report = node
-            .run_suite(&context, RunOptions { seed: Some(1) })
-            .expect("the suite runs");
-        assert_eq!(report.runner, RunnerKind::Node);
-        assert_eq!(report.exit_code(), 1, "{}", logs(&report));
+    NODE.the_suite_runs_in_definition_order(|report, _| {
+        assert_eq!(report.exit_code(), 1, "{}", logs(report));
         assert!(
             report.invocations[0]
                 .argv
@@ -42,28 +31,8 @@ fn the_suite_runs_through_candor_s_reporter_into_file_and_describe_ids() {
             "{:?}",
             report.invocations[0].argv
         );
-        assert!(!argv_holds(&report, "--test-name-pattern"));
-        // No seed: node 20's runner has no shuffle.
-        assert_eq!(report.seed, None);
-        let pairs = outcomes(&report);
-        assert_eq!(pairs.len(), 7, "{pairs:?}");
-        for (titles, expected) in [
-            (ADDS, Outcome::Pass),
-            (SUBTRACTS, Outcome::Fail),
-            (SKIPPED, Outcome::Skip),
-            (WRITER, Outcome::Pass),
-            // Definition order: the writer always runs first.
-            (READER, Outcome::Pass),
-            (FLAKY, flaky_outcome(run)),
-        ] {
-            assert_eq!(
-                outcome_of(&pairs, &NODE.basic(titles)),
-                Some(expected),
-                "{titles}, run {run}"
-            );
-        }
-        assert_eq!(outcome_of(&pairs, &NODE.hostile()), Some(Outcome::Pass));
-    }
+        assert!(!argv_holds(report, "--test-name-pattern"));
+    });
 }
 
 #[test]
@@ -164,24 +133,71 @@ fn gate_replays_a_new_node_test_and_accepts_a_clean_change() {
     NODE.gate_replays_a_new_test_and_accepts_a_clean_change();
 }
 
-/// A run stopped by candor's clock has no report (candor's reporter writes it when the
-/// run ends): it is returned as timed out, for its caller to judge, never an error
-/// reading the missing report (#20, as for jest in `js_clock`).
 #[test]
 fn a_node_run_stopped_by_the_clock_is_timed_out_not_an_error() {
+    NODE.a_run_stopped_by_the_clock_is_timed_out_not_an_error();
+}
+
+/// #15 item 1: one process selects exactly the batch's tests, hostile titles included; a
+/// pair the title pattern cannot tell apart refuses the batch.
+#[test]
+fn a_batch_selects_exactly_its_tests_in_one_node_process() {
+    NODE.a_batch_selects_exactly_its_tests_in_one_process("x > same");
+}
+
+/// #15 items 1–2: the gate's rounds are a few node processes, and what a batch made red
+/// is judged alone.
+#[test]
+fn gate_batches_the_node_rounds_and_judges_alone_what_a_batch_made_red() {
+    NODE.gate_batches_the_rounds_and_judges_alone_what_a_batch_made_red();
+}
+
+/// #20 leftover (node's JUnit exception): node's junit reporter writes the failure's
+/// `type` as the kind of failure (`testCodeFailure`) and what the test threw as the
+/// text's `cause:`. Read from a real `node --test --test-reporter=junit` run, each
+/// failure's exception is the thrown error's class, so a fingerprint matches it; a
+/// failure that threw nothing (a time-out) keeps node's kind.
+#[test]
+fn node_s_junit_failures_name_the_thrown_exception_not_the_failure_kind() {
     let suite = NODE.project();
     suite.write(
-        "test/hangs.test.js",
-        "const { it } = require('node:test');\nit('hangs', function () {\n  if (this && this.timeout) this.timeout(0);\n  return new Promise(() => { setInterval(() => {}, 1000); });\n});\n",
+        "test/throws.test.js",
+        concat!(
+            "const { it } = require('node:test');\n",
+            "const assert = require('node:assert');\n",
+            "it('asserts', () => { assert.strictEqual(1 + 1, 3); });\n",
+            "it('types', () => { null.length; });\n",
+            "it('ranges', () => { throw new RangeError('too far'); });\n",
+            "it('times out', { timeout: 50 }, () => new Promise((r) => setTimeout(r, 500)));\n",
+        ),
     );
-    let executor = SystemExecutor;
-    let context = Js::context(&suite, &executor).with_timeout(
-        Some(std::time::Duration::from_secs(3)),
-        std::time::Duration::from_secs(1),
-    );
-    let runner = NODE.adapter(&suite, &context);
-    let report = runner
-        .run_one(&context, "test/hangs.test.js::hangs", RunOptions::default())
-        .unwrap_or_else(|e| panic!("a timed-out run, not an error: {e}"));
-    assert!(report.timed_out(), "{}", logs(&report));
+    let xml = suite.temp.path().join("node.xml");
+    let status = std::process::Command::new("node")
+        .args([
+            "--test",
+            "--test-reporter=junit",
+            &format!("--test-reporter-destination={}", xml.display()),
+            "test/throws.test.js",
+        ])
+        .current_dir(&suite.repo)
+        .status()
+        .expect("node runs");
+    assert_eq!(status.code(), Some(1));
+    let text = std::fs::read_to_string(&xml).expect("the JUnit file");
+    assert!(text.contains("testCodeFailure"), "{text}");
+    let (executions, _) =
+        candor::results::parse_all(text.as_bytes(), &candor::results::ParseOptions::default())
+            .expect("it parses");
+    let exception = |title: &str| {
+        executions
+            .iter()
+            .find(|e| e.test_id.ends_with(title))
+            .and_then(|e| e.failure.as_ref())
+            .and_then(|f| f.exception.clone())
+            .unwrap_or_else(|| panic!("{title}: {executions:#?}"))
+    };
+    assert_eq!(exception("asserts"), "AssertionError");
+    assert_eq!(exception("types"), "TypeError");
+    assert_eq!(exception("ranges"), "RangeError");
+    assert_eq!(exception("times out"), "testTimeoutFailure");
 }

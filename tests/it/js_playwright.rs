@@ -651,3 +651,47 @@ fn init_detects_the_playwright_project() {
     let written = std::fs::read_to_string(suite.repo.join("candor.toml")).expect("candor.toml");
     assert!(written.contains("\nkind = \"playwright\"\n"), "{written}");
 }
+
+/// #15 item 1: one Playwright process (one worker) runs a batch of both projects' tests,
+/// the hostile title among them, and the report holds exactly those, the reader after
+/// its writer (definition order); the flaky test never ran. A batch whose projects and
+/// titles also select a test outside it in one of its tests' project and file (Playwright
+/// runs every named project over every named file) is refused: the lane replays its tests
+/// alone, never a wrong selection.
+#[test]
+fn a_batch_of_both_projects_runs_in_one_process_and_an_inexact_one_is_refused() {
+    let suite = project("playwright");
+    let executor = SystemExecutor;
+    let context = context(&suite, &executor);
+    let playwright = playwright_adapter(&suite, &context, &[]);
+    let beta = |id: &str| id.replacen("[alpha]", "[beta]", 1);
+    let ids = [
+        HOSTILE_TITLE.to_owned(),
+        beta(HOSTILE_TITLE),
+        ADDS.to_owned(),
+        BETA_ADDS.to_owned(),
+        WRITER.to_owned(),
+        beta(WRITER),
+        READER.to_owned(),
+        beta(READER),
+    ];
+    let report = playwright
+        .run_batch(&context, &ids, RunOptions { seed: Some(9) })
+        .unwrap_or_else(|e| panic!("the batch runs: {e}"));
+    assert_eq!(report.invocations.len(), 1);
+    let mut expected: Vec<(String, Outcome)> =
+        ids.iter().map(|id| (id.clone(), Outcome::Pass)).collect();
+    expected.sort();
+    assert_eq!(outcomes(&report), expected, "{}", logs(&report));
+    assert!(!counter(&suite, "alpha").exists() && !counter(&suite, "beta").exists());
+    let inexact = [ADDS.to_owned(), SUBTRACTS.to_owned(), BETA_ADDS.to_owned()];
+    let ran = playwright.run_batch(&context, &inexact, RunOptions::default());
+    let refused = not_run(&ran);
+    assert!(refused.why.contains("also ran"), "{refused}");
+    assert!(
+        refused
+            .why
+            .contains("[beta] tests/basic.spec.js::math > subtracts wrongly"),
+        "{refused}"
+    );
+}

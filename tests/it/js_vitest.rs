@@ -9,10 +9,8 @@ use candor::results::Outcome;
 use candor::runner::process::SystemExecutor;
 use candor::runner::{RunOptions, RunnerConfig, RunnerKind, adapter};
 
-use crate::js_support::{
-    ADDS, FLAKY, Js, READER, SKIPPED, SUBTRACTS, WRITER, flaky_outcome, outcome_of,
-};
-use crate::runner_support::{argv_holds, logs, not_run, outcomes};
+use crate::js_support::Js;
+use crate::runner_support::{argv_holds, logs, not_run};
 
 const VITEST: Js = Js {
     kind: RunnerKind::Vitest,
@@ -43,23 +41,7 @@ fn the_suite_runs_shuffled_by_its_seed_with_retries_off() {
         assert!(argv_holds(&report, "--sequence.shuffle"));
         assert!(argv_holds(&report, &format!("--sequence.seed={seed}")));
         assert_eq!(report.seed.as_ref().map(|s| s.value), Some(seed));
-        let pairs = outcomes(&report);
-        assert_eq!(pairs.len(), 7, "{pairs:?}");
-        for (titles, expected) in [
-            (ADDS, Outcome::Pass),
-            (SUBTRACTS, Outcome::Fail),
-            (SKIPPED, Outcome::Skip),
-            (WRITER, Outcome::Pass),
-            (READER, reader),
-            (FLAKY, flaky_outcome(run)),
-        ] {
-            assert_eq!(
-                outcome_of(&pairs, &VITEST.basic(titles)),
-                Some(expected),
-                "{titles}, seed {seed}"
-            );
-        }
-        assert_eq!(outcome_of(&pairs, &VITEST.hostile()), Some(Outcome::Pass));
+        VITEST.assert_fixture_outcomes(&report, reader, run, &format!("seed {seed}"));
     }
 }
 
@@ -137,4 +119,18 @@ fn compare_measures_the_flaky_vitest_test_on_both_sides() {
 #[test]
 fn gate_replays_a_new_vitest_test_and_accepts_a_clean_change() {
     VITEST.gate_replays_a_new_test_and_accepts_a_clean_change();
+}
+
+/// #15 item 1: one process selects exactly the batch's tests, hostile titles included; a
+/// pair the title pattern cannot tell apart refuses the batch.
+#[test]
+fn a_batch_selects_exactly_its_tests_in_one_vitest_process() {
+    VITEST.a_batch_selects_exactly_its_tests_in_one_process("a b > c");
+}
+
+/// #15 items 1–2: the gate's rounds are a few vitest processes, and what a batch made red
+/// is judged alone.
+#[test]
+fn gate_batches_the_vitest_rounds_and_judges_alone_what_a_batch_made_red() {
+    VITEST.gate_batches_the_rounds_and_judges_alone_what_a_batch_made_red();
 }

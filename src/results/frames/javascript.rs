@@ -39,7 +39,29 @@ pub(super) fn javascript_frames(text: &str) -> Vec<Frame> {
     frames
 }
 
+/// node's test runner wraps what a test threw: `Error [ERR_TEST_FAILURE]: message` with
+/// a `failureType` (`testCodeFailure`), and what was thrown printed as its `cause:`.
+/// The wrapper is printed bare, or in brackets when it has no stack (`[Error
+/// [ERR_TEST_FAILURE]: …] {`).
+static NODE_WRAPPER_LINE: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"^\s*\[?Error \[ERR_TEST_FAILURE\]"));
+static NODE_CAUSE_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^\s*cause: ([A-Za-z_$][\w$]*(?:Error|Exception)|Error)(?: \[[^\]]+\])?(?::\s*(.*?))?\s*$",
+    )
+});
+
 pub(super) fn javascript_exception(text: &str) -> TextReading {
+    // node's junit reporter: the exception is the wrapper's cause, the wrapper's type only
+    // the kind of failure. No thrown error (a time-out, a cancelled test): no exception
+    // from the text, so the failure kind stays.
+    if text.lines().any(|l| NODE_WRAPPER_LINE.is_match(l)) {
+        let cause = text.lines().find_map(|l| NODE_CAUSE_LINE.captures(l));
+        return cause.map_or_else(TextReading::default, |caps| TextReading {
+            exception: Some(caps[1].to_owned()),
+            message: Some(caps.get(2).map_or("", |m| m.as_str()).to_owned()),
+        });
+    }
     for line in text.lines() {
         if JS_FRAME.is_match(line) || VITEST_FRAME.is_match(line) {
             break;

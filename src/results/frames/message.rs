@@ -35,8 +35,27 @@ const PLACEHOLDER_TYPES: &[&str] = &[
     "assertion",
 ];
 
+/// The kinds of failure node's test runner writes as a JUnit failure's `type`
+/// (`failureType`): not the exception, which its text holds (`cause:`).
+const NODE_FAILURE_KINDS: &[&str] = &[
+    "testCodeFailure",
+    "hookFailed",
+    "subtestsFailed",
+    "cancelledByParent",
+    "testTimeoutFailure",
+    "uncaughtException",
+    "unhandledRejection",
+    "parentAlreadyFinished",
+    "callbackAndPromisePresent",
+    "multipleCallbackInvocations",
+    "testAborted",
+];
+
 fn is_vague_type(kind: &str) -> bool {
-    kind.is_empty() || kind.contains(char::is_whitespace) || PLACEHOLDER_TYPES.contains(&kind)
+    kind.is_empty()
+        || kind.contains(char::is_whitespace)
+        || PLACEHOLDER_TYPES.contains(&kind)
+        || NODE_FAILURE_KINDS.contains(&kind)
 }
 
 pub(super) fn resolve_exception(

@@ -180,6 +180,47 @@ fn javascript_jest_and_node_assert() {
     assert_eq!(failing(&failure).as_deref(), Some("test/a.test.mjs:4"));
 }
 
+/// #20 leftover: node's junit reporter writes the kind of failure as the `type` and what
+/// the test threw as the wrapper's `cause:` (bare, or the wrapper in brackets when it
+/// has no stack); a failure that threw nothing keeps node's kind and message.
+#[test]
+fn node_junit_failures_name_the_cause_not_the_failure_kind() {
+    let bracketed = "[Error [ERR_TEST_FAILURE]: Cannot read properties of null (reading 'length')] {\n  code: 'ERR_TEST_FAILURE',\n  failureType: 'testCodeFailure',\n  cause: TypeError [Error]: Cannot read properties of null (reading 'length')\n      at TestContext.<anonymous> (/repo/t.test.js:4:26)\n      at Test.run (node:internal/test_runner/test:796:25)\n}";
+    let failure = build_failure(
+        Some("testCodeFailure".into()),
+        Some("Cannot read properties of null (reading 'length')".into()),
+        bracketed.into(),
+        Language::JavaScript,
+        &options(Some("/repo")),
+    );
+    assert_eq!(failure.exception.as_deref(), Some("TypeError"));
+    assert_eq!(
+        failure.message,
+        "Cannot read properties of null (reading 'length')"
+    );
+    assert_eq!(failing(&failure).as_deref(), Some("t.test.js:4"));
+    let bare = "Error [ERR_TEST_FAILURE]: 1 == 2\n    at async Promise.all (index 0) {\n  code: 'ERR_TEST_FAILURE',\n  failureType: 'testCodeFailure',\n  cause: AssertionError [ERR_ASSERTION]: 1 == 2\n      at TestContext.<anonymous> (/repo/t.test.js:9:3) {\n    code: 'ERR_ASSERTION'\n  }\n}";
+    let failure = build_failure(
+        Some("testCodeFailure".into()),
+        None,
+        bare.into(),
+        Language::JavaScript,
+        &options(Some("/repo")),
+    );
+    assert_eq!(failure.exception.as_deref(), Some("AssertionError"));
+    assert_eq!(failure.message, "1 == 2");
+    let timeout = "[Error [ERR_TEST_FAILURE]: test timed out after 50ms] { code: 'ERR_TEST_FAILURE', failureType: 'testTimeoutFailure', cause: 'test timed out after 50ms' }";
+    let failure = build_failure(
+        Some("testTimeoutFailure".into()),
+        Some("test timed out after 50ms".into()),
+        timeout.into(),
+        Language::JavaScript,
+        &options(None),
+    );
+    assert_eq!(failure.exception.as_deref(), Some("testTimeoutFailure"));
+    assert_eq!(failure.message, "test timed out after 50ms");
+}
+
 #[test]
 fn unknown_language_is_guessed() {
     let text = "java.lang.IllegalStateException: nope\n\tat com.acme.Foo.bar(Foo.java:42)\n";

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use candor::results::Outcome;
 use candor::runner::process::SystemExecutor;
-use candor::runner::{Adapter, Context, RunOptions, RunnerConfig, RunnerKind, adapter};
+use candor::runner::{Adapter, Context, RunOptions, RunReport, RunnerConfig, RunnerKind, adapter};
 
 use crate::runner_support::{HOSTILE, logs, not_run, outcomes, pwned_files, ran_argvs};
 use crate::triage_support::{self, Suite, TODAY, fingerprint, git};
@@ -455,5 +455,247 @@ impl Js {
             touched.contains(&format!("{cart}::cart > is empty").as_str()),
             "{line:#}"
         );
+    }
+
+    /// #15 item 1 (JS): several chosen tests of two files in one runner process, hostile
+    /// titles among them, selected exactly: the report holds those tests and no other,
+    /// each with its outcome, and the flaky test (not chosen) never ran. Then two tests the
+    /// title pattern cannot tell apart: the batch is refused (the lane replays its tests
+    /// alone), never a wrong selection. `twins` is which of `twins.test.js`'s tests are
+    /// such a pair for this runner: `a b > c` (full names equal: `a b c`) for the runners
+    /// that match the full name, `x > same` (own names equal) for node, which matches the
+    /// own name too.
+    pub fn a_batch_selects_exactly_its_tests_in_one_process(&self, twins: &str) {
+        let suite = self.project();
+        suite.write(
+            &format!("{}/twins.test.js", self.tests),
+            &format!(
+                "{}describe('a b', () => {{\n  it('c', () => {{}});\n}});\ndescribe('a', () => {{\n  it('b c', () => {{}});\n}});\ndescribe('x', () => {{\n  it('same', () => {{}});\n}});\ndescribe('y', () => {{\n  it('same', () => {{}});\n}});\n",
+                self.prelude
+            ),
+        );
+        let executor = SystemExecutor;
+        let context = Self::context(&suite, &executor);
+        let runner = self.adapter(&suite, &context);
+        assert!(runner.batches());
+        let ids = [
+            self.hostile(),
+            self.basic(ADDS),
+            self.basic(SUBTRACTS),
+            self.basic(WRITER),
+            self.basic(READER),
+        ];
+        let report = runner
+            .run_batch(&context, &ids, RunOptions { seed: Some(9) })
+            .unwrap_or_else(|e| panic!("the batch runs: {e}"));
+        assert_eq!(report.invocations.len(), 1, "one process");
+        let mut expected = vec![
+            (self.hostile(), Outcome::Pass),
+            (self.basic(ADDS), Outcome::Pass),
+            (self.basic(SUBTRACTS), Outcome::Fail),
+            // Definition order: the writer runs first.
+            (self.basic(WRITER), Outcome::Pass),
+            (self.basic(READER), Outcome::Pass),
+        ];
+        expected.sort();
+        assert_eq!(outcomes(&report), expected, "{}", logs(&report));
+        assert!(!counter(&suite).exists(), "the flaky test ran");
+        let argv = &report.invocations[0].argv;
+        let patterns = argv
+            .iter()
+            .filter(|a| a.contains("Pattern=") || a.contains("pattern=") || *a == "--grep")
+            .count();
+        assert_eq!(patterns, 1, "one pattern: {argv:?}");
+        assert!(pwned_files(suite.temp.path()).is_empty());
+
+        let twin = format!("{}/twins.test.js::{twins}", self.tests);
+        let ran = runner.run_batch(
+            &context,
+            &[twin, self.basic(ADDS)],
+            RunOptions { seed: Some(9) },
+        );
+        let refused = not_run(&ran);
+        assert!(!refused.unknown_test, "{refused}");
+        assert!(refused.why.contains("also ran"), "{refused}");
+    }
+
+    /// #15 items 1–2 (JS): `candor gate` over a change touching seven tests in two files
+    /// replays them in a few runner processes per round (the runner keeps definition
+    /// order, so a file's touched tests are spread over each round's processes, never one
+    /// process per replay), and judges alone the two tests red in a batch: a reader that
+    /// passes only after its writer is red alone too (rejected), a victim that another
+    /// touched test dirties is green alone (order-dependent in its batch).
+    pub fn gate_batches_the_rounds_and_judges_alone_what_a_batch_made_red(&self) {
+        let suite = self.project();
+        for file in ["basic.test.js", "hostile.test.js"] {
+            std::fs::remove_file(suite.repo.join(self.tests).join(file))
+                .expect("remove a fixture test");
+        }
+        let cart = format!("{}/cart.test.js", self.tests);
+        let util = format!("{}/util.test.js", self.tests);
+        let totals = "it('totals', () => {\n  if (1 + 2 !== 3) throw new Error('1 + 2');\n});\n";
+        suite.write(&cart, &format!("{}{totals}", self.prelude));
+        suite.write(
+            "candor.toml",
+            "[lane]\nreplay = \"touched\"\nmin_replays = 3\nmax_wall_seconds = 300\n",
+        );
+        triage_support::git(&suite.repo, &["checkout", "--quiet", "main"]);
+        commit(&suite, "a clean suite");
+        triage_support::git(&suite.repo, &["checkout", "--quiet", "-B", "change"]);
+        let check = |what: &str| format!("if (!({what})) throw new Error({what:?});");
+        suite.write(
+            &cart,
+            &format!(
+                "{}{totals}
+describe('order', () => {{
+  let state = 'unset';
+  it('writer sets state', () => {{ state = 'set'; }});
+  it('reader needs the writer first', () => {{ {} }});
+}});
+describe('pollution', () => {{
+  let state = 'clean';
+  it('dirties state', () => {{ state = 'dirty'; }});
+  it('victim needs clean state', () => {{ {} }});
+}});
+",
+                self.prelude,
+                check("state === 'set'"),
+                check("state === 'clean'"),
+            ),
+        );
+        suite.write(
+            &util,
+            &format!(
+                "{}it('pads', () => {{ {} }});\nit('trims', () => {{ {} }});\n",
+                self.prelude,
+                check("'7'.padStart(2, '0') === '07'"),
+                check("' x '.trim() === 'x'"),
+            ),
+        );
+        commit(&suite, "more tests");
+        let ran = suite.candor(&["gate", "--format", "json"], &[]);
+        let text = std::fs::read_to_string(suite.repo.join("score-report.json"))
+            .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
+        let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+        let touched = report["touched"].as_array().map_or(0, Vec::len);
+        assert_eq!(touched, 7, "{report:#}");
+        let rounds = report["batching"]["rounds"]
+            .as_array()
+            .unwrap_or_else(|| panic!("batched: {report:#}"));
+        assert_eq!(rounds.len(), 3, "{report:#}");
+        let processes: usize = rounds
+            .iter()
+            .map(|r| r["batches"].as_array().map_or(0, Vec::len))
+            .sum();
+        // Five tests in cart.test.js: two processes a round at most (2³ ≥ 5).
+        assert!(processes <= 6, "{processes} processes: {report:#}");
+        for round in rounds {
+            assert_eq!(round["order"], "spread", "{report:#}");
+            let tests: usize = round["batches"].as_array().map_or(0, |b| {
+                b.iter()
+                    .map(|b| b["tests"].as_array().map_or(0, Vec::len))
+                    .sum()
+            });
+            assert_eq!(tests, 7, "every touched test in every round: {report:#}");
+        }
+        let reader = format!("{cart}::order > reader needs the writer first");
+        let victim = format!("{cart}::pollution > victim needs clean state");
+        let alone: Vec<&str> = report["batching"]["replayed_alone"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|t| t.as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(alone, [reader.as_str(), victim.as_str()], "{report:#}");
+        let dependent: Vec<&str> = report["batching"]["order_dependent"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|t| t["test"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(dependent, [victim.as_str()], "{report:#}");
+        // The untouched-by-batching tests are judged by their batched replays.
+        for test in [format!("{util}::pads"), format!("{cart}::totals")] {
+            let runs: Vec<&serde_json::Value> = report["runs"]
+                .as_array()
+                .map(|r| r.iter().filter(|r| r["test"] == test.as_str()).collect())
+                .unwrap_or_default();
+            assert_eq!(runs.len(), 3, "{test}: {report:#}");
+            assert!(
+                runs.iter()
+                    .all(|r| r["outcome"] == "pass" && r["batch"].is_u64()),
+                "{test}: {report:#}"
+            );
+        }
+    }
+
+    /// The suite twice through candor's reporter (mocha, node): no seed (neither runner
+    /// shuffles), every test under its file and describe id, the reader after its writer
+    /// (definition order), the flaky test following its seeded sequence; `check` adds the
+    /// runner's own assertions on each run (its exit code, its options).
+    pub fn the_suite_runs_in_definition_order(&self, check: impl Fn(&RunReport, u32)) {
+        let suite = self.project();
+        let executor = SystemExecutor;
+        let context = Self::context(&suite, &executor);
+        let runner = self.adapter(&suite, &context);
+        assert!(!runner.order_support().shuffles);
+        for run in 0..2 {
+            let report = runner
+                .run_suite(&context, RunOptions { seed: Some(1) })
+                .expect("the suite runs");
+            assert_eq!(report.runner, self.kind);
+            assert_eq!(report.seed, None);
+            check(&report, run);
+            // Definition order: the writer always runs first.
+            self.assert_fixture_outcomes(&report, Outcome::Pass, run, &format!("run {run}"));
+        }
+    }
+
+    /// A whole run's report holds the fixture's seven tests with their outcomes: the
+    /// reader's `reader` (it follows the order), the flaky test's `flaky_run`-th draw.
+    pub fn assert_fixture_outcomes(
+        &self,
+        report: &RunReport,
+        reader: Outcome,
+        flaky_run: u32,
+        what: &str,
+    ) {
+        let pairs = outcomes(report);
+        assert_eq!(pairs.len(), 7, "{pairs:?}");
+        for (titles, expected) in [
+            (ADDS, Outcome::Pass),
+            (SUBTRACTS, Outcome::Fail),
+            (SKIPPED, Outcome::Skip),
+            (WRITER, Outcome::Pass),
+            (READER, reader),
+            (FLAKY, flaky_outcome(flaky_run)),
+        ] {
+            assert_eq!(
+                outcome_of(&pairs, &self.basic(titles)),
+                Some(expected),
+                "{titles}, {what}"
+            );
+        }
+        assert_eq!(outcome_of(&pairs, &self.hostile()), Some(Outcome::Pass));
+    }
+
+    /// A run stopped by candor's clock has no report (candor's reporters write it when the
+    /// run ends): it is returned as timed out, for its caller to judge, never an error
+    /// reading the missing report (#20, as for jest in `js_clock`).
+    pub fn a_run_stopped_by_the_clock_is_timed_out_not_an_error(&self) {
+        let suite = self.project();
+        suite.write(
+            &format!("{}/hangs.test.js", self.tests),
+            &format!(
+                "{}it('hangs', function () {{\n  if (this && this.timeout) this.timeout(0);\n  return new Promise(() => {{ setInterval(() => {{}}, 1000); }});\n}});\n",
+                self.prelude
+            ),
+        );
+        let executor = SystemExecutor;
+        let context = Self::context(&suite, &executor)
+            .with_timeout(Some(Duration::from_secs(3)), Duration::from_secs(1));
+        let runner = self.adapter(&suite, &context);
+        let id = format!("{}/hangs.test.js::hangs", self.tests);
+        let report = runner
+            .run_one(&context, &id, RunOptions::default())
+            .unwrap_or_else(|e| panic!("a timed-out run, not an error: {e}"));
+        assert!(report.timed_out(), "{}", logs(&report));
     }
 }
