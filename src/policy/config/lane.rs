@@ -41,6 +41,9 @@ pub struct LaneConfig {
     pub test_infrastructure: Vec<PathGlob>,
     /// What the lane replays besides the touched tests.
     pub replay: ReplayMode,
+    /// Runner processes the lane runs at once (its replay rounds, the base's version);
+    /// `None`: the CPUs available to candor. 1 runs everything one after another.
+    pub jobs: Option<u32>,
 }
 
 /// `[lane] replay`: what the merge lane runs.
@@ -79,6 +82,7 @@ impl Default for LaneConfig {
             fail_on_missing_oracle: false,
             presets: Vec::new(),
             replay: ReplayMode::default(),
+            jobs: None,
             test_infrastructure: crate::gate::infrastructure::default_globs(),
         }
     }
@@ -242,6 +246,7 @@ pub(super) struct RawLane {
     presets: Option<Vec<Spanned<String>>>,
     replay: Option<Spanned<String>>,
     test_infrastructure: Option<Vec<Spanned<String>>>,
+    jobs: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -308,6 +313,9 @@ pub(super) fn resolve_lane(
             ));
         }
         lane.fail_on_missing_oracle = value.into_inner();
+    }
+    if let Some(value) = raw.jobs {
+        lane.jobs = Some(positive(source, "lane.jobs", &value)?);
     }
     if let Some(value) = raw.replay {
         lane.replay = match value.get_ref().as_str() {
