@@ -80,13 +80,16 @@ mod tests {
 
     impl Rendezvous {
         fn meet(&self, count: usize) -> bool {
-            let mut inside = self.inside.lock().unwrap_or_else(|e| e.into_inner());
+            let mut inside = self
+                .inside
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             *inside += 1;
             self.changed.notify_all();
             let (inside, waited) = self
                 .changed
                 .wait_timeout_while(inside, Duration::from_secs(30), |n| *n < count)
-                .unwrap_or_else(|e| e.into_inner());
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             drop(inside);
             !waited.timed_out()
         }
@@ -141,13 +144,18 @@ mod tests {
             |c, ()| {
                 let now = at_once.fetch_add(1, Ordering::SeqCst) + 1;
                 most.fetch_max(now, Ordering::SeqCst);
-                order.lock().unwrap_or_else(|e| e.into_inner()).push(c);
+                order
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(c);
                 at_once.fetch_sub(1, Ordering::SeqCst);
             },
         );
         assert_eq!(most.load(Ordering::SeqCst), 1);
         assert_eq!(
-            *order.lock().unwrap_or_else(|e| e.into_inner()),
+            *order
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
             ['a', 'b', 'c']
         );
     }

@@ -993,7 +993,7 @@ fn replay_batched(
 
 /// Forward on odd rounds, reversed on even ones.
 fn round_order(round: u32) -> lane::BatchOrder {
-    if round % 2 == 0 {
+    if round.is_multiple_of(2) {
         lane::BatchOrder::Reversed
     } else {
         lane::BatchOrder::Forward

@@ -881,6 +881,9 @@ pub fn adapter(
     })
 }
 
+/// An adapter, and its listing of the tests or why it could not list them.
+pub type AdapterAndListing = (Box<dyn Adapter>, Result<Vec<ListedTest>, RunnerError>);
+
 /// The adapter (as [`adapter`] builds it) and its listing of the tests. With `concurrent`,
 /// pytest's listing runs beside its plugin probe: `--collect-only` names the same tests
 /// whatever the probe finds (it turns pytest-randomly off itself), so the merge lane waits
@@ -889,7 +892,7 @@ pub fn adapter_and_listing(
     config: &RunnerConfig,
     context: &Context<'_>,
     concurrent: bool,
-) -> Result<(Box<dyn Adapter>, Result<Vec<ListedTest>, RunnerError>), RunnerError> {
+) -> Result<AdapterAndListing, RunnerError> {
     let kind = match config.kind {
         Some(kind) => Some(kind),
         None if concurrent => Some(detect(context)?),
@@ -909,9 +912,9 @@ pub fn adapter_and_listing(
         .clone()
         .map(|argv| rooted_program(argv, &context.repo_root));
     let (built, listed) = std::thread::scope(|scope| {
-        let lister = scope.spawn(|| Pytest::new(command, false).list(context));
+        let listing = scope.spawn(|| Pytest::new(command, false).list(context));
         let built = adapter(config, context);
-        let listed = lister
+        let listed = listing
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (built, listed)
