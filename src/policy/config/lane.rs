@@ -661,6 +661,18 @@ mod tests {
         );
     }
 
+    /// #15 item 3: `[lane] jobs`, unset by default (the CPUs available), a whole number
+    /// of at least 1 where set.
+    #[test]
+    fn the_lane_jobs_are_a_positive_whole_number() {
+        assert_eq!(LaneConfig::default().jobs, None);
+        let one = parse("[lane]\njobs = 1\n").expect("parses");
+        assert_eq!(one.lane.jobs, Some(1));
+        let error = parse("[lane]\n\njobs = 0\n").unwrap_err();
+        assert_eq!(error.line, 3);
+        assert!(error.message.contains("lane.jobs"), "{}", error.message);
+    }
+
     #[test]
     fn the_lane_defaults_and_the_commented_freeze_and_ban_are_valid() {
         let config = parse(DEFAULT_CONFIG).expect("default parses");
