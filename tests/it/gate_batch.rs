@@ -3,8 +3,10 @@
 //! pytest process, forward then reversed; ids that need care on a command line
 //! (parametrize ids with `[`, `-`, spaces, non-ASCII) survive the batch; a test that
 //! passes only after another touched test ran before it is not accepted; a test another
-//! touched test breaks is order-dependent in its batch and judged alone. Every test builds
-//! its own repository.
+//! touched test breaks is order-dependent in its batch and judged alone. With `jobs = 2`
+//! (item 3) the rounds run side by side and the last one alone: a test green only beside
+//! another pytest process is rejected, one red only beside another is judged alone and
+//! does not reject a good change. Every test builds its own repository.
 
 use crate::triage_support;
 
