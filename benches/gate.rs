@@ -10,7 +10,9 @@
 //! whose change edits every test of 4 files (40 touched tests, each doing a little
 //! arithmetic), `candor gate` (`replay = "touched"`: listing, 3 rounds, the base's version
 //! of the 4 modules) against one plain `pytest` run of those 40 tests, median of
-//! `--iterations` each. `--candor PATH` times another build (the one before a change).
+//! `--iterations` each, alternated so that a change in the machine's load hits all
+//! sides. `--candor PATH` times another build; `--baseline PATH` times a build before a
+//! change beside it; `--jobs N` passes `candor gate --jobs N`.
 //! `--runner cargo`, `--runner nextest` and `--runner go` do the same on a generated
 //! crate (4 integration test files) or go module (4 packages), against one plain
 //! `cargo test`, `cargo nextest run` or `go test -count=1 ./...` of the 40 tests, the
@@ -49,6 +51,13 @@ struct Options {
     /// The candor binary to time (default: this build's).
     #[arg(long)]
     candor: Option<std::path::PathBuf>,
+    /// With `--touched`: a build to time beside this one, alternated (the one before a
+    /// change; it gets no `--jobs`).
+    #[arg(long)]
+    baseline: Option<std::path::PathBuf>,
+    /// `candor gate --jobs N` (a build before issue #15 item 3 has no such option).
+    #[arg(long)]
+    jobs: Option<u32>,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
@@ -123,10 +132,14 @@ struct Measured {
     processes: String,
 }
 
-fn gate_once(repo: &Path, candor: &Path) -> Measured {
+fn gate_once(repo: &Path, candor: &Path, jobs: Option<u32>) -> Measured {
     let started = Instant::now();
+    let jobs: Vec<String> = jobs
+        .map(|n| vec!["--jobs".to_owned(), n.to_string()])
+        .unwrap_or_default();
     let output = Command::new(candor)
         .args(["gate", "--format", "json"])
+        .args(&jobs)
         .current_dir(repo)
         .env("CANDOR_DB", repo.join(".candor/history.db"))
         .output()
@@ -287,6 +300,14 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// The load average over the last minute, as `/proc/loadavg` says (Linux).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
 fn touched_main(options: &Options, touched: u32, candor: &Path) -> ExitCode {
     let temp = tempfile::tempdir().expect("temp dir");
     let repo = temp.path();
@@ -348,42 +369,60 @@ fn touched_main(options: &Options, touched: u32, candor: &Path) -> ExitCode {
         }
         _ => None,
     };
-    let plain: Vec<f64> = (0..options.iterations)
-        .map(|_| timed(repo, &plain_argv))
-        .collect();
-    let measured: Vec<Measured> = (0..options.iterations)
-        .map(|_| gate_once(repo, candor))
-        .collect();
-    let processes = measured[0].runs;
-    let plain = median(plain);
-    let gate = median(measured.iter().map(|m| m.wall).collect());
-    let listing = median(measured.iter().map(|m| m.listing).collect());
-    let base_version = median(measured.iter().map(|m| m.base_version).collect());
-    let batched = &measured[0].processes;
-    println!(
-        "{project}: {touched} touched tests in 4 {units}; candor {}\n",
-        candor.display()
-    );
-    println!("| part (median of {}) | seconds |", options.iterations);
-    println!("| --- | --: |");
-    println!(
-        "| one plain `{}` run of the {touched} tests | {plain:.3} |",
-        plain_argv.join(" ")
-    );
-    println!("| whole `candor gate` ({processes} replays judged; {batched}) | {gate:.3} |");
-    println!("| of which the probe and listing | {listing:.3} |");
-    if runner == "pytest" {
-        println!("| of which the base's version of the 4 modules | {base_version:.3} |");
+    let load_before = load_average();
+    // Alternated: a plain run, the baseline's gate (when given), this build's gate.
+    let mut plain = Vec::new();
+    let mut before: Vec<Measured> = Vec::new();
+    let mut measured: Vec<Measured> = Vec::new();
+    for _ in 0..options.iterations {
+        plain.push(timed(repo, &plain_argv));
+        if let Some(baseline) = &options.baseline {
+            before.push(gate_once(repo, baseline, None));
+        }
+        measured.push(gate_once(repo, candor, options.jobs));
     }
-    if let Some(compile) = compile {
+    let plain = median(plain);
+    println!(
+        "{project}: {touched} touched tests in 4 {units}; load average {load_before} before, {} after\n",
+        load_average()
+    );
+    let columns: Vec<(String, &[Measured])> = options
+        .baseline
+        .iter()
+        .map(|b| (b.display().to_string(), before.as_slice()))
+        .chain(std::iter::once((
+            candor.display().to_string(),
+            measured.as_slice(),
+        )))
+        .collect();
+    for (name, runs) in columns {
+        let processes = runs[0].runs;
+        let gate = median(runs.iter().map(|m| m.wall).collect());
+        let listing = median(runs.iter().map(|m| m.listing).collect());
+        let base_version = median(runs.iter().map(|m| m.base_version).collect());
+        let batched = &runs[0].processes;
+        println!("candor {name}\n");
+        println!("| part (median of {}) | seconds |", options.iterations);
+        println!("| --- | --: |");
         println!(
-            "| the compile of the changed test code (`cargo test --no-run`, paid once per change, not in the gate's wall above) | {compile:.3} |"
+            "| one plain `{}` run of the {touched} tests | {plain:.3} |",
+            plain_argv.join(" ")
+        );
+        println!("| whole `candor gate` ({processes} replays judged; {batched}) | {gate:.3} |");
+        println!("| of which the probe and listing | {listing:.3} |");
+        if runner == "pytest" {
+            println!("| of which the base's version of the 4 modules | {base_version:.3} |");
+        }
+        if let Some(compile) = compile {
+            println!(
+                "| the compile of the changed test code (`cargo test --no-run`, paid once per change, not in the gate's wall above) | {compile:.3} |"
+            );
+        }
+        println!(
+            "| **gate / plain run** | **{:.1}×** (target ≤ 4×) |\n",
+            gate / plain
         );
     }
-    println!(
-        "| **gate / plain run** | **{:.1}×** (target ≤ 4×) |",
-        gate / plain
-    );
     ExitCode::SUCCESS
 }
 
@@ -400,7 +439,7 @@ fn main() -> ExitCode {
     let repo = temp.path();
     generate(repo, &options);
     let mut measured: Vec<Measured> = (0..options.iterations)
-        .map(|_| gate_once(repo, &candor))
+        .map(|_| gate_once(repo, &candor, options.jobs))
         .collect();
     let own = |m: &Measured| m.wall - m.replays - m.listing - m.base_version;
     measured.sort_by(|a, b| own(a).total_cmp(&own(b)));

@@ -164,6 +164,15 @@ pub fn gate(
         );
     }
     let lane_time = Duration::from_secs(u64::from(policy.lane.max_wall_seconds));
+    let jobs = settings
+        .jobs
+        .or(policy.lane.jobs)
+        .or_else(|| {
+            std::thread::available_parallelism()
+                .ok()
+                .and_then(|n| u32::try_from(n.get()).ok())
+        })
+        .unwrap_or(1);
     let mut replays = Replays::default();
     let mut touched = Vec::new();
     let mut listing_seconds = None;
@@ -177,10 +186,11 @@ pub fn gate(
         let listing_context = runner::Context::new(repo_root, dir.join("listing"), executor)
             .with_timeout(Some(policy.runner.timeout), policy.runner.grace)
             .with_pinned_environment();
-        let adapter = runner::adapter(&policy.runner, &listing_context)?;
         ports.progress("listing the tests…");
         let listing_started = Lap::start(ports.clock);
-        let listed = match adapter.list(&listing_context) {
+        let (adapter, listed) =
+            runner::adapter_and_listing(&policy.runner, &listing_context, jobs > 1)?;
+        let listed = match listed {
             Ok(listed) => listed,
             // The change edited what runs the tests and the runner now cannot list them:
             // the change is refused for that edit; there is nothing to replay.
@@ -211,6 +221,9 @@ pub fn gate(
             started: &started,
             collected: &collected,
             argv_budget: BATCH_ARGV_BYTES,
+            jobs,
+            suite_ran_alone: false,
+            base: None,
         };
         if mode == ReplayMode::All {
             // Frozen tests the change did not touch keep their freeze in the whole suite's
@@ -246,30 +259,63 @@ pub fn gate(
                 None => suite_left = 1,
             }
         }
-        replays = replay(&plan, &touched, ports)?;
-        store_replays(history, settings, &replays.reports, repo_root)?;
-        if adapter.kind() == runner::RunnerKind::Pytest && !modules.touched.is_empty() {
-            let plan = BasePlan {
-                git,
-                base: &base,
-                head: &head,
-                adapter: &*adapter,
-                executor,
-                dir: &dir,
-                seed,
-                policy: &policy,
-                lane_time,
-                started: &started,
-            };
+        let base_plan = BasePlan {
+            git,
+            base: &base,
+            head: &head,
+            adapter: &*adapter,
+            executor,
+            dir: &dir,
+            seed,
+            policy: &policy,
+            lane_time,
+            started: &started,
+        };
+        let judges_base =
+            adapter.kind() == runner::RunnerKind::Pytest && !modules.touched.is_empty();
+        // The base's version is made ready first, so that its one batch can run beside
+        // the head's rounds.
+        let base_tree = if judges_base {
             let restore: Vec<String> = infrastructure
                 .iter()
                 .filter(|c| c.kind != InfraKind::PluginList)
                 .map(|c| c.path.clone())
                 .collect();
-            ports.progress("replaying the base's version of the touched test modules…");
-            let base_started = Lap::start(ports.clock);
-            let (runs, processes) = base_version_runs(&plan, &modules.existed, &restore)?;
-            base_version_seconds = Some(base_started.elapsed().as_secs_f64());
+            Some(base_version_tree(&base_plan, &modules.existed, &restore)?)
+        } else {
+            None
+        };
+        let batches_base = plan.adapter.batches() && modules.existed.len() >= 2;
+        let plan = ReplayPlan {
+            suite_ran_alone: suite.is_some(),
+            base: base_tree
+                .as_ref()
+                .filter(|_| batches_base)
+                .map(|tree| BaseBatch {
+                    tree: tree.tree(),
+                    files: &modules.existed,
+                }),
+            ..plan
+        };
+        let replayed = replay(&plan, &touched, ports).and_then(|mut replays| {
+            store_replays(history, settings, &replays.reports, repo_root)?;
+            let Some(tree) = &base_tree else {
+                return Ok(replays);
+            };
+            let batch = match replays.base_version.take() {
+                Some(batch) => Some(batch),
+                None if batches_base => {
+                    ports.progress("replaying the base's version of the touched test modules…");
+                    run_base_batch(&base_plan, tree.tree(), &modules.existed)
+                }
+                None => {
+                    ports.progress("replaying the base's version of the touched test modules…");
+                    None
+                }
+            };
+            let (runs, processes, seconds) =
+                base_version_alone(&base_plan, tree.tree(), &modules.existed, batch)?;
+            base_version_seconds = Some(seconds);
             if let Some(batching) = &mut replays.batching {
                 batching.base_version_processes = Some(processes);
             }
@@ -285,7 +331,12 @@ pub fn gate(
                 &modules.deleted,
                 &runs,
             ));
+            Ok(replays)
+        });
+        if let Some(tree) = base_tree {
+            tree.remove(git)?;
         }
+        replays = replayed?;
     }
     replays.left += suite_left;
 
@@ -447,6 +498,20 @@ struct ReplayPlan<'a> {
     collected: &'a BTreeSet<String>,
     /// [`BATCH_ARGV_BYTES`], smaller in tests.
     argv_budget: usize,
+    /// Runner processes at once (`--jobs`, `[lane] jobs`, else the CPUs available).
+    jobs: u32,
+    /// Whether the whole suite's run, with nothing beside it, ran every touched test.
+    suite_ran_alone: bool,
+    /// The base's version to run as one batch beside the rounds.
+    base: Option<BaseBatch<'a>>,
+}
+
+impl ReplayPlan<'_> {
+    /// The round that runs with no other process beside it: the last, when processes run
+    /// at once and no whole-suite run already saw each touched test alone.
+    fn solo_round(&self) -> Option<u32> {
+        (self.jobs > 1 && !self.suite_ran_alone).then_some(self.policy.lane.min_replays)
+    }
 }
 
 /// Bytes of test ids one batched replay puts on its command line (each id with its NUL
@@ -470,6 +535,8 @@ struct Replays {
     /// Every runner report the replays left, once each (a batch's report holds many
     /// tests), for the history.
     reports: Vec<RunRecord>,
+    /// The base's version's batch, when it ran beside the rounds.
+    base_version: Option<BaseBatchRun>,
 }
 
 /// Where the replays stand: record files written, test replays made out of `total`.
@@ -509,7 +576,8 @@ fn replay(
         replays.records = records;
         return Ok(replays);
     }
-    let rounds = replay_batched(plan, touched, ports, &mut replays.unaccounted, &mut tally)?;
+    let mut rounds = replay_batched(plan, touched, ports, &mut replays.unaccounted, &mut tally)?;
+    replays.base_version = rounds.base_version.take();
     let mut to_replay_alone: BTreeSet<&str> = rounds
         .records
         .iter()
@@ -553,9 +621,8 @@ fn replay(
         if !green_alone {
             continue;
         }
-        let batch_order = rounds
-            .rounds
-            .get(red.sequence as usize - 1)
+        let red_round = rounds.rounds.iter().find(|r| r.round == red.sequence);
+        let batch_order = red_round
             .and_then(|round| round.batches.get(*batch as usize - 1))
             .map(|b| b.tests.clone())
             .unwrap_or_default();
@@ -563,8 +630,19 @@ fn replay(
             "candor order {}",
             crate::quote::shell_command(&[test.id.as_str()])
         );
+        let beside_others = red_round.is_some_and(|round| {
+            round
+                .batches
+                .get(*batch as usize - 1)
+                .is_some_and(|b| b.beside_others)
+        });
+        let beside = if beside_others {
+            " (other runner processes of the lane ran beside it: it may depend on them instead)"
+        } else {
+            ""
+        };
         ports.warning(format!(
-            "{} is order-dependent in its batch: {} in round {} after {} other test(s) of the batch, green in each of {min_replays} replays alone; it is judged by the replays alone (to find what it depends on: {next})",
+            "{} is order-dependent in its batch: {} in round {} after {} other test(s) of the batch{beside}, green in each of {min_replays} replays alone; it is judged by the replays alone (to find what it depends on: {next})",
             test.id,
             red.outcome.as_str(),
             red.sequence,
@@ -577,6 +655,7 @@ fn replay(
             batched: red.outcome,
             alone: outcomes,
             next,
+            beside_others,
         });
     }
     // The lane judges each test by its batched replays, or, when it went alone, by those.
@@ -611,6 +690,13 @@ fn replay(
         replayed_alone: alone_tests.iter().map(|t| t.id.clone()).collect(),
         order_dependent,
         base_version_processes: None,
+        jobs: plan.jobs,
+        parallel: if rounds.beside_others {
+            lane::Parallel::Rounds
+        } else {
+            lane::Parallel::Sequential
+        },
+        solo_round: rounds.solo_round.filter(|_| rounds.beside_others),
     });
     Ok(replays)
 }
@@ -644,6 +730,45 @@ struct BatchedRounds {
     /// Tests of a batch the runner could not run: replayed alone, where the runner says
     /// which of them it could not run.
     could_not_run: BTreeSet<String>,
+    /// The base's version's batch, when it ran beside the rounds.
+    base_version: Option<BaseBatchRun>,
+    /// The round that ran with no other process beside it.
+    solo_round: Option<u32>,
+    /// Whether the other rounds ran beside each other.
+    beside_others: bool,
+}
+
+/// The base's version of the touched modules in one runner process.
+struct BaseBatchRun {
+    report: Result<RunReport, runner::RunnerError>,
+}
+
+/// The base's version of the touched modules, ready in its worktree, for the batched
+/// rounds to run beside them.
+struct BaseBatch<'a> {
+    /// The head's worktree with the base's modules put back.
+    tree: &'a Path,
+    /// The modules.
+    files: &'a [String],
+}
+
+/// A runner process of the batched replays: a batch of a round, or the base's version of
+/// the touched modules.
+enum LaneTask {
+    Round {
+        round: u32,
+        /// The batch's place in its round, from 1.
+        number: u32,
+        batch: Vec<String>,
+    },
+    BaseVersion,
+}
+
+/// A task ready to run: its context, within the lane's time left when it started, and
+/// whether that time (not the runner's own limit) bounds it.
+struct Started<'c> {
+    context: runner::Context<'c>,
+    lane_bound: bool,
 }
 
 fn replay_batched(
@@ -660,128 +785,227 @@ fn replay_batched(
         .map(|t| t.id.as_str())
         .collect();
     let batches = split_batches(&forward, plan.argv_budget);
-    let parse = ParseOptions {
-        repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
-        ..ParseOptions::default()
-    };
-    let records_dir = plan.dir.join("records");
+    let min_replays = plan.policy.lane.min_replays;
+    let arrangements: Vec<(lane::BatchOrder, Vec<Vec<String>>)> = (1..=min_replays)
+        .map(|round| {
+            arrange_round(
+                plan.adapter,
+                round,
+                min_replays,
+                &forward,
+                &batches,
+                plan.argv_budget,
+            )
+        })
+        .collect();
     let mut out = BatchedRounds::default();
-    let mut made = 0u32;
-    'rounds: for round in 1..=plan.policy.lane.min_replays {
-        let (order, arranged) = arrange_round(
-            plan.adapter,
-            round,
-            plan.policy.lane.min_replays,
-            &forward,
-            &batches,
-            plan.argv_budget,
-        );
+    for (round, (order, _)) in (1..).zip(&arrangements) {
         out.rounds.push(lane::BatchRound {
             round,
-            order,
+            order: *order,
             batches: Vec::new(),
         });
-        for (index, batch) in arranged.into_iter().enumerate() {
-            let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
-            let left = plan.lane_time.saturating_sub(plan.started.elapsed());
-            if left.is_zero() {
-                break 'rounds;
-            }
-            let step = format!(
-                "replay {round}: {} touched test(s) in one process",
-                batch.len()
-            );
-            ports.step(step.clone(), u64::from(made), u64::from(tally.total));
-            let context = runner::Context::new(
-                plan.repo_root,
-                plan.dir.join(format!("round-{round}-{number:03}")),
-                plan.executor,
-            )
-            .with_timeout(
-                Some(plan.policy.runner.timeout.min(left)),
-                plan.policy.runner.grace,
-            )
-            .with_pinned_environment();
-            let lane_bound = left < plan.policy.runner.timeout;
-            let report =
-                match plan
-                    .adapter
-                    .run_batch(&context, &batch, RunOptions { seed: plan.seed })
-                {
-                    Ok(report) => report,
-                    // One test's module may not import: each test of the batch is replayed
-                    // alone, where the runner says which of them it could not run.
-                    Err(runner::RunnerError::CouldNotRun(not_run)) => {
-                        out.could_not_run.extend(batch.iter().cloned());
-                        if let Some(current) = out.rounds.last_mut() {
-                            current.batches.push(lane::BatchRun {
-                                tests: batch,
-                                workers: None,
-                                processes: 1,
-                                exit_code: None,
-                                seconds: 0.0,
-                                log: not_run.log.display().to_string(),
-                            });
-                        }
-                        continue;
+    }
+    let tasks_of = |rounds: std::ops::RangeInclusive<u32>| -> Vec<LaneTask> {
+        rounds
+            .flat_map(|round| {
+                let arranged = arrangements[round as usize - 1].1.clone();
+                arranged
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(index, batch)| LaneTask::Round {
+                        round,
+                        number: u32::try_from(index + 1).unwrap_or(u32::MAX),
+                        batch,
+                    })
+            })
+            .collect()
+    };
+    // With processes at once, the last round runs with nothing beside it unless the whole
+    // suite's run (alone too) already saw every touched test: a test green only while
+    // another process runs beside it is red there, then red alone, and rejected.
+    let solo = plan.solo_round();
+    let together = solo.map_or(min_replays, |round| round - 1);
+    let mut first = tasks_of(1..=together);
+    if plan.base.is_some() {
+        first.push(LaneTask::BaseVersion);
+    }
+    let beside_others = plan.jobs > 1 && first.len() > 1;
+    let mut made = 0u32;
+    let mut lane_ran_out = false;
+    // What the runner threads share: nothing of the plan's clock or ports.
+    let (adapter, seed) = (plan.adapter, plan.seed);
+    let base_files = plan.base.as_ref().map(|base| base.files);
+    let phases = [
+        (first, plan.jobs),
+        (
+            solo.map_or_else(Vec::new, |round| tasks_of(round..=round)),
+            1,
+        ),
+    ];
+    for (phase, (tasks, workers)) in phases.into_iter().enumerate() {
+        if lane_ran_out {
+            break;
+        }
+        let labels: Vec<Option<(u32, u32, Vec<String>)>> = tasks
+            .iter()
+            .map(|task| match task {
+                LaneTask::Round {
+                    round,
+                    number,
+                    batch,
+                } => Some((*round, *number, batch.clone())),
+                LaneTask::BaseVersion => None,
+            })
+            .collect();
+        let results = super::concurrent::run(
+            tasks,
+            workers as usize,
+            |task| {
+                let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+                if left.is_zero() {
+                    return None;
+                }
+                let (dir, root) = match task {
+                    LaneTask::Round {
+                        round,
+                        number,
+                        batch,
+                    } => {
+                        ports.step(
+                            format!(
+                                "replay {round}: {} touched test(s) in one process",
+                                batch.len()
+                            ),
+                            u64::from(made),
+                            u64::from(tally.total),
+                        );
+                        (
+                            plan.dir.join(format!("round-{round}-{number:03}")),
+                            plan.repo_root,
+                        )
                     }
-                    Err(error) => return Err(error.into()),
+                    LaneTask::BaseVersion => {
+                        ports.progress("replaying the base's version of the touched test modules…");
+                        let base = plan.base.as_ref()?;
+                        (plan.dir.join("base-version").join("batch"), base.tree)
+                    }
                 };
+                Some(Started {
+                    context: runner::Context::new(root, dir, plan.executor)
+                        .with_timeout(
+                            Some(plan.policy.runner.timeout.min(left)),
+                            plan.policy.runner.grace,
+                        )
+                        .with_pinned_environment(),
+                    lane_bound: left < plan.policy.runner.timeout,
+                })
+            },
+            |task, ready: Started<'_>| {
+                let options = RunOptions { seed };
+                let report = match (&task, base_files) {
+                    (LaneTask::Round { batch, .. }, _) => {
+                        adapter.run_batch(&ready.context, batch, options)
+                    }
+                    (LaneTask::BaseVersion, Some(files)) => {
+                        adapter.run_batch(&ready.context, files, options)
+                    }
+                    (LaneTask::BaseVersion, None) => Err(runner::RunnerError::Unsupported {
+                        kind: adapter.kind(),
+                        what: "run a base version it was not given",
+                    }),
+                };
+                (report, ready.lane_bound)
+            },
+        );
+        if results.iter().any(Option::is_none) {
+            lane_ran_out = true;
+        }
+        for (label, result) in labels.into_iter().zip(results) {
+            let Some((report, lane_bound)) = result else {
+                continue;
+            };
+            let Some((round, number, batch)) = label else {
+                out.base_version = Some(BaseBatchRun { report });
+                continue;
+            };
+            let concurrent = phase == 0 && beside_others;
+            let report = match report {
+                Ok(report) => report,
+                // One test's module may not import: each test of the batch is replayed
+                // alone, where the runner says which of them it could not run.
+                Err(runner::RunnerError::CouldNotRun(not_run)) => {
+                    out.could_not_run.extend(batch.iter().cloned());
+                    out.rounds[round as usize - 1].batches.push(lane::BatchRun {
+                        tests: batch,
+                        workers: None,
+                        processes: 1,
+                        exit_code: None,
+                        seconds: 0.0,
+                        log: not_run.log.display().to_string(),
+                        beside_others: concurrent,
+                    });
+                    continue;
+                }
+                Err(error) => return Err(error.into()),
+            };
             // Stopped by the lane's clock: replays not made, not red ones.
             if report.timed_out() && lane_bound {
-                break 'rounds;
+                lane_ran_out = true;
+                continue;
             }
-            let outcomes = report_outcomes(&report.report, &parse);
-            unaccounted.extend(tamper::account_batch(
-                &batch,
+            let (count, ran) = record_batch(
+                plan,
+                &mut out,
+                unaccounted,
+                tally,
+                &new_tests,
                 round,
-                report.exit_code(),
-                report.timed_out(),
-                outcomes.as_ref(),
-                plan.collected,
-            ));
-            let (records, ran) = batch_records(plan, &batch, round, &new_tests, &report, &parse)?;
+                number,
+                &batch,
+                &report,
+            )?;
+            made += count;
+            let current = &mut out.rounds[round as usize - 1];
             // A runner that keeps no order given: the batch as it ran, never as asked.
-            let batch = if order == lane::BatchOrder::Forward || order == lane::BatchOrder::Reversed
-            {
-                batch
+            let tests = if matches!(
+                current.order,
+                lane::BatchOrder::Forward | lane::BatchOrder::Reversed
+            ) {
+                batch.clone()
             } else {
                 ran
             };
-            for record in records {
-                tally.written += 1;
-                let file_record = RunRecord {
-                    sequence: tally.written,
-                    ..record.clone()
-                };
-                records::write(&records_dir, &file_record).map_err(|source| CliError::Write {
-                    path: records_dir.clone(),
-                    source,
-                })?;
-                out.records.push((record, number));
-                made += 1;
-            }
-            if let Some(current) = out.rounds.last_mut() {
-                current.batches.push(lane::BatchRun {
-                    tests: batch,
-                    workers: report.workers,
-                    processes: u32::try_from(report.invocations.len()).unwrap_or(u32::MAX),
-                    exit_code: Some(report.exit_code()),
-                    seconds: report
-                        .invocations
-                        .iter()
-                        .map(|i| i.outcome.duration.as_secs_f64())
-                        .sum(),
-                    log: report
-                        .invocations
-                        .first()
-                        .map(|i| i.log.display().to_string())
-                        .unwrap_or_default(),
-                });
-            }
-            ports.step(step, u64::from(made), u64::from(tally.total));
+            current.batches.push(lane::BatchRun {
+                tests,
+                workers: report.workers,
+                processes: u32::try_from(report.invocations.len()).unwrap_or(u32::MAX),
+                exit_code: Some(report.exit_code()),
+                seconds: report
+                    .invocations
+                    .iter()
+                    .map(|i| i.outcome.duration.as_secs_f64())
+                    .sum(),
+                log: report
+                    .invocations
+                    .first()
+                    .map(|i| i.log.display().to_string())
+                    .unwrap_or_default(),
+                beside_others: concurrent,
+            });
+            ports.step(
+                format!(
+                    "replay {round}: {} touched test(s) in one process",
+                    batch.len()
+                ),
+                u64::from(made),
+                u64::from(tally.total),
+            );
         }
     }
+    out.rounds.retain(|round| !round.batches.is_empty());
+    out.solo_round = solo;
+    out.beside_others = beside_others;
     Ok(out)
 }
 
@@ -857,6 +1081,52 @@ fn separated(
         }
     }
     parts.into_values().collect()
+}
+
+/// Checks a batch's report against the run, writes a record file per test and keeps the
+/// records; how many, and the batch's tests in the order the report lists them.
+#[allow(clippy::too_many_arguments)]
+fn record_batch(
+    plan: &ReplayPlan<'_>,
+    out: &mut BatchedRounds,
+    unaccounted: &mut Vec<Unaccounted>,
+    tally: &mut Tally,
+    new_tests: &BTreeSet<&str>,
+    round: u32,
+    number: u32,
+    batch: &[String],
+    report: &RunReport,
+) -> Result<(u32, Vec<String>), CliError> {
+    let parse = ParseOptions {
+        repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let records_dir = plan.dir.join("records");
+    let outcomes = report_outcomes(&report.report, &parse);
+    unaccounted.extend(tamper::account_batch(
+        batch,
+        round,
+        report.exit_code(),
+        report.timed_out(),
+        outcomes.as_ref(),
+        plan.collected,
+    ));
+    let (records, ran) = batch_records(plan, batch, round, new_tests, report, &parse)?;
+    let mut made = 0;
+    for record in records {
+        tally.written += 1;
+        let file_record = RunRecord {
+            sequence: tally.written,
+            ..record.clone()
+        };
+        records::write(&records_dir, &file_record).map_err(|source| CliError::Write {
+            path: records_dir.clone(),
+            source,
+        })?;
+        out.records.push((record, number));
+        made += 1;
+    }
+    Ok((made, ran))
 }
 
 /// One run record per test of a batch, from the batch's one report (read once), and the
@@ -1191,18 +1461,31 @@ struct BasePlan<'a> {
     started: &'a dyn Clock,
 }
 
-/// Runs the base's version of each module in `files` against the head's code: a
-/// throw-away worktree of the head (outside the repository, so no conftest above it
-/// applies) with those modules and the changed test infrastructure (`restore`) put back as
-/// the base has them; pinned like the replays. The runs, and how many runner processes
-/// they took: one for all the modules where the runner batches, a module whose batched
-/// run is red or empty run again alone and judged by that (a batch must not make a good
-/// change look weakened).
-fn base_version_runs(
+/// A throw-away worktree of the head (outside the repository, so no conftest above it
+/// applies) where the base's version of the touched modules runs against the head's code.
+struct BaseTree {
+    _holder: tempfile::TempDir,
+    tree: PathBuf,
+}
+
+impl BaseTree {
+    fn tree(&self) -> &Path {
+        &self.tree
+    }
+
+    fn remove(self, git: &dyn Repository) -> Result<(), CliError> {
+        git.remove_worktree(&self.tree)?;
+        Ok(())
+    }
+}
+
+/// The head's worktree with each module in `files` and the changed test infrastructure
+/// (`restore`) put back as the base has them.
+fn base_version_tree(
     plan: &BasePlan<'_>,
     files: &[String],
     restore: &[String],
-) -> Result<(Vec<BaseRun>, u32), CliError> {
+) -> Result<BaseTree, CliError> {
     let holder = tempfile::Builder::new()
         .prefix("candor-base-tests-")
         .tempdir()
@@ -1212,17 +1495,23 @@ fn base_version_runs(
         })?;
     let tree = holder.path().join("tree");
     plan.git.checkout_worktree(&tree, plan.head)?;
-    let runs = run_in_overlay(plan, &tree, files, restore);
-    plan.git.remove_worktree(&tree)?;
-    runs
+    let base_tree = BaseTree {
+        _holder: holder,
+        tree,
+    };
+    if let Err(error) = overlay(plan, base_tree.tree(), files, restore) {
+        base_tree.remove(plan.git)?;
+        return Err(error);
+    }
+    Ok(base_tree)
 }
 
-fn run_in_overlay(
+fn overlay(
     plan: &BasePlan<'_>,
     tree: &Path,
     files: &[String],
     restore: &[String],
-) -> Result<(Vec<BaseRun>, u32), CliError> {
+) -> Result<(), CliError> {
     for path in files.iter().chain(restore) {
         let target = tree.join(path);
         let write_error = |source| CliError::Write {
@@ -1240,22 +1529,48 @@ fn run_in_overlay(
             fs_err::write(&target, bytes).map_err(write_error)?;
         }
     }
+    Ok(())
+}
+
+/// The base's version of every module in `files` in one runner process, when the lane
+/// has time for it (the rounds did not run it beside them).
+fn run_base_batch(plan: &BasePlan<'_>, tree: &Path, files: &[String]) -> Option<BaseBatchRun> {
+    let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+    if left.is_zero() {
+        return None;
+    }
+    let context = base_context(plan, tree, left, "batch");
+    Some(BaseBatchRun {
+        report: plan
+            .adapter
+            .run_batch(&context, files, RunOptions { seed: plan.seed }),
+    })
+}
+
+/// Judges the base's version of each module in `files` by the batch's run (`batch`) where
+/// it was green, and runs every other module alone: a module red or empty in the batch, or
+/// a batch that ended with anything but exit 0 or 1 (a collection error stops pytest for
+/// all), so a batch cannot make a good change look weakened. The runs, the runner
+/// processes they took and their time.
+fn base_version_alone(
+    plan: &BasePlan<'_>,
+    tree: &Path,
+    files: &[String],
+    batch: Option<BaseBatchRun>,
+) -> Result<(Vec<BaseRun>, u32, f64), CliError> {
     let parse = ParseOptions {
         repo_root: Some(tree.to_string_lossy().into_owned()),
         ..ParseOptions::default()
     };
     let mut processes = 0;
+    let mut seconds = 0.0;
     let mut batched: BTreeMap<String, BaseRun> = BTreeMap::new();
-    if plan.adapter.batches() && files.len() >= 2 {
-        let left = plan.lane_time.saturating_sub(plan.started.elapsed());
-        if !left.is_zero() {
-            let context = base_context(plan, tree, left, "batch");
-            processes += 1;
-            match plan
-                .adapter
-                .run_batch(&context, files, RunOptions { seed: plan.seed })
-            {
-                Ok(report) if !report.timed_out() && matches!(report.exit_code(), 0 | 1) => {
+    if let Some(batch) = batch {
+        processes += 1;
+        match batch.report {
+            Ok(report) => {
+                seconds += process_seconds(&report);
+                if !report.timed_out() && matches!(report.exit_code(), 0 | 1) {
                     let outcomes = report_outcomes(&report.report, &parse).unwrap_or_default();
                     for file in files {
                         let in_file = |id: &String| {
@@ -1279,10 +1594,9 @@ fn run_in_overlay(
                         }
                     }
                 }
-                // A collection error in one module stops pytest for all: each alone.
-                Ok(_) | Err(runner::RunnerError::CouldNotRun(_)) => {}
-                Err(error) => return Err(error.into()),
             }
+            Err(runner::RunnerError::CouldNotRun(_)) => {}
+            Err(error) => return Err(error.into()),
         }
     }
     let mut runs = Vec::new();
@@ -1305,6 +1619,7 @@ fn run_in_overlay(
         let report = plan
             .adapter
             .run_one(&context, file, RunOptions { seed: plan.seed })?;
+        seconds += process_seconds(&report);
         let lane_bound = left < plan.policy.runner.timeout;
         runs.push(BaseRun {
             file: file.clone(),
@@ -1312,7 +1627,16 @@ fn run_in_overlay(
             outcomes: report_outcomes(&report.report, &parse).unwrap_or_default(),
         });
     }
-    Ok((runs, processes))
+    Ok((runs, processes, seconds))
+}
+
+/// A report's runner processes' wall time.
+fn process_seconds(report: &RunReport) -> f64 {
+    report
+        .invocations
+        .iter()
+        .map(|i| i.outcome.duration.as_secs_f64())
+        .sum()
 }
 
 /// A base-version run's context: in the worktree, within the lane's time `left`.
@@ -1558,14 +1882,37 @@ max_wall_seconds = 180
         script: Vec<FakeRun>,
         tick: Duration,
     ) -> (Lane, Collected, FakeExecutor, Scene) {
-        let base = tree(&[("candor.toml", POLICY), ("tests/test_pool.py", before)]);
-        let head = tree(&[("candor.toml", POLICY), ("tests/test_pool.py", after)]);
+        let executor = FakeExecutor::new(listing.into_iter().chain(script));
+        let (lane, events, scene) = lane_in(
+            &[("tests/test_pool.py", before)],
+            &[("tests/test_pool.py", after)],
+            &executor,
+            tick,
+            1,
+        );
+        (lane, events, executor, scene)
+    }
+
+    /// The lane over a change from the `base` files to the `head` files (`POLICY` beside
+    /// them), `executor` playing the runner, at most `jobs` runner processes at once.
+    fn lane_in(
+        base: &[(&str, &str)],
+        head: &[(&str, &str)],
+        executor: &dyn crate::runner::process::Executor,
+        tick: Duration,
+        jobs: u32,
+    ) -> (Lane, Collected, Scene) {
+        let with_policy = |files: &[(&str, &str)]| {
+            let mut all = vec![("candor.toml", POLICY)];
+            all.extend_from_slice(files);
+            tree(&all)
+        };
+        let (base, head) = (with_policy(base), with_policy(head));
         let scene = Scene::new(&head);
         let git = FakeGit {
             commits: [(BASE.to_owned(), base), (HEAD.to_owned(), head)].into(),
             ..FakeGit::default()
         };
-        let executor = FakeExecutor::new(listing.into_iter().chain(script));
         let clock = TickingClock::new(tick);
         let mut events = Collected::default();
         let settings = GateSettings {
@@ -1577,13 +1924,14 @@ max_wall_seconds = 180
             approved_by: None,
             step_summary: None,
             workspace: workspace(HEAD),
+            jobs: Some(jobs),
         };
         let mut history = scene.history();
         let lane = gate(
             &settings,
             &mut Ports {
                 root: &scene.root,
-                executor: &executor,
+                executor,
                 clock: &clock,
                 events: &mut events,
             },
@@ -1591,7 +1939,7 @@ max_wall_seconds = 180
             &mut history,
         )
         .unwrap_or_else(|error| panic!("{error}"));
-        (lane, events, executor, scene)
+        (lane, events, scene)
     }
 
     /// The report on disk says what the returned lane says.
@@ -1998,6 +2346,389 @@ max_wall_seconds = 180
         );
         assert_eq!(split_batches(&ids, 1 << 20), std::slice::from_ref(&ids));
         assert!(split_batches(&[], 10).is_empty());
+    }
+
+    const MORE: &str = "tests/test_more.py::test_more";
+
+    /// One runner process as [`Sharing`] saw it.
+    #[derive(Debug, Clone)]
+    struct Seen {
+        /// Its scratch folder's name (`round-1-001`, `base-version`, `001`, `listing`).
+        place: String,
+        /// The test ids (or modules) after `--`.
+        given: Vec<String>,
+        /// Whether any other runner process ran at any moment of its life.
+        beside: bool,
+    }
+
+    /// Plays pytest by argv (its version, the collection, batches, replays alone, the
+    /// base's version) and notes which processes overlapped another. Processes of the
+    /// `meet` places wait for each other (bounded: a lane that runs them one at a time
+    /// fails the test rather than hanging it), so that they surely overlap.
+    struct Sharing<F> {
+        outcome: F,
+        meet: &'static [&'static str],
+        state: std::sync::Mutex<(Vec<usize>, Vec<Seen>)>,
+        changed: std::sync::Condvar,
+        most: std::sync::atomic::AtomicUsize,
+    }
+
+    impl<F: Fn(&str, &Seen) -> &'static str + Send + Sync> Sharing<F> {
+        fn new(meet: &'static [&'static str], outcome: F) -> Self {
+            Sharing {
+                outcome,
+                meet,
+                state: std::sync::Mutex::new((Vec::new(), Vec::new())),
+                changed: std::sync::Condvar::new(),
+                most: std::sync::atomic::AtomicUsize::new(0),
+            }
+        }
+
+        /// The most runner processes that ran at once.
+        fn most(&self) -> usize {
+            self.most.load(std::sync::atomic::Ordering::SeqCst)
+        }
+
+        fn seen(&self) -> Vec<Seen> {
+            self.state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .1
+                .clone()
+        }
+
+        fn place(invocation: &crate::runner::process::Invocation) -> String {
+            let folder = invocation.log.parent().unwrap_or(Path::new(""));
+            if folder.components().any(|c| c.as_os_str() == "base-version") {
+                return "base-version".to_owned();
+            }
+            folder
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        }
+    }
+
+    impl<F: Fn(&str, &Seen) -> &'static str + Send + Sync> crate::runner::process::Executor
+        for Sharing<F>
+    {
+        fn execute(
+            &self,
+            invocation: &crate::runner::process::Invocation,
+        ) -> Result<crate::runner::process::ProcessOutcome, crate::runner::process::ProcessError>
+        {
+            let place = Self::place(invocation);
+            let lock = || {
+                self.state
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+            };
+            let mut state = lock();
+            let me = state.1.len();
+            let beside = !state.0.is_empty();
+            for &other in &state.0.clone() {
+                state.1[other].beside = true;
+            }
+            state.1.push(Seen {
+                place: place.clone(),
+                given: given(invocation),
+                beside,
+            });
+            state.0.push(me);
+            self.most
+                .fetch_max(state.0.len(), std::sync::atomic::Ordering::SeqCst);
+            self.changed.notify_all();
+            if self.meet.iter().any(|p| place.starts_with(p)) {
+                // Until every one of them has arrived (the first may see the last
+                // already gone when it wakes).
+                let meeting = |state: &mut (Vec<usize>, Vec<Seen>)| {
+                    state
+                        .1
+                        .iter()
+                        .filter(|seen| self.meet.iter().any(|p| seen.place.starts_with(p)))
+                        .count()
+                        < self.meet.len()
+                };
+                state = self
+                    .changed
+                    .wait_timeout_while(state, Duration::from_secs(30), meeting)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .0;
+            }
+            let seen = state.1[me].clone();
+            drop(state);
+            let argv = &invocation.argv;
+            let (stdout, report, code) = if argv.iter().any(|a| a == "-VV") {
+                ("pytest 8.3.3\n".to_owned(), None, 0)
+            } else if argv.iter().any(|a| a == "--collect-only") {
+                (
+                    format!("{MORE}\n{OLD}\n{NEW}\n\n3 tests collected in 0.01s\n"),
+                    None,
+                    0,
+                )
+            } else {
+                let ids: Vec<String> = seen
+                    .given
+                    .iter()
+                    .flat_map(|given| match given.as_str() {
+                        "tests/test_pool.py" => vec![OLD.to_owned()],
+                        "tests/test_more.py" => vec![MORE.to_owned()],
+                        id => vec![id.to_owned()],
+                    })
+                    .collect();
+                let cases: Vec<(&str, &str)> = ids
+                    .iter()
+                    .map(|id| (id.as_str(), (self.outcome)(id, &seen)))
+                    .collect();
+                let failed = cases.iter().any(|(_, o)| *o == "fail");
+                (String::new(), Some(junit(&cases)), i32::from(failed))
+            };
+            let write = |path: &Path, text: &str| {
+                std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))
+                    .and_then(|()| std::fs::write(path, text))
+                    .map_err(|source| crate::runner::process::ProcessError::Io {
+                        what: "write",
+                        path: path.to_owned(),
+                        source,
+                    })
+            };
+            match &invocation.stdout {
+                crate::runner::process::StdoutTo::Log => write(&invocation.log, &stdout)?,
+                crate::runner::process::StdoutTo::File(path) => {
+                    write(path, &stdout)?;
+                    write(&invocation.log, "")?;
+                }
+            }
+            if let (Some(path), Some(report)) = (&invocation.report, &report) {
+                write(path, report)?;
+            }
+            let mut state = lock();
+            state.0.retain(|&i| i != me);
+            drop(state);
+            Ok(crate::runner::process::ProcessOutcome {
+                started_at: jiff::Timestamp::UNIX_EPOCH,
+                duration: Duration::from_millis(10),
+                exit: crate::runner::process::Exit::Code(code),
+                timed_out: false,
+            })
+        }
+    }
+
+    const MORE_BEFORE: &str = "def test_more():\n    assert 1\n";
+    const MORE_AFTER: &str = "def test_more():\n    assert 2\n";
+
+    /// The lane over a change of two modules (both with a base version), `jobs` processes
+    /// at once, the runner played by `executor`.
+    fn two_modules(
+        executor: &dyn crate::runner::process::Executor,
+        tick: Duration,
+        jobs: u32,
+    ) -> (Lane, Collected, Scene) {
+        lane_in(
+            &[
+                ("tests/test_pool.py", BEFORE),
+                ("tests/test_more.py", MORE_BEFORE),
+            ],
+            &[
+                ("tests/test_pool.py", AFTER),
+                ("tests/test_more.py", MORE_AFTER),
+            ],
+            executor,
+            tick,
+            jobs,
+        )
+    }
+
+    fn places(seen: &[Seen]) -> Vec<(&str, bool)> {
+        seen.iter().map(|s| (s.place.as_str(), s.beside)).collect()
+    }
+
+    /// #15 item 3: with two jobs, the probe beside the listing, the first two rounds and
+    /// the base's version side by side, the last round with nothing beside it; recorded in
+    /// the report.
+    #[test]
+    fn rounds_run_side_by_side_up_to_the_jobs_and_the_last_round_alone() {
+        let executor = Sharing::new(&["round-1-", "round-2-"], |_, _| "pass");
+        let (lane, _events, _scene) = two_modules(&executor, Duration::from_millis(1), 2);
+        assert!(lane.verdict.pass, "{:?}", lane.verdict.reasons);
+        let seen = executor.seen();
+        assert_eq!(executor.most(), 2, "never more than the jobs: {seen:#?}");
+        let mut rounds = places(&seen[2..4]);
+        rounds.sort_unstable();
+        assert_eq!(
+            (
+                places(&seen[..2]).iter().map(|p| p.0).collect::<Vec<_>>(),
+                rounds
+            ),
+            (
+                vec!["listing", "listing"],
+                vec![("round-1-001", true), ("round-2-001", true)]
+            ),
+            "{seen:#?}"
+        );
+        // The base's version starts when a round ends (beside the other, or not).
+        assert_eq!(seen[4].place, "base-version", "{seen:#?}");
+        assert_eq!(places(&seen[5..]), [("round-3-001", false)], "{seen:#?}");
+        let batching = lane.batching.as_ref().expect("batched");
+        assert_eq!(batching.jobs, 2);
+        assert_eq!(batching.parallel, lane::Parallel::Rounds);
+        assert_eq!(batching.solo_round, Some(3));
+        assert_eq!(
+            batching
+                .rounds
+                .iter()
+                .map(|r| (r.round, r.batches[0].beside_others))
+                .collect::<Vec<_>>(),
+            [(1, true), (2, true), (3, false)]
+        );
+        assert_eq!(batching.base_version_processes, Some(1));
+        assert!(
+            batching
+                .summary()
+                .contains("up to 2 runner processes at once, round 3 with nothing beside it"),
+            "{}",
+            batching.summary()
+        );
+        let text = std::fs::read_to_string(&lane.report_path).unwrap_or_default();
+        let written: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        assert_eq!(written["batching"]["parallel"], "rounds", "{text}");
+        assert_eq!(written["batching"]["jobs"], 2, "{text}");
+        assert_eq!(written["batching"]["solo_round"], 3, "{text}");
+    }
+
+    /// #15 item 3: `jobs = 1` runs one runner process at a time, in the order of old.
+    #[test]
+    fn one_job_runs_one_process_at_a_time() {
+        let executor = Sharing::new(&[], |_, _| "pass");
+        let (lane, _events, _scene) = two_modules(&executor, Duration::from_millis(1), 1);
+        assert!(lane.verdict.pass, "{:?}", lane.verdict.reasons);
+        let seen = executor.seen();
+        assert!(seen.iter().all(|s| !s.beside), "{seen:#?}");
+        assert_eq!(
+            seen.iter().map(|s| s.place.as_str()).collect::<Vec<_>>(),
+            [
+                "listing",
+                "listing",
+                "round-1-001",
+                "round-2-001",
+                "round-3-001",
+                "base-version"
+            ]
+        );
+        let batching = lane.batching.as_ref().expect("batched");
+        assert_eq!(
+            (batching.jobs, batching.parallel, batching.solo_round),
+            (1, lane::Parallel::Sequential, None)
+        );
+        assert!(
+            batching.summary().ends_with("one runner process at a time"),
+            "{}",
+            batching.summary()
+        );
+    }
+
+    /// #15 item 3, the adversary's case: a test green only while another runner process
+    /// runs beside it (it reads what another process leaves while it runs) is green in the
+    /// rounds side by side, red in the last round with nothing beside it, and red in every
+    /// replay alone: rejected.
+    #[test]
+    fn a_test_green_only_beside_another_process_is_not_accepted() {
+        let executor = Sharing::new(&["round-1-", "round-2-"], |id, seen| {
+            if id == NEW && !seen.beside {
+                "fail"
+            } else {
+                "pass"
+            }
+        });
+        let (lane, _events, _scene) = two_modules(&executor, Duration::from_millis(1), 2);
+        assert!(!lane.verdict.pass);
+        assert!(
+            lane.verdict.reasons.iter().any(|reason| matches!(
+                reason,
+                Reason::ReplayFailed { test, failures: 3, replays: 3, .. } if test == NEW
+            )),
+            "{:?}",
+            lane.verdict.reasons
+        );
+        let seen = executor.seen();
+        let greens_beside = seen
+            .iter()
+            .filter(|s| {
+                s.place.starts_with("round-") && s.beside && s.given.contains(&NEW.to_owned())
+            })
+            .count();
+        assert_eq!(
+            greens_beside, 2,
+            "green in both rounds side by side: {seen:#?}"
+        );
+    }
+
+    /// #15 item 3: a test red only because another process ran beside it (two processes
+    /// writing one fixed path) is replayed alone with nothing beside it, green there, and
+    /// a good change is accepted; the replays alone never overlap anything.
+    #[test]
+    fn a_test_red_only_beside_another_process_is_judged_alone_and_alone_means_alone() {
+        let executor = Sharing::new(&["round-1-", "round-2-"], |id, seen| {
+            if id == MORE && seen.beside {
+                "fail"
+            } else {
+                "pass"
+            }
+        });
+        let (lane, events, _scene) = two_modules(&executor, Duration::from_millis(1), 2);
+        assert!(lane.verdict.pass, "{:?}", lane.verdict.reasons);
+        let seen = executor.seen();
+        let alone: Vec<&Seen> = seen
+            .iter()
+            .filter(|s| s.place.chars().all(|c| c.is_ascii_digit()))
+            .collect();
+        assert_eq!(alone.len(), 3, "{seen:#?}");
+        assert!(
+            alone.iter().all(|s| !s.beside && s.given == [MORE]),
+            "{seen:#?}"
+        );
+        assert_eq!(replays_of(&lane, MORE), [Outcome::Pass; 3]);
+        let batching = lane.batching.as_ref().expect("batched");
+        assert_eq!(batching.replayed_alone, [MORE]);
+        let dependent = &batching.order_dependent[0];
+        assert!(dependent.beside_others);
+        assert!(
+            said(&events).iter().any(|(kind, text)| *kind == "warning"
+                && text.contains("other runner processes of the lane ran beside it")),
+            "{:?}",
+            said(&events)
+        );
+    }
+
+    /// #15 item 3: with processes at once, "no time left" is the lane's deadline passed
+    /// when a process would start: processes already started run (each limited to the time
+    /// left when it started), none starts after; the replays not made reject the change.
+    #[test]
+    fn with_rounds_side_by_side_no_process_starts_after_the_deadline() {
+        // Each clock reading moves 40 s: read once to start, twice for the listing, then
+        // before each process starts: rounds 1 and 2 at 120 s and 160 s, the base's
+        // version would start at 200 s, past the 180 s.
+        let executor = Sharing::new(&["round-1-", "round-2-"], |_, _| "pass");
+        let (lane, _events, _scene) = two_modules(&executor, Duration::from_secs(40), 2);
+        let seen = executor.seen();
+        assert_eq!(
+            seen.iter()
+                .filter(|s| s.place.starts_with("round-"))
+                .count(),
+            2,
+            "{seen:#?}"
+        );
+        assert!(!seen.iter().any(|s| s.place == "base-version"), "{seen:#?}");
+        assert!(!lane.verdict.pass);
+        assert!(
+            lane.verdict.reasons.iter().any(|reason| matches!(
+                reason,
+                Reason::OutOfTime { max_wall_seconds: 180, replays_left } if *replays_left >= 3
+            )),
+            "{:?}",
+            lane.verdict.reasons
+        );
+        assert_eq!(lane.runs.len(), 6, "two rounds of three tests");
     }
 
     /// #15 item 1, runners that keep no order given (libtest, go): the separated rounds

@@ -20,6 +20,7 @@
 pub mod classify;
 pub mod clean;
 pub mod compare;
+mod concurrent;
 pub mod counted;
 pub mod demo;
 pub mod error;

@@ -237,6 +237,10 @@ pub struct RawGate {
     /// losses; recorded in the report. It never excuses a red replay or a diff rule.
     #[arg(long, value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
     pub approved_by: Option<String>,
+    /// Runner processes the lane runs at once [default: `[lane] jobs` at the base, else
+    /// the CPUs available]; 1 runs them one after another.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: Option<u32>,
 }
 
 /// `candor repro`.

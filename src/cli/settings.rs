@@ -275,6 +275,8 @@ pub struct GateSettings {
     pub step_summary: Option<PathBuf>,
     /// The working copy.
     pub workspace: Workspace,
+    /// `--jobs`: runner processes at once, over `[lane] jobs`.
+    pub jobs: Option<u32>,
 }
 
 /// `candor compare`, decided.
@@ -652,6 +654,7 @@ impl Settings {
                     approved_by: raw.approved_by,
                     step_summary: context.var(EnvVars::GITHUB_STEP_SUMMARY).map(PathBuf::from),
                     workspace: resolve_workspace(context, &repo, &mut warnings, None),
+                    jobs: raw.jobs,
                 }))
             }
             RawCommand::Compare(raw) => Command::Compare(Box::new(CompareSettings {

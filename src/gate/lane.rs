@@ -585,6 +585,25 @@ pub struct Batching {
     /// Runner processes the base's version of the touched modules ran in; `None` when it
     /// did not run.
     pub base_version_processes: Option<u32>,
+    /// Most runner processes the lane ran at once (`--jobs`, `[lane] jobs`, else the CPUs
+    /// available to candor).
+    pub jobs: u32,
+    /// Whether rounds (and the base's version) ran beside each other.
+    pub parallel: Parallel,
+    /// With rounds in parallel, the round that ran with no other process beside it (the
+    /// last; none when the whole suite's run, alone, already ran every touched test).
+    pub solo_round: Option<u32>,
+}
+
+/// How the lane's replay processes shared the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Parallel {
+    /// One runner process at a time.
+    Sequential,
+    /// Rounds (and the base's version) as runner processes side by side, each process
+    /// running its tests one at a time; replays alone never beside anything.
+    Rounds,
 }
 
 /// One replay round of the touched tests.
@@ -651,6 +670,8 @@ pub struct BatchRun {
     pub seconds: f64,
     /// The runner's log.
     pub log: String,
+    /// Whether other runner processes of the lane ran beside it.
+    pub beside_others: bool,
 }
 
 /// A test whose outcome depends on the tests run before it in its batch.
@@ -668,6 +689,9 @@ pub struct OrderDependent {
     pub alone: Vec<crate::results::Outcome>,
     /// What to run to find the test it depends on.
     pub next: String,
+    /// Whether other runner processes ran beside the batch it was red in (it may depend
+    /// on them rather than on its batch's order).
+    pub beside_others: bool,
 }
 
 impl Batching {
@@ -721,6 +745,23 @@ impl Batching {
                 summary,
                 "; the base's version in {processes} runner process(es)"
             );
+        }
+        match (self.parallel, self.solo_round) {
+            (Parallel::Rounds, Some(round)) => {
+                let _ = write!(
+                    summary,
+                    "; up to {} runner processes at once, round {round} with nothing beside it",
+                    self.jobs
+                );
+            }
+            (Parallel::Rounds, None) => {
+                let _ = write!(
+                    summary,
+                    "; up to {} runner processes at once (the whole suite's run ran alone)",
+                    self.jobs
+                );
+            }
+            (Parallel::Sequential, _) => summary.push_str("; one runner process at a time"),
         }
         summary
     }

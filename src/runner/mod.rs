@@ -657,8 +657,9 @@ pub enum RunnerError {
 }
 
 /// One runner: it runs the suite or one test and lists tests. Every method runs its
-/// children through the context's executor.
-pub trait Adapter {
+/// children through the context's executor. `Send + Sync`: the merge lane runs several of
+/// its processes at once (`[lane] jobs`).
+pub trait Adapter: Send + Sync {
     /// Which runner this is.
     fn kind(&self) -> RunnerKind;
 
@@ -908,6 +909,47 @@ pub fn adapter(
         RunnerKind::Mocha => Box::new(mocha::mocha(command)),
         RunnerKind::Node => Box::new(node::node_test(command)),
     })
+}
+
+/// An adapter, and its listing of the tests or why it could not list them.
+pub type AdapterAndListing = (Box<dyn Adapter>, Result<Vec<ListedTest>, RunnerError>);
+
+/// The adapter (as [`adapter`] builds it) and its listing of the tests. With `concurrent`,
+/// pytest's listing runs beside its plugin probe: `--collect-only` names the same tests
+/// whatever the probe finds (it turns pytest-randomly off itself), so the merge lane waits
+/// for one pytest start-up instead of two (issue #15). Other runners list after building.
+pub fn adapter_and_listing(
+    config: &RunnerConfig,
+    context: &Context<'_>,
+    concurrent: bool,
+) -> Result<AdapterAndListing, RunnerError> {
+    let kind = match config.kind {
+        Some(kind) => Some(kind),
+        None if concurrent => Some(detect(context)?),
+        None => None,
+    };
+    let config = &RunnerConfig {
+        kind,
+        ..config.clone()
+    };
+    if !(concurrent && kind == Some(RunnerKind::Pytest)) {
+        let adapter = adapter(config, context)?;
+        let listed = adapter.list(context);
+        return Ok((adapter, listed));
+    }
+    let command = config
+        .command
+        .clone()
+        .map(|argv| rooted_program(argv, &context.repo_root));
+    let (built, listed) = std::thread::scope(|scope| {
+        let listing = scope.spawn(|| Pytest::new(command, false).list(context));
+        let built = adapter(config, context);
+        let listed = listing
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (built, listed)
+    });
+    Ok((built?, listed))
 }
 
 /// A program named by a relative path (`.venv/bin/python`) is the repository's own tool:

@@ -3,8 +3,10 @@
 //! pytest process, forward then reversed; ids that need care on a command line
 //! (parametrize ids with `[`, `-`, spaces, non-ASCII) survive the batch; a test that
 //! passes only after another touched test ran before it is not accepted; a test another
-//! touched test breaks is order-dependent in its batch and judged alone. Every test builds
-//! its own repository.
+//! touched test breaks is order-dependent in its batch and judged alone. With `jobs = 2`
+//! (item 3) the rounds run side by side and the last one alone: a test green only beside
+//! another pytest process is rejected, one red only beside another is judged alone and
+//! does not reject a good change. Every test builds its own repository.
 
 use crate::triage_support;
 
@@ -198,4 +200,114 @@ fn a_test_red_only_after_another_in_its_batch_is_order_dependent_and_judged_alon
         ran.stderr.contains("order-dependent in its batch"),
         "{ran:?}"
     );
+}
+
+const POLICY_TWO_JOBS: &str = "[lane]\nreplay = \"touched\"\njobs = 2\n";
+
+/// Python for a test module whose tests meet other runner processes in `meet/` beside the
+/// module: `arrive()` leaves this process's mark, `partner(seconds)` says whether a mark
+/// of another process still running appeared within that time (the subject's own wait,
+/// not this suite's).
+const MEET: &str = concat!(
+    "import os\nimport pathlib\nimport time\n\n",
+    "MEET = pathlib.Path(__file__).parent / 'meet'\n\n\n",
+    "def arrive():\n    MEET.mkdir(exist_ok=True)\n    (MEET / str(os.getpid())).touch()\n\n\n",
+    "def alive(pid):\n    try:\n        os.kill(pid, 0)\n    except OSError:\n        return False\n    return True\n\n\n",
+    "def partner(seconds):\n",
+    "    deadline = time.monotonic() + seconds\n",
+    "    while time.monotonic() < deadline:\n",
+    "        others = [int(p.name) for p in MEET.iterdir() if p.name != str(os.getpid())]\n",
+    "        if any(alive(pid) for pid in others):\n",
+    "            return True\n",
+    "        time.sleep(0.05)\n",
+    "    return False\n\n\n",
+);
+
+/// #15 item 3, the adversary's diff: `test_needs_company` passes only while another
+/// pytest process runs beside it. Rounds side by side could all be green; the last round
+/// runs with nothing beside it, it is red there and red alone: rejected.
+#[test]
+fn a_test_green_only_beside_another_process_is_not_accepted() {
+    let tests = format!(
+        "{MEET}def test_needs_company():\n    arrive()\n    assert partner(3)\n\n\ndef test_plain():\n    assert True\n"
+    );
+    let suite = change_adding(POLICY_TWO_JOBS, &tests);
+    let (ran, report) = gate_report(&suite);
+    let needy = "tests/test_change.py::test_needs_company";
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    let batching = &report["batching"];
+    assert_eq!(batching["jobs"], 2, "{report:#}");
+    assert_eq!(batching["parallel"], "rounds", "{report:#}");
+    assert_eq!(batching["solo_round"], 3, "{report:#}");
+    let third = &batching["rounds"][2];
+    assert_eq!(third["round"], 3);
+    assert_eq!(third["batches"][0]["beside_others"], false, "{report:#}");
+    assert_eq!(
+        third["batches"][0]["exit_code"], 1,
+        "red with nothing beside it"
+    );
+    assert_eq!(strings(&batching["replayed_alone"]), [needy], "{report:#}");
+    let alone: Vec<&serde_json::Value> = report["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .filter(|r| r["test"] == needy)
+        .collect();
+    assert_eq!(alone.len(), 3);
+    assert!(
+        alone
+            .iter()
+            .all(|r| r["outcome"] == "fail" && r["batch"].is_null()),
+        "{report:#}"
+    );
+}
+
+/// #15 item 3: `test_fixed_path` holds a fixed path (created exclusively) while it looks
+/// for company: two processes side by side collide on it and one goes red. A good change
+/// must not be rejected for the lane's own parallelism: red beside another process, it is
+/// replayed alone, green there, and the change is accepted.
+#[test]
+fn a_test_red_only_beside_another_process_does_not_reject_a_good_change() {
+    let tests = format!(
+        concat!(
+            "{}",
+            "def test_fixed_path():\n",
+            "    lock = MEET.parent / 'fixed.lock'\n",
+            "    fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)\n",
+            "    try:\n        arrive()\n        partner(2)\n",
+            "    finally:\n        os.close(fd)\n        lock.unlink()\n\n\n",
+            "def test_plain():\n    assert True\n",
+        ),
+        MEET
+    );
+    let suite = change_adding(POLICY_TWO_JOBS, &tests);
+    let (ran, report) = gate_report(&suite);
+    let fixed = "tests/test_change.py::test_fixed_path";
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(report["batching"]["parallel"], "rounds", "{report:#}");
+    let red_beside = report["batching"]["rounds"]
+        .as_array()
+        .expect("rounds")
+        .iter()
+        .any(|round| round["batches"][0]["exit_code"] == 1);
+    // When the rounds side by side collided (the usual case), the test went alone.
+    if red_beside {
+        assert_eq!(
+            strings(&report["batching"]["replayed_alone"]),
+            [fixed],
+            "{report:#}"
+        );
+        assert_eq!(
+            report["batching"]["order_dependent"][0]["beside_others"], true,
+            "{report:#}"
+        );
+    }
+    let judged: Vec<&serde_json::Value> = report["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .filter(|r| r["test"] == fixed)
+        .collect();
+    assert_eq!(judged.len(), 3);
+    assert!(judged.iter().all(|r| r["outcome"] == "pass"), "{report:#}");
 }

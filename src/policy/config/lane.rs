@@ -41,6 +41,9 @@ pub struct LaneConfig {
     pub test_infrastructure: Vec<PathGlob>,
     /// What the lane replays besides the touched tests.
     pub replay: ReplayMode,
+    /// Runner processes the lane runs at once (its replay rounds, the base's version);
+    /// `None`: the CPUs available to candor. 1 runs everything one after another.
+    pub jobs: Option<u32>,
 }
 
 /// `[lane] replay`: what the merge lane runs.
@@ -79,6 +82,7 @@ impl Default for LaneConfig {
             fail_on_missing_oracle: false,
             presets: Vec::new(),
             replay: ReplayMode::default(),
+            jobs: None,
             test_infrastructure: crate::gate::infrastructure::default_globs(),
         }
     }
@@ -242,6 +246,7 @@ pub(super) struct RawLane {
     presets: Option<Vec<Spanned<String>>>,
     replay: Option<Spanned<String>>,
     test_infrastructure: Option<Vec<Spanned<String>>>,
+    jobs: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -308,6 +313,9 @@ pub(super) fn resolve_lane(
             ));
         }
         lane.fail_on_missing_oracle = value.into_inner();
+    }
+    if let Some(value) = raw.jobs {
+        lane.jobs = Some(positive(source, "lane.jobs", &value)?);
     }
     if let Some(value) = raw.replay {
         lane.replay = match value.get_ref().as_str() {
@@ -651,6 +659,18 @@ mod tests {
             "{}",
             error.message
         );
+    }
+
+    /// #15 item 3: `[lane] jobs`, unset by default (the CPUs available), a whole number
+    /// of at least 1 where set.
+    #[test]
+    fn the_lane_jobs_are_a_positive_whole_number() {
+        assert_eq!(LaneConfig::default().jobs, None);
+        let one = parse("[lane]\njobs = 1\n").expect("parses");
+        assert_eq!(one.lane.jobs, Some(1));
+        let error = parse("[lane]\n\njobs = 0\n").unwrap_err();
+        assert_eq!(error.line, 3);
+        assert!(error.message.contains("lane.jobs"), "{}", error.message);
     }
 
     #[test]
