@@ -206,7 +206,7 @@ pub fn gate(
         touched = touched_tests(adapter.kind(), &listed, &changed);
         let collected: BTreeSet<String> = listed.iter().map(|t| t.id.clone()).collect();
         let seed = match adapter.seed_support() {
-            SeedSupport::Controls(_) => Some(pinned_seed(&head)),
+            SeedSupport::Controls(_) => Some(pinned_seed(&base)),
             SeedSupport::None(_) => None,
         };
         let plan = ReplayPlan {
@@ -444,10 +444,13 @@ pub fn gate(
     Ok(lane)
 }
 
-/// The seed every replay of this change is pinned to: from HEAD's sha, so the same change
-/// replays the same way on every CI run, below 2^32 for every runner.
-fn pinned_seed(head: &str) -> u64 {
-    u64::from_str_radix(head.get(..8).unwrap_or("0"), 16).unwrap_or(0) % (1 << 32)
+/// The seed every replay of this change is pinned to, below 2^32 for every runner: from
+/// the merge base's sha, the same for every commit of a change, so pushing a new commit
+/// (an amended message, a whitespace edit) cannot shop for a seed under which seeded
+/// randomness or a shuffled order happens to pass; the same for every change on that
+/// base, so a seed that makes a base test fail fails them all alike.
+fn pinned_seed(base: &str) -> u64 {
+    u64::from_str_radix(base.get(..8).unwrap_or("0"), 16).unwrap_or(0) % (1 << 32)
 }
 
 /// Test files the change added or modified, with their text at both ends.

@@ -147,6 +147,40 @@ fn a_clean_change_is_accepted_with_its_touched_tests_replayed() {
     );
 }
 
+/// The lane's seed comes from the merge base, not from the head: an agent that amends its
+/// commit (a new sha, the same code) until seeded randomness or a shuffled order happens
+/// to pass gets the same seed every time.
+#[test]
+fn amending_the_head_does_not_change_the_lane_s_seed() {
+    let suite = shop();
+    suite.write(
+        "tests/test_cart.py",
+        &format!("{CART_TESTS}\n\ndef test_single():\n    assert total([4]) == 4\n"),
+    );
+    commit(&suite, "test a single price");
+    let (first, report) = gate(&suite, &[]);
+    assert_eq!(first.exit, 0, "{first:?}");
+    let seed = report["seed"].as_u64().expect("a pinned seed");
+    let head = report["head"].as_str().expect("a head").to_owned();
+    for message in ["test a single price (again)", "retry with another sha"] {
+        git(
+            &suite.repo,
+            &["commit", "--quiet", "--amend", "-m", message],
+        );
+        let (ran, report) = gate(&suite, &[]);
+        assert_eq!(ran.exit, 0, "{ran:?}");
+        assert_ne!(report["head"].as_str(), Some(head.as_str()), "a new head");
+        assert_eq!(report["seed"].as_u64(), Some(seed), "{report:#}");
+        let seeds: std::collections::BTreeSet<_> = report["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .map(|r| r["seed"].as_u64())
+            .collect();
+        assert_eq!(seeds, [Some(seed)].into(), "{report:#}");
+    }
+}
+
 #[test]
 fn a_flaky_mark_on_a_touched_test_is_rejected() {
     let suite = shop();
