@@ -35,7 +35,8 @@ fn change_adding(policy: &str, tests: &str) -> Suite {
     suite
 }
 
-fn gate_report(suite: &Suite) -> (triage_support::Ran, serde_json::Value) {
+/// `candor gate --format json` and the score report it wrote.
+pub(crate) fn gate_report(suite: &Suite) -> (triage_support::Ran, serde_json::Value) {
     let ran = suite.candor(&["gate", "--format", "json"], &[]);
     let text = std::fs::read_to_string(suite.repo.join("score-report.json"))
         .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
@@ -45,7 +46,8 @@ fn gate_report(suite: &Suite) -> (triage_support::Ran, serde_json::Value) {
     )
 }
 
-fn strings(value: &serde_json::Value) -> Vec<String> {
+/// A JSON array of strings.
+pub(crate) fn strings(value: &serde_json::Value) -> Vec<String> {
     value
         .as_array()
         .unwrap_or_else(|| panic!("an array: {value}"))

@@ -9,6 +9,7 @@
 
 use std::path::Path;
 
+use crate::gate_batch::{gate_report, strings};
 use crate::triage_support;
 
 use triage_support::{Suite, empty, git};
@@ -51,25 +52,6 @@ fn commit_change(suite: &Suite, files: &[(&str, &str)]) {
     }
     git(&suite.repo, &["add", "-A"]);
     git(&suite.repo, &["commit", "--quiet", "-m", "the change"]);
-}
-
-fn gate_report(suite: &Suite) -> (triage_support::Ran, serde_json::Value) {
-    let ran = suite.candor(&["gate", "--format", "json"], &[]);
-    let text = std::fs::read_to_string(suite.repo.join("score-report.json"))
-        .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
-    (
-        ran,
-        serde_json::from_str(&text).expect("the report is JSON"),
-    )
-}
-
-fn strings(value: &serde_json::Value) -> Vec<String> {
-    value
-        .as_array()
-        .unwrap_or_else(|| panic!("an array: {value}"))
-        .iter()
-        .map(|v| v.as_str().expect("a string").to_owned())
-        .collect()
 }
 
 fn touched(report: &serde_json::Value) -> Vec<String> {
