@@ -362,6 +362,7 @@ mod tests {
             duration_seconds: None,
             wall_seconds: 0.1,
             argv: Vec::new(),
+            workers: None,
             exit_status: 0,
             timed_out: false,
             started_at: Timestamp::UNIX_EPOCH,

@@ -92,6 +92,10 @@ pub struct RunRecord {
     pub wall_seconds: f64,
     /// Exactly the arguments the runner received.
     pub argv: Vec<String>,
+    /// How many tests the runner process could run at once (its own parallelism, as
+    /// the run's report says it); absent in records written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<u32>,
     /// The runner's exit status (128+N for a signal).
     pub exit_status: i32,
     /// Whether the time limit stopped it.
@@ -315,6 +319,7 @@ mod tests {
             duration_seconds: Some(0.01),
             wall_seconds: 0.3,
             argv: vec!["pytest".to_owned()],
+            workers: Some(1),
             exit_status: 0,
             timed_out: false,
             started_at: Timestamp::UNIX_EPOCH,

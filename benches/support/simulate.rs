@@ -45,6 +45,7 @@ fn record(side: Side, sequence: u32, failed: bool) -> RunRecord {
         duration_seconds: None,
         wall_seconds: 0.0,
         argv: Vec::new(),
+        workers: None,
         exit_status: i32::from(failed),
         timed_out: false,
         started_at: jiff::Timestamp::UNIX_EPOCH,

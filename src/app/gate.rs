@@ -188,8 +188,46 @@ pub fn gate(
             .with_pinned_environment();
         ports.progress("listing the tests…");
         let listing_started = Lap::start(ports.clock);
-        let (adapter, listed) =
-            runner::adapter_and_listing(&policy.runner, &listing_context, jobs > 1)?;
+        // The infrastructure the base's version runs with: the base's, except the plugin
+        // list (its own rule judges that).
+        let restore: Vec<String> = infrastructure
+            .iter()
+            .filter(|c| c.kind != InfraKind::PluginList)
+            .map(|c| c.path.clone())
+            .collect();
+        // With a second worker, the base's version of the touched modules runs beside the
+        // listing: it needs the runner's adapter, not the listing (issue #15).
+        let (adapter, listed, beside) = runner::adapter_and_listing(
+            &policy.runner,
+            &listing_context,
+            jobs > 1,
+            |adapter| -> Result<Option<(BaseTree, Option<BaseBatchRun>)>, CliError> {
+                if !judges_base(adapter, &modules) {
+                    return Ok(None);
+                }
+                let base_plan = BasePlan {
+                    git,
+                    base: &base,
+                    head: &head,
+                    adapter,
+                    executor,
+                    dir: &dir,
+                    seed: lane_seed(adapter, &base),
+                    policy: &policy,
+                    lane_time,
+                    started: &started,
+                };
+                let tree = base_version_tree(&base_plan, &modules.existed, &restore)?;
+                let batch = (adapter.batches() && !modules.existed.is_empty())
+                    .then(|| run_base_batch(&base_plan, tree.tree(), &modules.existed))
+                    .flatten();
+                Ok(Some((tree, batch)))
+            },
+        )?;
+        let (mut base_tree, mut base_batch_beside) = match beside.transpose()?.flatten() {
+            Some((tree, batch)) => (Some(tree), batch),
+            None => (None, None),
+        };
         let listed = match listed {
             Ok(listed) => listed,
             // The change edited what runs the tests and the runner now cannot list them:
@@ -200,15 +238,17 @@ pub fn gate(
                 ));
                 Vec::new()
             }
-            Err(error) => return Err(error.into()),
+            Err(error) => {
+                if let Some(tree) = base_tree.take() {
+                    tree.remove(git)?;
+                }
+                return Err(error.into());
+            }
         };
         listing_seconds = Some(listing_started.elapsed().as_secs_f64());
         touched = touched_tests(adapter.kind(), &listed, &changed);
         let collected: BTreeSet<String> = listed.iter().map(|t| t.id.clone()).collect();
-        let seed = match adapter.seed_support() {
-            SeedSupport::Controls(_) => Some(pinned_seed(&base)),
-            SeedSupport::None(_) => None,
-        };
+        let seed = lane_seed(&*adapter, &base);
         let plan = ReplayPlan {
             adapter: &*adapter,
             executor,
@@ -247,10 +287,13 @@ pub fn gate(
                         store_gate_report(
                             history,
                             settings,
-                            &report.report,
-                            &head,
-                            report_started(&report),
-                            plan.seed,
+                            &GateRun {
+                                report: &report.report,
+                                commit: &head,
+                                started_at: report_started(&report),
+                                seed: plan.seed,
+                                workers: report.workers,
+                            },
                             repo_root,
                         )?;
                     }
@@ -271,21 +314,13 @@ pub fn gate(
             lane_time,
             started: &started,
         };
-        let judges_base =
-            adapter.kind() == runner::RunnerKind::Pytest && !modules.touched.is_empty();
-        // The base's version is made ready first, so that its one batch can run beside
-        // the head's rounds.
-        let base_tree = if judges_base {
-            let restore: Vec<String> = infrastructure
-                .iter()
-                .filter(|c| c.kind != InfraKind::PluginList)
-                .map(|c| c.path.clone())
-                .collect();
-            Some(base_version_tree(&base_plan, &modules.existed, &restore)?)
-        } else {
-            None
-        };
-        let batches_base = plan.adapter.batches() && modules.existed.len() >= 2;
+        // Not made beside the listing (one worker): the base's version is made ready
+        // now, so that its one batch can run beside the head's rounds.
+        if base_tree.is_none() && judges_base(&*adapter, &modules) {
+            base_tree = Some(base_version_tree(&base_plan, &modules.existed, &restore)?);
+        }
+        let batches_base =
+            plan.adapter.batches() && modules.existed.len() >= 2 && base_batch_beside.is_none();
         let plan = ReplayPlan {
             suite_ran_alone: suite.is_some(),
             base: base_tree
@@ -302,7 +337,7 @@ pub fn gate(
             let Some(tree) = &base_tree else {
                 return Ok(replays);
             };
-            let batch = match replays.base_version.take() {
+            let batch = match replays.base_version.take().or(base_batch_beside.take()) {
                 Some(batch) => Some(batch),
                 None if batches_base => {
                     ports.progress("replaying the base's version of the touched test modules…");
@@ -442,6 +477,20 @@ pub fn gate(
         report_path: lane.report_path.clone(),
     }));
     Ok(lane)
+}
+
+/// Whether the lane judges the base's version of the touched test modules against the
+/// head's code (the tamper checks of issue #14): pytest modules the change touched.
+fn judges_base(adapter: &dyn runner::Adapter, modules: &Modules) -> bool {
+    adapter.kind() == runner::RunnerKind::Pytest && !modules.touched.is_empty()
+}
+
+/// The lane's pinned seed when the runner can take one.
+fn lane_seed(adapter: &dyn runner::Adapter, base: &str) -> Option<u64> {
+    match adapter.seed_support() {
+        SeedSupport::Controls(_) => Some(pinned_seed(base)),
+        SeedSupport::None(_) => None,
+    }
 }
 
 /// The seed every replay of this change is pinned to, below 2^32 for every runner: from
@@ -1730,26 +1779,44 @@ fn store_replays(
         store_gate_report(
             history,
             settings,
-            &record.report,
-            record.commit.as_deref().unwrap_or_default(),
-            record.started_at,
-            record.seed,
+            &GateRun {
+                report: &record.report,
+                commit: record.commit.as_deref().unwrap_or_default(),
+                started_at: record.started_at,
+                seed: record.seed,
+                workers: record.workers,
+            },
             repo_root,
         )?;
     }
     Ok(())
 }
 
+/// One runner report of the lane, and what the history keeps of the run that made it.
+#[derive(Clone, Copy)]
+struct GateRun<'a> {
+    report: &'a Path,
+    commit: &'a str,
+    started_at: jiff::Timestamp,
+    seed: Option<u64>,
+    /// The runner's own parallelism in that process.
+    workers: Option<u32>,
+}
+
 /// Stores one runner report of the lane in the history as a `gate` run.
 fn store_gate_report(
     history: &mut History,
     settings: &GateSettings,
-    report: &Path,
-    commit: &str,
-    started_at: jiff::Timestamp,
-    seed: Option<u64>,
+    run: &GateRun<'_>,
     repo_root: &Path,
 ) -> Result<(), CliError> {
+    let GateRun {
+        report,
+        commit,
+        started_at,
+        seed,
+        workers,
+    } = *run;
     let store = history.create()?;
     let parse = ParseOptions {
         repo_root: Some(repo_root.to_string_lossy().into_owned()),
@@ -1772,7 +1839,7 @@ fn store_gate_report(
             settings.workspace.ci.run_id.clone(),
             settings.workspace.ci.attempt,
         ),
-        workers: Some(1),
+        workers,
         seed: seed.map(|s| s.to_string()),
         conditions: crate::history::Conditions {
             ci: settings.workspace.ci.detected,
@@ -2365,19 +2432,19 @@ max_wall_seconds = 180
     }
 
     /// Plays pytest by argv (its version, the collection, batches, replays alone, the
-    /// base's version) and notes which processes overlapped another. Processes of the
-    /// `meet` places wait for each other (bounded: a lane that runs them one at a time
-    /// fails the test rather than hanging it), so that they surely overlap.
+    /// base's version) and notes which processes overlapped another. The processes of
+    /// each group of `meet` places wait for each other (bounded: a lane that runs them one
+    /// at a time fails the test rather than hanging it), so that they surely overlap.
     struct Sharing<F> {
         outcome: F,
-        meet: &'static [&'static str],
+        meet: &'static [&'static [&'static str]],
         state: std::sync::Mutex<(Vec<usize>, Vec<Seen>)>,
         changed: std::sync::Condvar,
         most: std::sync::atomic::AtomicUsize,
     }
 
     impl<F: Fn(&str, &Seen) -> &'static str + Send + Sync> Sharing<F> {
-        fn new(meet: &'static [&'static str], outcome: F) -> Self {
+        fn new(meet: &'static [&'static [&'static str]], outcome: F) -> Self {
             Sharing {
                 outcome,
                 meet,
@@ -2401,6 +2468,9 @@ max_wall_seconds = 180
         }
 
         fn place(invocation: &crate::runner::process::Invocation) -> String {
+            if invocation.argv.iter().any(|a| a == "-VV") {
+                return "probe".to_owned();
+            }
             let folder = invocation.log.parent().unwrap_or(Path::new(""));
             if folder.components().any(|c| c.as_os_str() == "base-version") {
                 return "base-version".to_owned();
@@ -2441,16 +2511,20 @@ max_wall_seconds = 180
             self.most
                 .fetch_max(state.0.len(), std::sync::atomic::Ordering::SeqCst);
             self.changed.notify_all();
-            if self.meet.iter().any(|p| place.starts_with(p)) {
-                // Until every one of them has arrived (the first may see the last
+            let group = self
+                .meet
+                .iter()
+                .find(|group| group.iter().any(|p| place.starts_with(p)));
+            if let Some(group) = group {
+                // Until every one of its group has arrived (the first may see the last
                 // already gone when it wakes).
                 let meeting = |state: &mut (Vec<usize>, Vec<Seen>)| {
                     state
                         .1
                         .iter()
-                        .filter(|seen| self.meet.iter().any(|p| seen.place.starts_with(p)))
+                        .filter(|seen| group.iter().any(|p| seen.place.starts_with(p)))
                         .count()
-                        < self.meet.len()
+                        < group.len()
                 };
                 state = self
                     .changed
@@ -2546,31 +2620,41 @@ max_wall_seconds = 180
         seen.iter().map(|s| (s.place.as_str(), s.beside)).collect()
     }
 
-    /// #15 item 3: with two jobs, the probe beside the listing, the first two rounds and
-    /// the base's version side by side, the last round with nothing beside it; recorded in
-    /// the report.
+    /// #15 item 3: with two jobs, the probe and then the base's version beside the
+    /// listing, the first two rounds side by side, the last round with nothing beside it;
+    /// recorded in the report.
     #[test]
     fn rounds_run_side_by_side_up_to_the_jobs_and_the_last_round_alone() {
-        let executor = Sharing::new(&["round-1-", "round-2-"], |_, _| "pass");
+        let executor = Sharing::new(
+            &[&["listing", "base-version"], &["round-1-", "round-2-"]],
+            |_, _| "pass",
+        );
         let (lane, _events, _scene) = two_modules(&executor, Duration::from_millis(1), 2);
         assert!(lane.verdict.pass, "{:?}", lane.verdict.reasons);
         let seen = executor.seen();
         assert_eq!(executor.most(), 2, "never more than the jobs: {seen:#?}");
-        let mut rounds = places(&seen[2..4]);
+        let at = |place: &str| seen.iter().position(|s| s.place == place);
+        assert!(
+            at("probe") < at("base-version") && at("base-version") < at("round-1-001"),
+            "the base's version after the probe, before the rounds: {seen:#?}"
+        );
+        let mut before_rounds: Vec<&str> = seen[..3].iter().map(|s| s.place.as_str()).collect();
+        before_rounds.sort_unstable();
+        assert_eq!(before_rounds, ["base-version", "listing", "probe"]);
+        assert!(
+            seen[..3]
+                .iter()
+                .filter(|s| s.place != "probe")
+                .all(|s| s.beside),
+            "the base's version beside the listing: {seen:#?}"
+        );
+        let mut rounds = places(&seen[3..5]);
         rounds.sort_unstable();
         assert_eq!(
-            (
-                places(&seen[..2]).iter().map(|p| p.0).collect::<Vec<_>>(),
-                rounds
-            ),
-            (
-                vec!["listing", "listing"],
-                vec![("round-1-001", true), ("round-2-001", true)]
-            ),
+            rounds,
+            [("round-1-001", true), ("round-2-001", true)],
             "{seen:#?}"
         );
-        // The base's version starts when a round ends (beside the other, or not).
-        assert_eq!(seen[4].place, "base-version", "{seen:#?}");
         assert_eq!(places(&seen[5..]), [("round-3-001", false)], "{seen:#?}");
         let batching = lane.batching.as_ref().expect("batched");
         assert_eq!(batching.jobs, 2);
@@ -2610,7 +2694,7 @@ max_wall_seconds = 180
         assert_eq!(
             seen.iter().map(|s| s.place.as_str()).collect::<Vec<_>>(),
             [
-                "listing",
+                "probe",
                 "listing",
                 "round-1-001",
                 "round-2-001",
@@ -2636,7 +2720,7 @@ max_wall_seconds = 180
     /// replay alone: rejected.
     #[test]
     fn a_test_green_only_beside_another_process_is_not_accepted() {
-        let executor = Sharing::new(&["round-1-", "round-2-"], |id, seen| {
+        let executor = Sharing::new(&[&["round-1-", "round-2-"]], |id, seen| {
             if id == NEW && !seen.beside {
                 "fail"
             } else {
@@ -2671,7 +2755,7 @@ max_wall_seconds = 180
     /// a good change is accepted; the replays alone never overlap anything.
     #[test]
     fn a_test_red_only_beside_another_process_is_judged_alone_and_alone_means_alone() {
-        let executor = Sharing::new(&["round-1-", "round-2-"], |id, seen| {
+        let executor = Sharing::new(&[&["round-1-", "round-2-"]], |id, seen| {
             if id == MORE && seen.beside {
                 "fail"
             } else {
@@ -2708,30 +2792,31 @@ max_wall_seconds = 180
     /// left when it started), none starts after; the replays not made reject the change.
     #[test]
     fn with_rounds_side_by_side_no_process_starts_after_the_deadline() {
-        // Each clock reading moves 40 s: read once to start, twice for the listing, then
-        // before each process starts: rounds 1 and 2 at 120 s and 160 s, the base's
-        // version would start at 200 s, past the 180 s.
-        let executor = Sharing::new(&["round-1-", "round-2-"], |_, _| "pass");
+        // Each clock reading moves 40 s: read once to start, twice for the listing and
+        // once before the base's version (beside the listing), then before each round
+        // starts: round 1 at 160 s; round 2 would start at 200 s, past the 180 s.
+        let executor = Sharing::new(&[], |_, _| "pass");
         let (lane, _events, _scene) = two_modules(&executor, Duration::from_secs(40), 2);
         let seen = executor.seen();
         assert_eq!(
             seen.iter()
                 .filter(|s| s.place.starts_with("round-"))
-                .count(),
-            2,
+                .map(|s| s.place.as_str())
+                .collect::<Vec<_>>(),
+            ["round-1-001"],
             "{seen:#?}"
         );
-        assert!(!seen.iter().any(|s| s.place == "base-version"), "{seen:#?}");
+        assert!(seen.iter().any(|s| s.place == "base-version"), "{seen:#?}");
         assert!(!lane.verdict.pass);
         assert!(
             lane.verdict.reasons.iter().any(|reason| matches!(
                 reason,
-                Reason::OutOfTime { max_wall_seconds: 180, replays_left } if *replays_left >= 3
+                Reason::OutOfTime { max_wall_seconds: 180, replays_left } if *replays_left >= 6
             )),
             "{:?}",
             lane.verdict.reasons
         );
-        assert_eq!(lane.runs.len(), 6, "two rounds of three tests");
+        assert_eq!(lane.runs.len(), 3, "one round of three tests");
     }
 
     /// #15 item 1, runners that keep no order given (libtest, go): the separated rounds

@@ -135,6 +135,7 @@ pub fn run_record(
             .map(|i| i.outcome.duration.as_secs_f64())
             .sum(),
         argv: first.map(|i| i.argv.clone()).unwrap_or_default(),
+        workers: report.workers,
         exit_status: report.exit_code(),
         timed_out: report.timed_out(),
         started_at: first.map_or_else(jiff::Timestamp::now, |i| i.outcome.started_at),

@@ -96,6 +96,7 @@ impl Prober for RunnerProber<'_> {
                 .map(|i| i.outcome.duration.as_secs_f64())
                 .sum(),
             argv: observed.argv.clone(),
+            workers: report.workers,
             exit_status: report.exit_code(),
             timed_out: observed.timed_out,
             started_at: invocation.map_or_else(jiff::Timestamp::now, |i| i.outcome.started_at),

@@ -911,18 +911,27 @@ pub fn adapter(
     })
 }
 
-/// An adapter, and its listing of the tests or why it could not list them.
-pub type AdapterAndListing = (Box<dyn Adapter>, Result<Vec<ListedTest>, RunnerError>);
+/// An adapter, its listing of the tests or why it could not list them, and what the
+/// caller's work beside the listing returned (`None` when it did not run there).
+pub type AdapterAndListing<T> = (
+    Box<dyn Adapter>,
+    Result<Vec<ListedTest>, RunnerError>,
+    Option<T>,
+);
 
 /// The adapter (as [`adapter`] builds it) and its listing of the tests. With `concurrent`,
 /// pytest's listing runs beside its plugin probe: `--collect-only` names the same tests
 /// whatever the probe finds (it turns pytest-randomly off itself), so the merge lane waits
-/// for one pytest start-up instead of two (issue #15). Other runners list after building.
-pub fn adapter_and_listing(
+/// for one pytest start-up instead of two (issue #15). Once the probe has built the
+/// adapter, `beside_listing` runs on this thread while the listing goes on (the merge
+/// lane's base-version run needs the adapter, not the listing). Other runners, or
+/// without `concurrent`, list after building and `beside_listing` is not called.
+pub fn adapter_and_listing<T>(
     config: &RunnerConfig,
     context: &Context<'_>,
     concurrent: bool,
-) -> Result<AdapterAndListing, RunnerError> {
+    beside_listing: impl FnOnce(&dyn Adapter) -> T,
+) -> Result<AdapterAndListing<T>, RunnerError> {
     let kind = match config.kind {
         Some(kind) => Some(kind),
         None if concurrent => Some(detect(context)?),
@@ -935,7 +944,7 @@ pub fn adapter_and_listing(
     if !(concurrent && kind == Some(RunnerKind::Pytest)) {
         let adapter = adapter(config, context)?;
         let listed = adapter.list(context);
-        return Ok((adapter, listed));
+        return Ok((adapter, listed, None));
     }
     let command = config
         .command
@@ -943,13 +952,17 @@ pub fn adapter_and_listing(
         .map(|argv| rooted_program(argv, &context.repo_root));
     let (built, listed) = std::thread::scope(|scope| {
         let listing = scope.spawn(|| Pytest::new(command, false).list(context));
-        let built = adapter(config, context);
+        let built = adapter(config, context).map(|adapter| {
+            let beside = beside_listing(&*adapter);
+            (adapter, beside)
+        });
         let listed = listing
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (built, listed)
     });
-    Ok((built?, listed))
+    let (adapter, beside) = built?;
+    Ok((adapter, listed, Some(beside)))
 }
 
 /// A program named by a relative path (`.venv/bin/python`) is the repository's own tool:

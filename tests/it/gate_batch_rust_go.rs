@@ -484,3 +484,70 @@ fn touched_nextest_tests_replay_in_one_nextest_run_per_round() {
         "{report:#}"
     );
 }
+
+/// #15 item 3: the runner's own parallelism inside each replay process (libtest's
+/// `--test-threads 3` here) is recorded in the report's batches, in every replay's run
+/// record, and in the `gate` runs the lane stores in the history (which said 1 whatever
+/// the runner did, before).
+#[test]
+fn the_runner_s_workers_are_in_the_report_the_run_records_and_the_stored_runs() {
+    let suite = empty();
+    suite.write(
+        "Cargo.toml",
+        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    suite.write(
+        "candor.toml",
+        "[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"cargo\"\ncommand = [\"cargo\", \"test\", \"--\", \"--test-threads\", \"3\"]\n",
+    );
+    suite.write("src/lib.rs", CRATE_LIB);
+    suite.write(
+        "tests/more.rs",
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
+    );
+    commit_change(
+        &suite,
+        &[(
+            "tests/more.rs",
+            "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n\n#[test]\nfn more_one() {\n    assert_eq!(calc::add(1, 0), 1);\n}\n",
+        )],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    let rounds = report["batching"]["rounds"].as_array().expect("rounds");
+    assert!(
+        rounds
+            .iter()
+            .flat_map(|r| r["batches"].as_array().expect("batches"))
+            .all(|b| b["workers"] == 3),
+        "{report:#}"
+    );
+    // Each replay's record file, beside its runner's log.
+    let mut records = Vec::new();
+    let mut dirs = vec![suite.repo.join(".candor")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.parent().is_some_and(|p| p.ends_with("records")) {
+                let text = std::fs::read_to_string(&path).expect("a record");
+                records.push(serde_json::from_str::<serde_json::Value>(&text).expect("JSON"));
+            }
+        }
+    }
+    assert_eq!(records.len(), 6, "two tests, three rounds: {records:#?}");
+    assert!(records.iter().all(|r| r["workers"] == 3), "{records:#?}");
+    let history = rusqlite::Connection::open(suite.temp.path().join("history.db"))
+        .expect("the lane's history");
+    let workers: Vec<Option<i64>> = history
+        .prepare("SELECT workers FROM runs WHERE source = 'gate'")
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| row.get(0))
+                .and_then(Iterator::collect)
+        })
+        .expect("the gate runs");
+    assert!(!workers.is_empty());
+    assert!(workers.iter().all(|w| *w == Some(3)), "{workers:?}");
+}
