@@ -981,23 +981,49 @@ fn replay_batched(
                 out.base_version = Some(BaseBatchRun { report });
                 continue;
             };
-            let concurrent = phase == 0 && beside_others;
-            let report = match report {
-                Ok(report) => report,
+            let mut concurrent = phase == 0 && beside_others;
+            let (batch, report, lane_bound) = match report {
+                Ok(report) => (batch, report, lane_bound),
                 // One test's module may not import: each test of the batch is replayed
                 // alone, where the runner says which of them it could not run.
                 Err(runner::RunnerError::CouldNotRun(not_run)) => {
-                    out.could_not_run.extend(batch.iter().cloned());
-                    out.rounds[round as usize - 1].batches.push(lane::BatchRun {
-                        tests: batch,
-                        workers: None,
-                        processes: 1,
-                        exit_code: None,
-                        seconds: 0.0,
-                        log: not_run.log.display().to_string(),
-                        beside_others: concurrent,
-                    });
-                    continue;
+                    let rest: Vec<String> = batch
+                        .iter()
+                        .filter(|test| !not_run.apart.contains(test))
+                        .cloned()
+                        .collect();
+                    let only_some = rest.len() < batch.len() && !rest.is_empty();
+                    out.could_not_run.extend(
+                        batch
+                            .iter()
+                            .filter(|test| !only_some || not_run.apart.contains(test))
+                            .cloned(),
+                    );
+                    out.rounds[round as usize - 1]
+                        .batches
+                        .push(refused_batch(batch, &not_run, concurrent));
+                    if !only_some {
+                        continue;
+                    }
+                    // The runner named the tests no selection can run with others (two
+                    // tests under one id): they go alone, the rest of the batch runs
+                    // again without them, one process, nothing beside it.
+                    concurrent = false;
+                    match replay_rest(plan, round, number, &rest) {
+                        None => {
+                            lane_ran_out = true;
+                            continue;
+                        }
+                        Some((Ok(report), lane_bound)) => (rest, report, lane_bound),
+                        Some((Err(runner::RunnerError::CouldNotRun(again)), _)) => {
+                            out.could_not_run.extend(rest.iter().cloned());
+                            out.rounds[round as usize - 1]
+                                .batches
+                                .push(refused_batch(rest, &again, false));
+                            continue;
+                        }
+                        Some((Err(error), _)) => return Err(error.into()),
+                    }
                 }
                 Err(error) => return Err(error.into()),
             };
@@ -1059,6 +1085,52 @@ fn replay_batched(
     out.solo_round = solo;
     out.beside_others = beside_others;
     Ok(out)
+}
+
+/// A batch the runner refused to run as one selection, as the report lists it.
+fn refused_batch(
+    tests: Vec<String>,
+    not_run: &runner::NotRun,
+    beside_others: bool,
+) -> lane::BatchRun {
+    lane::BatchRun {
+        tests,
+        workers: None,
+        processes: 1,
+        exit_code: None,
+        seconds: 0.0,
+        log: not_run.log.display().to_string(),
+        beside_others,
+    }
+}
+
+/// Runs `rest`, what is left of round `round`'s batch `number` once the tests the runner
+/// could not select with others are taken out, in one process with nothing beside it;
+/// `None` when the lane has no time left for it.
+fn replay_rest(
+    plan: &ReplayPlan<'_>,
+    round: u32,
+    number: u32,
+    rest: &[String],
+) -> Option<(Result<RunReport, runner::RunnerError>, bool)> {
+    let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+    if left.is_zero() {
+        return None;
+    }
+    let context = runner::Context::new(
+        plan.repo_root,
+        plan.dir.join(format!("round-{round}-{number:03}-rest")),
+        plan.executor,
+    )
+    .with_timeout(
+        Some(plan.policy.runner.timeout.min(left)),
+        plan.policy.runner.grace,
+    )
+    .with_pinned_environment();
+    let report = plan
+        .adapter
+        .run_batch(&context, rest, RunOptions { seed: plan.seed });
+    Some((report, left < plan.policy.runner.timeout))
 }
 
 /// A round's order and its batches. Where the runner keeps the order given

@@ -432,12 +432,13 @@ impl Adapter for Jest {
 /// asked.
 pub(super) fn inexact_selection(
     kind: RunnerKind,
-    why: String,
+    inexact: Inexact,
     record: &super::InvocationRecord,
 ) -> RunnerError {
     RunnerError::CouldNotRun(Box::new(super::NotRun {
+        apart: inexact.apart,
         runner: kind,
-        why,
+        why: inexact.why,
         quoted: Vec::new(),
         log: record.log.clone(),
         unknown_test: false,
@@ -650,24 +651,40 @@ impl Cut {
         &self,
         chosen: &[String],
         scope: impl Fn(&str) -> Option<String>,
-    ) -> Option<String> {
-        if let Some(twice) = chosen
+    ) -> Option<Inexact> {
+        let twice: Vec<String> = chosen
             .iter()
-            .find(|id| self.found.iter().filter(|f| f == id).count() > 1)
-        {
-            return Some(format!(
-                "two tests have the id `{twice}`: no title pattern selects one of them"
-            ));
+            .filter(|id| self.found.iter().filter(|f| f == id).count() > 1)
+            .cloned()
+            .collect();
+        if let Some(first) = twice.first() {
+            return Some(Inexact {
+                why: format!(
+                    "two tests have the id `{first}`: no title pattern selects one of them"
+                ),
+                apart: twice,
+            });
         }
         let scopes: Vec<String> = chosen.iter().filter_map(|id| scope(id)).collect();
         let outside = self
             .ran_outside
             .iter()
             .find(|id| scope(id).is_some_and(|s| scopes.contains(&s)))?;
-        Some(format!(
-            "the batch's title pattern also ran `{outside}`, beside its tests"
-        ))
+        Some(Inexact {
+            why: format!("the batch's title pattern also ran `{outside}`, beside its tests"),
+            apart: Vec::new(),
+        })
     }
+}
+
+/// Why a batch's run was no exact selection of its tests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inexact {
+    /// In one clause, for the report.
+    pub why: String,
+    /// The chosen ids no selection can run apart from other tests (each names two tests);
+    /// empty when the pattern as a whole caught a test outside the batch.
+    pub apart: Vec<String>,
 }
 
 #[cfg(test)]

@@ -450,6 +450,7 @@ pub(super) fn check_found(
 ) -> Result<(), RunnerError> {
     match chosen.iter().find(|id| !found.contains(id)) {
         Some(missing) => Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
+            apart: Vec::new(),
             runner: kind,
             why: format!("{kind} ran no test with the id `{missing}`"),
             quoted: Vec::new(),

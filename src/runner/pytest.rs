@@ -476,6 +476,7 @@ fn check_imports(
     if listing.is_empty() {
         // A run that wrote its report ended its session, and the probe writes there.
         return Err(RunnerError::CouldNotRun(Box::new(super::NotRun {
+            apart: Vec::new(),
             runner: RunnerKind::Pytest,
             why: format!(
                 "its session ended without candor's isolation probe listing the imported modules ({})",

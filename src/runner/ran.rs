@@ -43,6 +43,10 @@ pub struct NotRun {
     pub log: PathBuf,
     /// Whether the runner said the test id names no test (pytest's `not found`).
     pub unknown_test: bool,
+    /// For a batch: the tests that made it inexact, which no selection can run apart from
+    /// others (two tests under one id); the rest of the batch can run without them.
+    /// Empty when the runner could not say which.
+    pub apart: Vec<String>,
 }
 
 impl NotRun {
@@ -725,6 +729,7 @@ pub fn quoted_suffix(quoted: &[String]) -> String {
 /// Builds the error from a rule's verdict.
 pub(super) fn not_run(runner: RunnerKind, log: PathBuf, verdict: Verdict) -> Option<NotRun> {
     verdict.map(|(why, quoted, unknown_test)| NotRun {
+        apart: Vec::new(),
         runner,
         why,
         quoted,

@@ -350,15 +350,20 @@ fn cargo_change(files: &[(&str, &str)]) -> Suite {
 
 /// As [`cargo_change`], with the runner `kind` (cargo or nextest).
 fn cargo_change_with(kind: &str, files: &[(&str, &str)]) -> Suite {
+    cargo_change_under(
+        &format!("[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"{kind}\"\n"),
+        files,
+    )
+}
+
+/// As [`cargo_change`], with `policy` as the base's candor.toml.
+fn cargo_change_under(policy: &str, files: &[(&str, &str)]) -> Suite {
     let suite = empty();
     suite.write(
         "Cargo.toml",
         "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
     );
-    suite.write(
-        "candor.toml",
-        &format!("[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"{kind}\"\n"),
-    );
+    suite.write("candor.toml", policy);
     suite.write("src/lib.rs", CRATE_LIB);
     suite.write(
         "tests/more.rs",
@@ -491,22 +496,8 @@ fn touched_nextest_tests_replay_in_one_nextest_run_per_round() {
 /// the runner did, before).
 #[test]
 fn the_runner_s_workers_are_in_the_report_the_run_records_and_the_stored_runs() {
-    let suite = empty();
-    suite.write(
-        "Cargo.toml",
-        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
-    );
-    suite.write(
-        "candor.toml",
+    let suite = cargo_change_under(
         "[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"cargo\"\ncommand = [\"cargo\", \"test\", \"--\", \"--test-threads\", \"3\"]\n",
-    );
-    suite.write("src/lib.rs", CRATE_LIB);
-    suite.write(
-        "tests/more.rs",
-        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
-    );
-    commit_change(
-        &suite,
         &[(
             "tests/more.rs",
             "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n\n#[test]\nfn more_one() {\n    assert_eq!(calc::add(1, 0), 1);\n}\n",

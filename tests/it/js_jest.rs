@@ -261,3 +261,69 @@ fn a_batch_selects_exactly_its_tests_in_one_jest_process() {
 fn gate_batches_the_jest_rounds_and_judges_alone_what_a_batch_made_red() {
     JEST.gate_batches_the_rounds_and_judges_alone_what_a_batch_made_red();
 }
+
+/// #15 item 1, a batch jest cannot select exactly: two tests of a touched file share one
+/// id (dayjs has such a pair), which no title pattern selects apart. The batch holding
+/// that id is refused, the id goes to be replayed alone, and the rest of the batch runs
+/// again without it in one jest process: the other touched tests are judged by batched
+/// replays, not one jest each.
+#[test]
+fn two_tests_under_one_id_are_replayed_alone_and_the_rest_of_their_batch_stays_batched() {
+    let suite = JEST.project();
+    for file in ["basic.test.js", "hostile.test.js"] {
+        std::fs::remove_file(suite.repo.join("__tests__").join(file))
+            .expect("remove a fixture test");
+    }
+    let dates = "__tests__/dates.test.js";
+    suite.write(dates, "it('parses', () => {});\n");
+    suite.write(
+        "candor.toml",
+        "[lane]\nreplay = \"touched\"\nmin_replays = 3\nmax_wall_seconds = 300\n",
+    );
+    crate::triage_support::git(&suite.repo, &["checkout", "--quiet", "main"]);
+    crate::js_support::commit(&suite, "a clean suite");
+    crate::triage_support::git(&suite.repo, &["checkout", "--quiet", "-B", "change"]);
+    suite.write(
+        dates,
+        "it('parses', () => {});\nit('formats', () => {});\nit('adds days', () => {});\n\
+         describe('utc', () => {\n  it('keeps the zone', () => {});\n  it('keeps the zone', () => {});\n});\n",
+    );
+    crate::js_support::commit(&suite, "more date tests");
+    let ran = suite.candor(&["gate", "--format", "json"], &[]);
+    let text = std::fs::read_to_string(suite.repo.join("score-report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
+    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let twice = format!("{dates}::utc > keeps the zone");
+    let alone: Vec<&str> = report["batching"]["replayed_alone"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|t| t.as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(alone, [twice.as_str()], "{report:#}");
+    let rounds = report["batching"]["rounds"]
+        .as_array()
+        .unwrap_or_else(|| panic!("batched: {report:#}"));
+    // Round 1: the refused batch (no exit code), then its rest in one process.
+    let first = rounds[0]["batches"].as_array().expect("batches");
+    assert!(first[0]["exit_code"].is_null(), "{report:#}");
+    assert!(
+        first.iter().any(|b| b["exit_code"] == 0
+            && b["tests"].as_array().is_some_and(|t| t.len() == 3)
+            && !b["tests"]
+                .as_array()
+                .is_some_and(|t| t.iter().any(|t| *t == twice.as_str()))),
+        "the rest of the batch, without the shared id: {report:#}"
+    );
+    for title in ["parses", "formats", "adds days"] {
+        let id = format!("{dates}::{title}");
+        let runs: Vec<&serde_json::Value> = report["runs"]
+            .as_array()
+            .map(|r| r.iter().filter(|r| r["test"] == id.as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(runs.len(), 3, "{id}: {report:#}");
+        assert!(
+            runs.iter()
+                .all(|r| r["outcome"] == "pass" && r["batch"].is_u64()),
+            "{id} judged by batched replays: {report:#}"
+        );
+    }
+}
