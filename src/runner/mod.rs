@@ -440,6 +440,31 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// Whether a build of test binaries the lane runs itself (`what`, as a reader would
+    /// type it) succeeded ([`ran::build`]): else no test of it can run.
+    #[expect(
+        clippy::unused_self,
+        reason = "a method of the context, like `check_ran`, so adapters call both alike"
+    )]
+    fn check_built(
+        &self,
+        kind: RunnerKind,
+        what: &str,
+        record: &InvocationRecord,
+    ) -> Result<(), RunnerError> {
+        let log = read_log(&record.log);
+        let finished = ran::Finished {
+            exit_code: record.outcome.exit_code(),
+            timed_out: record.outcome.timed_out,
+            log: &log,
+            report: None,
+        };
+        match ran::not_run(kind, record.log.clone(), ran::build(kind, what, &finished)) {
+            Some(not_run) => Err(RunnerError::CouldNotRun(Box::new(not_run))),
+            None => Ok(()),
+        }
+    }
+
     /// For one side of a comparison: no failure's frame lies in another side's tree.
     fn check_frames(&self, report: &RunReport) -> Result<(), RunnerError> {
         let Some(isolation) = &self.isolation else {

@@ -9,6 +9,7 @@
 //! | cargo | every test binary started its suite (libtest's `suite started` event) | a binary whose suite never started: cargo failed before it (a build error, an ambiguous package spec) |
 //! | nextest | exit 0 or 100 (tests failed) and a report | exit 101 (build failed), 4 (no tests to run: for one test, an unknown id), 96 (setup error), 102 (test list failed), any other exit or signal, or no report |
 //! | go | a JSON report with no `[build failed]` or `[setup failed]` package | an empty report, or a package that failed to build or set up |
+//! | the lane's builds of test binaries (`cargo test --no-run`, `go test -c`) | exit 0 | any other exit, or the time limit: the compiler's lines quoted |
 //! | command | a report | no report |
 //! | jest, vitest | a JSON report in which every test file ran | no report (a bad option or config), a report that does not parse, a test file jest could not run (a syntax error, a failing import, a missing path: `numRuntimeErrorTestSuites`), no test file |
 //! | playwright | exit 0 or 1 and a JSON report with tests and no report-level error | no report (a bad option, a config that does not load), a report that does not parse, report-level `errors` (a test file that does not load, `No tests found`, a failing global setup), no test, a browser that is not installed (`Executable doesn't exist`: `npx playwright install` or Debian's chromium), any other exit |
@@ -241,6 +242,32 @@ pub fn go(finished: &Finished<'_>) -> Verdict {
     quoted.truncate(MAX_QUOTED);
     Some((
         "go test could not build or set up a package".to_owned(),
+        quoted,
+        false,
+    ))
+}
+
+/// A build of test binaries the lane then runs itself (`cargo test --no-run`, `go test
+/// -c`, issue #15): any ending but exit 0 means no test can run, and the compiler's lines
+/// are quoted (cargo's `error…` and `-->` lines; go's `# pkg` headers and `file:line:`
+/// lines). `what` is the command as a reader would type it.
+pub fn build(kind: RunnerKind, what: &str, finished: &Finished<'_>) -> Verdict {
+    if finished.exit_code == 0 && !finished.timed_out {
+        return None;
+    }
+    let how = if finished.timed_out {
+        "was stopped by the time limit".to_owned()
+    } else {
+        format!("exited with code {}", finished.exit_code)
+    };
+    let quoted = match kind {
+        RunnerKind::Go => quote(finished.log, |line| {
+            line.starts_with("# ") || is_go_compiler_line(line)
+        }),
+        _ => quote(finished.log, is_cargo_error_line),
+    };
+    Some((
+        format!("`{what}` {how}: the test binaries were not built"),
         quoted,
         false,
     ))
