@@ -586,15 +586,14 @@ impl CargoTest {
                 }
                 None => None,
             };
-            let mut argv = match executable {
-                Some(executable) => vec![executable.path.to_string_lossy().into_owned()],
-                None => {
-                    let mut argv = self.prefix.command(&["test"]);
-                    argv.push("--no-fail-fast".to_owned());
-                    argv.extend(target.selector.iter().cloned());
-                    argv.push("--".to_owned());
-                    argv
-                }
+            let mut argv = if let Some(executable) = executable {
+                vec![executable.path.to_string_lossy().into_owned()]
+            } else {
+                let mut argv = self.prefix.command(&["test"]);
+                argv.push("--no-fail-fast".to_owned());
+                argv.extend(target.selector.iter().cloned());
+                argv.push("--".to_owned());
+                argv
             };
             argv.extend(self.prefix.binary_options.iter().cloned());
             argv.extend(strings(&[
@@ -613,18 +612,15 @@ impl CargoTest {
             }
             let stdout = context.scratch_path("cargo-test.stdout");
             let mut invocation = context.invocation("cargo-test", argv).stdout_to(&stdout);
-            match executable {
-                Some(executable) => {
-                    invocation.cwd.clone_from(&executable.cwd);
-                    for (name, value) in &executable.env {
-                        invocation = invocation.env(name, value);
-                    }
+            if let Some(executable) = executable {
+                invocation.cwd.clone_from(&executable.cwd);
+                for (name, value) in &executable.env {
+                    invocation = invocation.env(name, value);
                 }
-                None => {
-                    invocation = invocation.env(&runner_variable, "env RUSTC_BOOTSTRAP=1");
-                    if let Some(target) = context.cargo_target() {
-                        invocation = invocation.env("CARGO_TARGET_DIR", &target);
-                    }
+            } else {
+                invocation = invocation.env(&runner_variable, "env RUSTC_BOOTSTRAP=1");
+                if let Some(target) = context.cargo_target() {
+                    invocation = invocation.env("CARGO_TARGET_DIR", &target);
                 }
             }
             let record = context.run(invocation)?;
@@ -855,7 +851,9 @@ fn parse_build(
     struct Profile {
         test: bool,
     }
-    let mut scripts: BTreeMap<String, (Option<String>, Vec<(String, String)>)> = BTreeMap::new();
+    /// A package's build script's `OUT_DIR` and `cargo:rustc-env` pairs.
+    type Script = (Option<String>, Vec<(String, String)>);
+    let mut scripts: BTreeMap<String, Script> = BTreeMap::new();
     let mut native: Vec<PathBuf> = Vec::new();
     let mut artifacts: Vec<Message> = Vec::new();
     for line in messages.lines() {
@@ -1018,6 +1016,137 @@ mod tests {
             None
         );
         assert_eq!(with_binary_id(b"stray print", "x"), None);
+    }
+
+    fn target(binary_id: &str, name: &str, kind: &str) -> TestTarget {
+        TestTarget {
+            binary_id: binary_id.to_owned(),
+            selector: Vec::new(),
+            file: None,
+            manifest_path: "/r/crates/p/Cargo.toml".to_owned(),
+            name: name.to_owned(),
+            kinds: strings(&[kind]),
+            package_env: strings_pairs(&[("CARGO_PKG_NAME", "p")]),
+        }
+    }
+
+    fn strings_pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect()
+    }
+
+    /// #15 (lane binaries run directly): each target gets the executable of its own
+    /// test-profile artifact (not the library's non-test artifact, not another
+    /// package's target of the same name), its package's build script's `OUT_DIR` and
+    /// `cargo:rustc-env`, `CARGO`, and cargo's library folders before the inherited ones.
+    #[test]
+    fn build_messages_give_each_target_its_executable_and_environment() {
+        let messages = [
+            r#"{"reason":"build-script-executed","package_id":"path+file:///r/crates/p#0.1.0","linked_paths":["native=/r/target/debug/build/p-1/out/lib","/usr/lib/elsewhere"],"env":[["FROM_BUILD","yes"]],"out_dir":"/r/target/debug/build/p-1/out"}"#,
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///r/crates/p#0.1.0","manifest_path":"/r/crates/p/Cargo.toml","target":{"name":"p","kind":["lib"]},"profile":{"test":false},"executable":null}"#,
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///r/crates/p#0.1.0","manifest_path":"/r/crates/p/Cargo.toml","target":{"name":"p","kind":["lib"]},"profile":{"test":true},"executable":"/r/target/debug/deps/p-aaa"}"#,
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///r/crates/q#0.1.0","manifest_path":"/r/crates/q/Cargo.toml","target":{"name":"api","kind":["test"]},"profile":{"test":true},"executable":"/r/target/debug/deps/api-qqq"}"#,
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///r/crates/p#0.1.0","manifest_path":"/r/crates/p/Cargo.toml","target":{"name":"api","kind":["test"]},"profile":{"test":true},"executable":"/r/target/debug/deps/api-ppp"}"#,
+            "not json",
+            r#"{"reason":"build-finished","success":true}"#,
+        ]
+        .join("\n");
+        let lib = target("p", "p", "lib");
+        let api = target("p::api", "api", "test");
+        let missing = target("p::gone", "gone", "test");
+        let toolchain = Toolchain {
+            cargo: "/tc/bin/cargo".to_owned(),
+            target_libdir: "/tc/lib/rustlib/x/lib".to_owned(),
+        };
+        let inherited = vec![PathBuf::from("/opt/lib")];
+        let built = parse_build(&messages, &[&lib, &api, &missing], &toolchain, &inherited);
+        assert_eq!(built.keys().collect::<Vec<_>>(), ["p", "p::api"]);
+        let api = &built["p::api"];
+        assert_eq!(api.path, PathBuf::from("/r/target/debug/deps/api-ppp"));
+        assert_eq!(api.cwd, PathBuf::from("/r/crates/p"));
+        let value = |name: &str| {
+            api.env
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(value("FROM_BUILD"), Some("yes"));
+        assert_eq!(value("OUT_DIR"), Some("/r/target/debug/build/p-1/out"));
+        assert_eq!(value("CARGO"), Some("/tc/bin/cargo"));
+        assert_eq!(value("CARGO_PKG_NAME"), Some("p"));
+        assert_eq!(value("RUSTC_BOOTSTRAP"), Some("1"));
+        assert_eq!(
+            value(LIBRARY_PATH_VARIABLE),
+            Some(
+                "/r/target/debug/build/p-1/out/lib:/r/target/debug:/r/target/debug/deps:/tc/lib/rustlib/x/lib:/opt/lib"
+            ),
+            "native folders outside the target folder are not cargo's to add"
+        );
+        // An inherited path that already starts with cargo's folders is kept as it is.
+        let again: Vec<PathBuf> = [
+            "/r/target/debug/build/p-1/out/lib",
+            "/r/target/debug",
+            "/r/target/debug/deps",
+            "/tc/lib/rustlib/x/lib",
+            "/more",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let built = parse_build(&messages, &[&lib], &toolchain, &again);
+        let env = &built["p"].env;
+        assert!(env.iter().any(|(n, v)| n == LIBRARY_PATH_VARIABLE
+            && v == "/r/target/debug/build/p-1/out/lib:/r/target/debug:/r/target/debug/deps:/tc/lib/rustlib/x/lib:/more"));
+    }
+
+    #[test]
+    fn package_variables_split_the_version_as_cargo_does() {
+        let authors = strings(&["A <a@x>", "B"]);
+        let env = package_env(&PackageFields {
+            manifest_path: "/r/p/Cargo.toml",
+            name: "p",
+            version: "1.20.3-beta.1+build.5",
+            authors: &authors,
+            description: Some("d"),
+            homepage: None,
+            repository: None,
+            license: Some("MIT"),
+            license_file: None,
+            rust_version: Some("1.70"),
+            readme: None,
+        });
+        let value = |name: &str| env.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+        assert_eq!(value("CARGO_MANIFEST_DIR"), Some("/r/p"));
+        assert_eq!(value("CARGO_PKG_VERSION"), Some("1.20.3-beta.1+build.5"));
+        assert_eq!(value("CARGO_PKG_VERSION_MAJOR"), Some("1"));
+        assert_eq!(value("CARGO_PKG_VERSION_MINOR"), Some("20"));
+        assert_eq!(value("CARGO_PKG_VERSION_PATCH"), Some("3"));
+        assert_eq!(value("CARGO_PKG_VERSION_PRE"), Some("beta.1"));
+        assert_eq!(value("CARGO_PKG_AUTHORS"), Some("A <a@x>:B"));
+        assert_eq!(value("CARGO_PKG_HOMEPAGE"), Some(""));
+        assert_eq!(value("CARGO_PKG_RUST_VERSION"), Some("1.70"));
+    }
+
+    /// #15 (lane binaries run directly): where cargo's configuration adds to a test
+    /// binary's environment (`[env]`, `--config`), batches go through cargo.
+    #[test]
+    fn an_env_table_in_cargo_s_configuration_keeps_batches_in_cargo() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let executor = super::super::fake::FakeExecutor::new([]);
+        let context = Context::new(dir.path(), dir.path(), &executor);
+        let configured = CargoTest::new(Some(strings(&["cargo", "test", "--config", "env.X='1'"])))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!configured.runs_binaries(&context));
+        let plain = CargoTest::new(None).unwrap_or_else(|e| panic!("{e}"));
+        fs_err::create_dir_all(dir.path().join(".cargo")).unwrap_or_else(|e| panic!("{e}"));
+        fs_err::write(
+            dir.path().join(".cargo").join("config.toml"),
+            "[env]\nX = \"1\"\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!plain.runs_binaries(&context));
     }
 
     #[test]

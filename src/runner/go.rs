@@ -994,6 +994,82 @@ mod tests {
         assert!(split_id("pkg::").is_err());
     }
 
+    /// #15 (lane binaries run directly): the prefix's test flags reach the binary as
+    /// `-test.NAME` (with their values), its build flags the build; `-json` is candor's;
+    /// `-exec` is noticed, as the lane then leaves starting the binary to `go test`.
+    #[test]
+    fn a_prefix_splits_into_build_flags_and_the_binary_s_flags() {
+        let split = split_prefix(&strings(&[
+            "go",
+            "test",
+            "-tags",
+            "integration",
+            "-v",
+            "-parallel",
+            "3",
+            "-short",
+            "-timeout=30s",
+            "-json",
+            "-race",
+        ]));
+        assert_eq!(
+            split.build,
+            strings(&["go", "test", "-tags", "integration", "-race"])
+        );
+        assert_eq!(
+            split.binary,
+            strings(&[
+                "-test.paniconexit0",
+                "-test.timeout=10m0s",
+                "-test.v",
+                "-test.parallel",
+                "3",
+                "-test.short",
+                "-test.timeout=30s",
+            ])
+        );
+        assert!(!split.exec);
+        assert!(split_prefix(&strings(&["go", "test", "-exec", "sudo"])).exec);
+    }
+
+    /// #15 (lane binaries run directly): each package's test binary gets its own names
+    /// only, escaped, and subtests one pattern per parent.
+    #[test]
+    fn direct_runs_give_each_package_its_own_names() {
+        let ids: Vec<String> = [
+            "m/a::TestOne",
+            "m/b::TestTwo",
+            "m/a::TestTable/x.y(1)",
+            "m/a::TestTable/ünï+",
+            "m/b::TestOne",
+            "m/a::TestÜ",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let runs = direct_runs(&ids).unwrap_or_default();
+        let runs: Vec<(&str, &str)> = runs.iter().map(|(p, r)| (p.as_str(), r.as_str())).collect();
+        assert_eq!(
+            runs,
+            [
+                ("m/a", "^(?:TestOne|TestÜ)$"),
+                ("m/b", "^(?:TestTwo|TestOne)$"),
+                ("m/a", r"^TestTable$/^(?:x\.y\(1\)|ünï\+)$"),
+            ]
+        );
+        assert!(direct_runs(&["TestNoPackage".to_owned()]).is_err());
+    }
+
+    #[test]
+    fn work_in_parallel_keeps_the_items_order() {
+        let items: Vec<u32> = (0..7).collect();
+        assert_eq!(
+            in_parallel(&items, Some(3), |n| n * 2),
+            [0, 2, 4, 6, 8, 10, 12]
+        );
+        assert!(in_parallel(&Vec::<u32>::new(), Some(2), |n| *n).is_empty());
+    }
+
     #[test]
     fn listing_keeps_runnable_tests_only() {
         let output = concat!(

@@ -764,6 +764,57 @@ pub(super) fn not_run(runner: RunnerKind, log: PathBuf, verdict: Verdict) -> Opt
 mod tests {
     use super::*;
 
+    /// #15 (lane binaries run directly): a failed build of the lane's test binaries is a
+    /// runner that could not run, quoting the compiler, never a red test.
+    #[test]
+    fn a_failed_build_of_test_binaries_quotes_the_compiler() {
+        let log = "# candor runner log\n# argv: [\"go\"]\n# example.com/m/a [example.com/m/a.test]\na/c.go:2:14: syntax error: unexpected {, expecting )\nunrelated\n";
+        let finished = Finished {
+            exit_code: 2,
+            timed_out: false,
+            log,
+            report: None,
+        };
+        let (why, quoted, unknown) =
+            build(RunnerKind::Go, "go test -c", &finished).unwrap_or_default();
+        assert_eq!(
+            why,
+            "`go test -c` exited with code 2: the test binaries were not built"
+        );
+        assert_eq!(
+            quoted,
+            [
+                "# example.com/m/a [example.com/m/a.test]",
+                "a/c.go:2:14: syntax error: unexpected {, expecting )"
+            ]
+        );
+        assert!(!unknown);
+        let cargo_log =
+            "   Compiling calc v0.1.0\nerror[E0425]: cannot find value `x`\n  --> tests/a.rs:2:5\n";
+        let failed = Finished {
+            exit_code: 101,
+            timed_out: false,
+            log: cargo_log,
+            report: None,
+        };
+        let (_, quoted, _) =
+            build(RunnerKind::Cargo, "cargo test --no-run", &failed).unwrap_or_default();
+        assert_eq!(
+            quoted,
+            [
+                "error[E0425]: cannot find value `x`",
+                "  --> tests/a.rs:2:5"
+            ]
+        );
+        let fine = Finished {
+            exit_code: 0,
+            timed_out: false,
+            log: "",
+            report: None,
+        };
+        assert!(build(RunnerKind::Cargo, "cargo test --no-run", &fine).is_none());
+    }
+
     fn finished<'a>(exit_code: i32, log: &'a str, report: Option<&'a [u8]>) -> Finished<'a> {
         Finished {
             exit_code,

@@ -668,8 +668,8 @@ fn a_failing_cargo_test_fails_in_the_lane_though_an_old_green_binary_of_its_name
     git(&suite.repo, &["commit", "--quiet", "-m", "base"]);
     // In the environment candor gets (`Suite::candor`), so that cargo names the same
     // file: a profile variable of this test's own environment would change its hash.
-    let mut build = std::process::Command::new("cargo");
-    build
+    let mut no_run = std::process::Command::new("cargo");
+    no_run
         .args([
             "test",
             "--no-run",
@@ -688,10 +688,10 @@ fn a_failing_cargo_test_fails_in_the_lane_though_an_old_green_binary_of_its_name
         "RUSTUP_TOOLCHAIN",
     ] {
         if let Some(value) = std::env::var_os(name) {
-            build.env(name, value);
+            no_run.env(name, value);
         }
     }
-    let built = build.output().expect("cargo test --no-run");
+    let built = no_run.output().expect("cargo test --no-run");
     assert!(built.status.success(), "{built:?}");
     let old = String::from_utf8_lossy(&built.stdout)
         .lines()
