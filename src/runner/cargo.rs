@@ -778,15 +778,38 @@ impl Adapter for CargoTest {
         )
     }
 
+    /// Each target's `--list --format terse`: through the executables of one `cargo test
+    /// --no-run` (the builds the lane's batches then run, [`CargoTest::runs_binaries`]),
+    /// else one `cargo test -p P --lib|… -- --list` per target.
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
+        let targets = self.targets(context)?;
+        let executables = if self.runs_binaries(context) {
+            let all: Vec<&TestTarget> = targets.iter().collect();
+            Some(self.executables(context, &all, &targets)?)
+        } else {
+            None
+        };
         let mut tests = Vec::new();
-        for target in self.targets(context)? {
-            let mut argv = self.prefix.command(&["test"]);
-            argv.extend(target.selector.iter().cloned());
-            argv.push("--".to_owned());
+        for target in targets {
+            let executable = executables
+                .as_ref()
+                .and_then(|built| built.get(&target.binary_id));
+            let mut argv = if let Some(executable) = executable {
+                vec![executable.path.to_string_lossy().into_owned()]
+            } else {
+                let mut argv = self.prefix.command(&["test"]);
+                argv.extend(target.selector.iter().cloned());
+                argv.push("--".to_owned());
+                argv
+            };
             argv.extend(self.prefix.binary_options.iter().cloned());
             argv.extend(strings(&["--list", "--format", "terse"]));
-            let output = context.probe("cargo-test-list", argv, &[])?;
+            let output = match executable {
+                Some(executable) => {
+                    context.probe_in("cargo-test-list", argv, &executable.cwd, &executable.env)?
+                }
+                None => context.probe("cargo-test-list", argv, &[])?,
+            };
             tests.extend(output.lines().filter_map(|line| {
                 let name = line.strip_suffix(": test")?;
                 Some(ListedTest {

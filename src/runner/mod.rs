@@ -402,6 +402,35 @@ impl<'a> Context<'a> {
         read_text(&stdout)
     }
 
+    /// As [`Context::probe`] (exit 0 only), in `cwd` with `env` set: a test binary the
+    /// lane built, started as its runner would start it.
+    fn probe_in(
+        &self,
+        name: &str,
+        argv: Vec<String>,
+        cwd: &Path,
+        env: &[(String, String)],
+    ) -> Result<String, RunnerError> {
+        let stdout = self.scratch_path(&format!("{name}.stdout"));
+        let mut invocation = self.invocation(name, argv).stdout_to(&stdout);
+        invocation.cwd = cwd.to_path_buf();
+        for (variable, value) in env {
+            invocation = invocation.env(variable, value);
+        }
+        let record = self.run(invocation)?;
+        if record.outcome.exit_code() != 0 || record.outcome.timed_out {
+            let log = read_log(&record.log);
+            let stdout = read_log(&stdout);
+            return Err(RunnerError::Probe {
+                argv: record.argv.join(" "),
+                code: record.outcome.exit_code(),
+                quoted: ran::probe_lines(&format!("{log}\n{stdout}")),
+                log: record.log,
+            });
+        }
+        read_text(&stdout)
+    }
+
     /// Whether a finished child ran, by `kind`'s rule (module [`ran`]); `report` is where
     /// its machine-readable output went.
     #[expect(
