@@ -13,6 +13,12 @@
 //! binaries: cargo runs them through a target runner, and the runner is `env
 //! RUSTC_BOOTSTRAP=1`, given in `CARGO_TARGET_<HOST>_RUNNER`, which is not part of any
 //! build fingerprint.
+//!
+//! For the merge lane (issue #15), a process per batch and target through `cargo test` is
+//! mostly cargo's start-up and freshness check: the listing builds every test target once
+//! (`cargo test --no-run --message-format json-render-diagnostics`), lists and the batches
+//! run the executables cargo named, in the package's folder with the variables `cargo
+//! test` gives a test binary (docs/gate.md, "Test binaries built once").
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};

@@ -8,6 +8,10 @@
 //! `-run '^(TestA|TestB)$' -shuffle=off` and gets source order, whatever order they were
 //! named in; a shuffled run is `-shuffle=N`. A subtest is run through its top-level test
 //! (with its siblings). A repeated run is `-count=N`.
+//!
+//! For the merge lane's batches (issue #15), each `go test` relinks a test binary per
+//! package: each package's binary is built once (`go test -c`) and each batch runs it
+//! through `go tool test2json` in the package's folder, as `go test -json` does.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;

@@ -39,8 +39,9 @@
 //!
 //! For the merge lane's batched replays ([`Adapter::run_batch`],
 //! [`Adapter::batch_ordering`]; docs/runners.md): pytest runs a batch in the order given;
-//! cargo (one process per test target, exact filters), go (one `-run` alternation for
-//! every package), jest, vitest, mocha, node and Playwright (one title pattern for the
+//! cargo (one process per test target, exact filters), go (one `-run` alternation per
+//! package), both running test binaries built once per lane (`cargo test --no-run`, `go
+//! test -c`) as cargo and `go test` would start them, jest, vitest, mocha, node and Playwright (one title pattern for the
 //! whole batch, refused where it ran a test outside the batch in a process one of the
 //! batch's shares) in their own order; nextest each test in its own process.
 
