@@ -792,6 +792,63 @@ fn a_go_lane_builds_its_own_binaries_and_runs_them_in_the_package_folder() {
     assert_eq!(logs_named(&suite, "go-test-c"), 2, "one build per lane");
 }
 
+/// #15 (lane binaries run directly): cargo's `[env]` configuration sets variables for
+/// test binaries that candor does not reproduce, so there the batches go through `cargo
+/// test` and a test reading such a variable passes in the lane as under `cargo test`.
+#[test]
+fn with_an_env_table_in_cargo_s_configuration_cargo_runs_the_batches() {
+    let more = concat!(
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n\n",
+        "#[test]\nfn greets() {\n    assert_eq!(std::env::var(\"GREETING\").as_deref(), Ok(\"hi\"));\n}\n",
+    );
+    // On the base: a change adding it would be a test-infrastructure edit.
+    let suite = empty();
+    suite.write(
+        "Cargo.toml",
+        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    suite.write(
+        "candor.toml",
+        "[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"cargo\"\n",
+    );
+    suite.write("src/lib.rs", CRATE_LIB);
+    suite.write(
+        "tests/more.rs",
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
+    );
+    suite.write(".cargo/config.toml", "[env]\nGREETING = \"hi\"\n");
+    commit_change(&suite, &[("tests/more.rs", more)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert!(
+        report["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .all(|r| r["outcome"] == "pass" && !r["batch"].is_null()),
+        "{report:#}"
+    );
+    assert_eq!(logs_named(&suite, "cargo-build"), 0, "{report:#}");
+    let first = report["batching"]["rounds"][0]["batches"][0]["log"]
+        .as_str()
+        .expect("a log");
+    let log = std::fs::read_to_string(first).expect("the log");
+    assert!(log.contains("# argv: [\"cargo\",\"test\""), "{log}");
+}
+
+/// #15 (lane binaries run directly): a change whose test code does not compile stops
+/// the lane's one build: exit 2 with the compiler's words, never a red test.
+#[test]
+fn a_cargo_build_failure_is_exit_2_with_the_compiler_s_message() {
+    let more = "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n\n#[test]\nfn broken() {\n    let x: i32 = \"not a number\";\n}\n";
+    let suite = cargo_change(&[("tests/more.rs", more)]);
+    let ran = suite.candor(&["gate"], &[]);
+    assert_eq!(ran.exit, 2, "{ran:?}");
+    assert!(ran.stderr.contains("--no-run"), "{ran:?}");
+    assert!(ran.stderr.contains("error[E0308]"), "{ran:?}");
+    assert!(ran.stderr.contains("tests/more.rs"), "{ran:?}");
+}
+
 
 /// #15 item 3: the runner's own parallelism inside each replay process (libtest's
 /// `--test-threads 3` here) is recorded in the report's batches, in every replay's run
