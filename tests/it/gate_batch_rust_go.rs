@@ -849,7 +849,6 @@ fn a_cargo_build_failure_is_exit_2_with_the_compiler_s_message() {
     assert!(ran.stderr.contains("tests/more.rs"), "{ran:?}");
 }
 
-
 /// #15 item 3: the runner's own parallelism inside each replay process (libtest's
 /// `--test-threads 3` here) is recorded in the report's batches, in every replay's run
 /// record, and in the `gate` runs the lane stores in the history (which said 1 whatever
