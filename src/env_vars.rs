@@ -142,6 +142,16 @@ impl EnvVars {
     /// Python's module search path. For one side of `compare` or `repro`, candor puts the
     /// side's source roots (and its isolation probe) before the value it inherited.
     pub const PYTHONPATH: &'static str = "PYTHONPATH";
+    /// The dynamic library search path (Linux and most Unixes). The merge lane runs cargo's
+    /// test binaries itself and puts cargo's folders before the value it inherited, as
+    /// `cargo test` does.
+    pub const LD_LIBRARY_PATH: &'static str = "LD_LIBRARY_PATH";
+    /// macOS's fallback dynamic library search path, which cargo extends there.
+    pub const DYLD_FALLBACK_LIBRARY_PATH: &'static str = "DYLD_FALLBACK_LIBRARY_PATH";
+    /// cargo's home, whose `config.toml` may hold an `[env]` table for test binaries.
+    pub const CARGO_HOME: &'static str = "CARGO_HOME";
+    /// The user's home, where cargo's home is (`~/.cargo`) when `CARGO_HOME` is not set.
+    pub const HOME: &'static str = "HOME";
 
     // Read, never changed, as part of what `candor test`'s remembered pytest plugin probe
     // depends on (`runner::probe_cache`): a change to any of them probes again.

@@ -13,10 +13,17 @@
 //! binaries: cargo runs them through a target runner, and the runner is `env
 //! RUSTC_BOOTSTRAP=1`, given in `CARGO_TARGET_<HOST>_RUNNER`, which is not part of any
 //! build fingerprint.
+//!
+//! For the merge lane (issue #15), a process per batch and target through `cargo test` is
+//! mostly cargo's start-up and freshness check: the listing builds every test target once
+//! (`cargo test --no-run --message-format json-render-diagnostics`), lists and the batches
+//! run the executables cargo named, in the package's folder with the variables `cargo
+//! test` gives a test binary (docs/gate.md, "Test binaries built once").
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use serde::Deserialize;
 
@@ -90,6 +97,16 @@ pub(super) struct TestTarget {
     pub selector: Vec<String>,
     /// An integration test's source file, relative to the repository root.
     pub file: Option<String>,
+    /// The package's `Cargo.toml`, as `cargo metadata` and cargo's build messages spell
+    /// it: with the target's name and kind, how a built executable is matched to it.
+    pub manifest_path: String,
+    /// The target's name (`api` for `tests/api.rs`).
+    pub name: String,
+    /// The target's kinds, as cargo spells them (`["lib"]`, `["test"]`).
+    pub kinds: Vec<String>,
+    /// What `cargo test` sets for the package's test binaries at run time
+    /// (`CARGO_MANIFEST_DIR`, `CARGO_MANIFEST_PATH`, `CARGO_PKG_*`), from the metadata.
+    pub package_env: Vec<(String, String)>,
 }
 
 /// The test targets of the workspace's default members, from `cargo metadata`.
@@ -117,6 +134,17 @@ fn parse_metadata(output: &str, repo_root: &Path) -> Result<Vec<TestTarget>, Run
         name: String,
         version: String,
         targets: Vec<Target>,
+        #[serde(default)]
+        manifest_path: String,
+        #[serde(default)]
+        authors: Vec<String>,
+        description: Option<String>,
+        homepage: Option<String>,
+        repository: Option<String>,
+        license: Option<String>,
+        license_file: Option<String>,
+        rust_version: Option<String>,
+        readme: Option<String>,
     }
     #[derive(Deserialize)]
     struct Target {
@@ -138,6 +166,19 @@ fn parse_metadata(output: &str, repo_root: &Path) -> Result<Vec<TestTarget>, Run
         .unwrap_or(metadata.workspace_members);
     let mut targets = Vec::new();
     for package in metadata.packages.iter().filter(|p| members.contains(&p.id)) {
+        let package_env = package_env(&PackageFields {
+            manifest_path: &package.manifest_path,
+            name: &package.name,
+            version: &package.version,
+            authors: &package.authors,
+            description: package.description.as_deref(),
+            homepage: package.homepage.as_deref(),
+            repository: package.repository.as_deref(),
+            license: package.license.as_deref(),
+            license_file: package.license_file.as_deref(),
+            rust_version: package.rust_version.as_deref(),
+            readme: package.readme.as_deref(),
+        });
         for target in package.targets.iter().filter(|t| t.test) {
             let kind = |k: &str| target.kind.iter().any(|have| have == k);
             let library = ["lib", "rlib", "dylib", "cdylib", "staticlib", "proc-macro"]
@@ -181,10 +222,68 @@ fn parse_metadata(output: &str, repo_root: &Path) -> Result<Vec<TestTarget>, Run
                 binary_id,
                 selector,
                 file,
+                manifest_path: package.manifest_path.clone(),
+                name: target.name.clone(),
+                kinds: target.kind.clone(),
+                package_env: package_env.clone(),
             });
         }
     }
     Ok(targets)
+}
+
+/// A package's fields that `cargo test` hands its test binaries.
+struct PackageFields<'a> {
+    manifest_path: &'a str,
+    name: &'a str,
+    version: &'a str,
+    authors: &'a [String],
+    description: Option<&'a str>,
+    homepage: Option<&'a str>,
+    repository: Option<&'a str>,
+    license: Option<&'a str>,
+    license_file: Option<&'a str>,
+    rust_version: Option<&'a str>,
+    readme: Option<&'a str>,
+}
+
+/// The variables cargo sets for a package's test binary when it runs it (cargo's
+/// `Compilation::fill_env`): the manifest's folder and path and the `CARGO_PKG_*` fields,
+/// an absent field as the empty string, the authors joined with `:`, the version split
+/// at its dots and its `-`.
+fn package_env(package: &PackageFields<'_>) -> Vec<(String, String)> {
+    let manifest_dir = Path::new(package.manifest_path)
+        .parent()
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // `1.2.3-beta.1+build`: the build metadata is in no part but the whole version.
+    let without_build = package.version.split('+').next().unwrap_or_default();
+    let (core, pre) = without_build.split_once('-').unwrap_or((without_build, ""));
+    let mut numbers = core.split('.');
+    let mut number = || numbers.next().unwrap_or_default().to_owned();
+    let text = |value: Option<&str>| value.unwrap_or_default().to_owned();
+    let pairs = [
+        ("CARGO_MANIFEST_DIR", manifest_dir),
+        ("CARGO_MANIFEST_PATH", package.manifest_path.to_owned()),
+        ("CARGO_PKG_VERSION_MAJOR", number()),
+        ("CARGO_PKG_VERSION_MINOR", number()),
+        ("CARGO_PKG_VERSION_PATCH", number()),
+        ("CARGO_PKG_VERSION_PRE", pre.to_owned()),
+        ("CARGO_PKG_VERSION", package.version.to_owned()),
+        ("CARGO_PKG_NAME", package.name.to_owned()),
+        ("CARGO_PKG_DESCRIPTION", text(package.description)),
+        ("CARGO_PKG_HOMEPAGE", text(package.homepage)),
+        ("CARGO_PKG_REPOSITORY", text(package.repository)),
+        ("CARGO_PKG_LICENSE", text(package.license)),
+        ("CARGO_PKG_LICENSE_FILE", text(package.license_file)),
+        ("CARGO_PKG_AUTHORS", package.authors.join(":")),
+        ("CARGO_PKG_RUST_VERSION", text(package.rust_version)),
+        ("CARGO_PKG_README", text(package.readme)),
+    ];
+    pairs
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect()
 }
 
 /// The target whose binary id starts the test id, and the test's name inside it. The
@@ -222,13 +321,45 @@ pub(super) fn locate<'t>(
 
 /// `cargo test` (libtest) through a command prefix (`cargo test` unless `[runner]
 /// command` says; it must contain `test`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct CargoTest {
     prefix: CargoPrefix,
     /// The first tree's test targets, with the tree: a batch's tests are split by
     /// target without asking `cargo metadata` again, and [`Adapter::process_scope`] can
     /// tell which tests share a test binary.
     targets: OnceLock<(PathBuf, Vec<TestTarget>)>,
+    /// The test executables this adapter's own `cargo test --no-run` built, for one tree:
+    /// the merge lane's batches run them directly (issue #15). Never read from disk or
+    /// from an earlier candor run: each lane builds, and cargo names what it built.
+    built: Mutex<Option<Built>>,
+}
+
+/// A test target's executable from a build, and how `cargo test` starts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Executable {
+    /// The file cargo's `compiler-artifact` message named.
+    path: PathBuf,
+    /// The package's folder: cargo runs a test binary there.
+    cwd: PathBuf,
+    /// What cargo sets for it: its build script's `cargo:rustc-env` pairs, `OUT_DIR`,
+    /// `CARGO`, the package's variables, the dynamic library path; and `RUSTC_BOOTSTRAP=1`
+    /// for libtest's JSON.
+    env: Vec<(String, String)>,
+}
+
+/// The executables built for one tree, by binary id.
+#[derive(Debug)]
+struct Built {
+    root: PathBuf,
+    executables: BTreeMap<String, Executable>,
+}
+
+/// What a test binary's environment takes from the toolchain.
+struct Toolchain {
+    /// `CARGO`: the toolchain's own cargo (what a rustup proxy runs), else the prefix's.
+    cargo: String,
+    /// `rustc --print target-libdir`, on cargo's dynamic library path.
+    target_libdir: String,
 }
 
 impl CargoTest {
@@ -237,6 +368,161 @@ impl CargoTest {
         Ok(CargoTest {
             prefix: CargoPrefix::parse(command, &["test"], RunnerKind::Cargo)?,
             targets: OnceLock::new(),
+            built: Mutex::new(None),
+        })
+    }
+
+    /// Whether a batch may run the test binaries itself rather than through `cargo
+    /// test`: not when cargo's configuration can add to what a test binary sees (an
+    /// `[env]` table in a `.cargo/config.toml` cargo reads, or `--config` in the prefix),
+    /// which candor does not reproduce; cargo runs those batches, one `cargo test` per
+    /// target.
+    fn runs_binaries(&self, context: &Context<'_>) -> bool {
+        let configured = |option: &String| option == "--config" || option.starts_with("--config=");
+        if self.prefix.cargo_options.iter().any(configured) {
+            return false;
+        }
+        let home = std::env::var_os(crate::env_vars::EnvVars::CARGO_HOME)
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os(crate::env_vars::EnvVars::HOME)
+                    .map(|home| PathBuf::from(home).join(".cargo"))
+            });
+        let folders = context
+            .repo_root
+            .ancestors()
+            .map(|dir| dir.join(".cargo"))
+            .chain(home);
+        !folders
+            .flat_map(|folder| [folder.join("config.toml"), folder.join("config")])
+            .any(|file| {
+                fs_err::read_to_string(&file)
+                    .ok()
+                    .and_then(|text| text.parse::<toml::Table>().ok())
+                    .is_some_and(|table| table.contains_key("env"))
+            })
+    }
+
+    /// The executables of `targets` in the context's tree. The first batch builds every
+    /// test target of the tree (`all`) in one `cargo test --no-run`: the listing built
+    /// them all already, so this is cargo's freshness check, and the lane's rounds, which
+    /// run side by side and name different targets, find theirs built (the others wait
+    /// for the first). A target missing later is built then.
+    fn executables(
+        &self,
+        context: &Context<'_>,
+        targets: &[&TestTarget],
+        all: &[TestTarget],
+    ) -> Result<BTreeMap<String, Executable>, RunnerError> {
+        let mut built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
+        if built
+            .as_ref()
+            .is_none_or(|built| built.root != context.repo_root)
+        {
+            *built = Some(Built {
+                root: context.repo_root.clone(),
+                executables: BTreeMap::new(),
+            });
+        }
+        let Some(built) = built.as_mut() else {
+            return Ok(BTreeMap::new());
+        };
+        let missing: Vec<&TestTarget> = if built.executables.is_empty() {
+            all.iter().collect()
+        } else {
+            targets
+                .iter()
+                .copied()
+                .filter(|t| !built.executables.contains_key(&t.binary_id))
+                .collect()
+        };
+        if !missing.is_empty() {
+            let made = self.build(context, &missing)?;
+            built.executables.extend(made);
+        }
+        Ok(targets
+            .iter()
+            .filter_map(|t| {
+                let executable = built.executables.get(&t.binary_id)?;
+                Some((t.binary_id.clone(), executable.clone()))
+            })
+            .collect())
+    }
+
+    /// `cargo test --no-run --message-format json-render-diagnostics` with the prefix's
+    /// options, for `targets`; each target's executable is the one cargo's
+    /// `compiler-artifact` message names for it (a test profile, an executable). A
+    /// failed build is [`RunnerError::CouldNotRun`] quoting the compiler; a target the
+    /// build named no executable for is an error too, never an older file.
+    fn build(
+        &self,
+        context: &Context<'_>,
+        targets: &[&TestTarget],
+    ) -> Result<BTreeMap<String, Executable>, RunnerError> {
+        let mut argv = self.prefix.command(&["test"]);
+        argv.extend(strings(&[
+            "--no-run",
+            "--message-format",
+            "json-render-diagnostics",
+        ]));
+        for target in targets {
+            argv.extend(target.selector.iter().cloned());
+        }
+        let what = format!("{} --no-run", self.prefix.command(&["test"]).join(" "));
+        let messages = context.scratch_path("cargo-build.jsonl");
+        let mut invocation = context.invocation("cargo-build", argv).stdout_to(&messages);
+        if let Some(target) = context.cargo_target() {
+            invocation = invocation.env("CARGO_TARGET_DIR", &target);
+        }
+        let record = context.run(invocation)?;
+        context.check_built(RunnerKind::Cargo, &what, &record)?;
+        let toolchain = self.toolchain(context)?;
+        let text = fs_err::read_to_string(&messages)?;
+        let executables = parse_build(&text, targets, &toolchain, &inherited_library_path());
+        match targets
+            .iter()
+            .find(|t| !executables.contains_key(&t.binary_id))
+        {
+            Some(target) => Err(RunnerError::Output {
+                what: format!("{what} (log: {})", record.log.display()),
+                message: format!("cargo named no test executable for `{}`", target.binary_id),
+            }),
+            None => Ok(executables),
+        }
+    }
+
+    /// The toolchain of the prefix (`cargo +nightly` asks `rustc +nightly`), run in the
+    /// repository so that its `rust-toolchain.toml` chooses as it does for cargo.
+    fn toolchain(&self, context: &Context<'_>) -> Result<Toolchain, RunnerError> {
+        let mut argv = strings(&["rustc"]);
+        argv.extend(
+            self.prefix
+                .base
+                .iter()
+                .skip(1)
+                .filter(|a| a.starts_with('+'))
+                .cloned(),
+        );
+        argv.extend(strings(&["--print", "sysroot", "--print", "target-libdir"]));
+        let output = context.probe("rustc-print", argv, &[])?;
+        let mut lines = output.lines();
+        let (Some(sysroot), Some(target_libdir)) = (lines.next(), lines.next()) else {
+            return Err(RunnerError::Output {
+                what: "rustc --print sysroot --print target-libdir".to_owned(),
+                message: "fewer than two lines".to_owned(),
+            });
+        };
+        let own = Path::new(sysroot.trim())
+            .join("bin")
+            .join(format!("cargo{}", std::env::consts::EXE_SUFFIX));
+        let cargo = if own.is_file() {
+            own.to_string_lossy().into_owned()
+        } else {
+            self.prefix.base.first().cloned().unwrap_or_default()
+        };
+        Ok(Toolchain {
+            cargo,
+            target_libdir: target_libdir.trim().to_owned(),
         })
     }
 
@@ -271,22 +557,50 @@ impl CargoTest {
         ))
     }
 
+    /// Runs the selection, each target through `cargo test`, or with `executables`
+    /// (the lane's batches) each target's executable directly, as cargo would start it.
     fn run(
         &self,
         context: &Context<'_>,
         selection: &Selection<'_>,
         options: RunOptions,
+        executables: Option<&BTreeMap<String, Executable>>,
     ) -> Result<RunReport, RunnerError> {
-        let runner_variable = Self::runner_variable(context)?;
+        let runner_variable = match executables {
+            Some(_) => String::new(),
+            None => Self::runner_variable(context)?,
+        };
         let value = options.seed();
+        fs_err::create_dir_all(&context.scratch)?;
         let report = context.scratch_path("cargo-libtest.jsonl");
         let mut report_file = BufWriter::new(fs_err::File::create(&report)?);
         let mut invocations: Vec<InvocationRecord> = Vec::new();
         for (target, names) in selection.runs() {
-            let mut argv = self.prefix.command(&["test"]);
-            argv.push("--no-fail-fast".to_owned());
-            argv.extend(target.selector.iter().cloned());
-            argv.push("--".to_owned());
+            let executable = match executables {
+                Some(built) => {
+                    Some(
+                        built
+                            .get(&target.binary_id)
+                            .ok_or_else(|| RunnerError::Output {
+                                what: "cargo test --no-run".to_owned(),
+                                message: format!(
+                                    "no test executable was built for `{}`",
+                                    target.binary_id
+                                ),
+                            })?,
+                    )
+                }
+                None => None,
+            };
+            let mut argv = if let Some(executable) = executable {
+                vec![executable.path.to_string_lossy().into_owned()]
+            } else {
+                let mut argv = self.prefix.command(&["test"]);
+                argv.push("--no-fail-fast".to_owned());
+                argv.extend(target.selector.iter().cloned());
+                argv.push("--".to_owned());
+                argv
+            };
             argv.extend(self.prefix.binary_options.iter().cloned());
             argv.extend(strings(&[
                 "-Z",
@@ -303,12 +617,17 @@ impl CargoTest {
                 argv.extend(names.iter().map(|name| (*name).to_owned()));
             }
             let stdout = context.scratch_path("cargo-test.stdout");
-            let mut invocation = context
-                .invocation("cargo-test", argv)
-                .env(&runner_variable, "env RUSTC_BOOTSTRAP=1")
-                .stdout_to(&stdout);
-            if let Some(target) = context.cargo_target() {
-                invocation = invocation.env("CARGO_TARGET_DIR", &target);
+            let mut invocation = context.invocation("cargo-test", argv).stdout_to(&stdout);
+            if let Some(executable) = executable {
+                invocation.cwd.clone_from(&executable.cwd);
+                for (name, value) in &executable.env {
+                    invocation = invocation.env(name, value);
+                }
+            } else {
+                invocation = invocation.env(&runner_variable, "env RUSTC_BOOTSTRAP=1");
+                if let Some(target) = context.cargo_target() {
+                    invocation = invocation.env("CARGO_TARGET_DIR", &target);
+                }
             }
             let record = context.run(invocation)?;
             context.check_ran(RunnerKind::Cargo, &record, &stdout)?;
@@ -410,7 +729,7 @@ impl Adapter for CargoTest {
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
         let targets = test_targets(&self.prefix, context)?;
-        self.run(context, &Selection::Suite(targets), options)
+        self.run(context, &Selection::Suite(targets), options, None)
     }
 
     fn run_one(
@@ -421,7 +740,7 @@ impl Adapter for CargoTest {
     ) -> Result<RunReport, RunnerError> {
         let targets = self.targets(context)?;
         let (target, name) = locate(&targets, test_id, RunnerKind::Cargo)?;
-        self.run(context, &Selection::One(target, name), options)
+        self.run(context, &Selection::One(target, name), options, None)
     }
 
     fn process_scope<'t>(&self, test_id: &'t str) -> Option<&'t str> {
@@ -439,8 +758,11 @@ impl Adapter for CargoTest {
         BatchOrdering::Fixed(BATCH_ORDER)
     }
 
-    /// One `cargo test -p P --lib|--bin N|--test N -- … --exact -- NAME…` per test target
-    /// of the batch, each name an exact filter.
+    /// Each test target of the batch runs its tests in one process, each name an exact
+    /// filter: the target's executable from this adapter's one `cargo test --no-run`
+    /// (`EXE … --exact -- NAME…`, in the package's folder with cargo's environment),
+    /// or, where cargo's configuration adds to that environment, `cargo test -p P
+    /// --lib|--bin N|--test N -- … --exact -- NAME…`.
     fn run_batch(
         &self,
         context: &Context<'_>,
@@ -449,18 +771,51 @@ impl Adapter for CargoTest {
     ) -> Result<RunReport, RunnerError> {
         let targets = self.targets(context)?;
         let runs = batch_selection(&targets, test_ids)?;
-        self.run(context, &Selection::Batch(runs), options)
+        if !self.runs_binaries(context) {
+            return self.run(context, &Selection::Batch(runs), options, None);
+        }
+        let needed: Vec<&TestTarget> = runs.iter().map(|(target, _)| target).collect();
+        let executables = self.executables(context, &needed, &targets)?;
+        self.run(
+            context,
+            &Selection::Batch(runs),
+            options,
+            Some(&executables),
+        )
     }
 
+    /// Each target's `--list --format terse`: through the executables of one `cargo test
+    /// --no-run` (the builds the lane's batches then run, [`CargoTest::runs_binaries`]),
+    /// else one `cargo test -p P --lib|… -- --list` per target.
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
+        let targets = self.targets(context)?;
+        let executables = if self.runs_binaries(context) {
+            let all: Vec<&TestTarget> = targets.iter().collect();
+            Some(self.executables(context, &all, &targets)?)
+        } else {
+            None
+        };
         let mut tests = Vec::new();
-        for target in self.targets(context)? {
-            let mut argv = self.prefix.command(&["test"]);
-            argv.extend(target.selector.iter().cloned());
-            argv.push("--".to_owned());
+        for target in targets {
+            let executable = executables
+                .as_ref()
+                .and_then(|built| built.get(&target.binary_id));
+            let mut argv = if let Some(executable) = executable {
+                vec![executable.path.to_string_lossy().into_owned()]
+            } else {
+                let mut argv = self.prefix.command(&["test"]);
+                argv.extend(target.selector.iter().cloned());
+                argv.push("--".to_owned());
+                argv
+            };
             argv.extend(self.prefix.binary_options.iter().cloned());
             argv.extend(strings(&["--list", "--format", "terse"]));
-            let output = context.probe("cargo-test-list", argv, &[])?;
+            let output = match executable {
+                Some(executable) => {
+                    context.probe_in("cargo-test-list", argv, &executable.cwd, &executable.env)?
+                }
+                None => context.probe("cargo-test-list", argv, &[])?,
+            };
             tests.extend(output.lines().filter_map(|line| {
                 let name = line.strip_suffix(": test")?;
                 Some(ListedTest {
@@ -471,6 +826,138 @@ impl Adapter for CargoTest {
         }
         Ok(tests)
     }
+}
+
+/// The variable cargo puts its dynamic library folders in.
+const LIBRARY_PATH_VARIABLE: &str = if cfg!(target_os = "macos") {
+    crate::env_vars::EnvVars::DYLD_FALLBACK_LIBRARY_PATH
+} else {
+    crate::env_vars::EnvVars::LD_LIBRARY_PATH
+};
+
+/// The dynamic library path candor inherited, which cargo keeps after its own folders.
+fn inherited_library_path() -> Vec<PathBuf> {
+    std::env::var_os(LIBRARY_PATH_VARIABLE)
+        .map(|value| std::env::split_paths(&value).collect())
+        .unwrap_or_default()
+}
+
+/// Each target's executable and run-time environment from `cargo test --no-run
+/// --message-format json` messages: the `compiler-artifact` with a test profile and an
+/// executable whose manifest, target name and kinds are the target's; the package's
+/// `build-script-executed` message for `OUT_DIR` and `cargo:rustc-env`; the dynamic
+/// library path as cargo builds it (build scripts' native folders inside the target
+/// folder, the profile's folder, its `deps`, the toolchain's target libraries, then the
+/// inherited value). Lines that are not such messages are skipped.
+fn parse_build(
+    messages: &str,
+    targets: &[&TestTarget],
+    toolchain: &Toolchain,
+    inherited: &[PathBuf],
+) -> BTreeMap<String, Executable> {
+    #[derive(Deserialize)]
+    struct Message {
+        reason: String,
+        #[serde(default)]
+        package_id: String,
+        #[serde(default)]
+        manifest_path: String,
+        target: Option<ArtifactTarget>,
+        profile: Option<Profile>,
+        executable: Option<PathBuf>,
+        #[serde(default)]
+        linked_paths: Vec<String>,
+        #[serde(default)]
+        env: Vec<(String, String)>,
+        out_dir: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct ArtifactTarget {
+        name: String,
+        kind: Vec<String>,
+    }
+    #[derive(Deserialize)]
+    struct Profile {
+        test: bool,
+    }
+    /// A package's build script's `OUT_DIR` and `cargo:rustc-env` pairs.
+    type Script = (Option<String>, Vec<(String, String)>);
+    let mut scripts: BTreeMap<String, Script> = BTreeMap::new();
+    let mut native: Vec<PathBuf> = Vec::new();
+    let mut artifacts: Vec<Message> = Vec::new();
+    for line in messages.lines() {
+        let Ok(message) = serde_json::from_str::<Message>(line) else {
+            continue;
+        };
+        match message.reason.as_str() {
+            "build-script-executed" => {
+                for path in &message.linked_paths {
+                    let path = path.split_once('=').map_or(path.as_str(), |(_, p)| p);
+                    native.push(PathBuf::from(path));
+                }
+                scripts.insert(
+                    message.package_id.clone(),
+                    (message.out_dir.clone(), message.env.clone()),
+                );
+            }
+            "compiler-artifact"
+                if message.executable.is_some()
+                    && message.profile.as_ref().is_some_and(|p| p.test) =>
+            {
+                artifacts.push(message);
+            }
+            _ => {}
+        }
+    }
+    let mut executables = BTreeMap::new();
+    for target in targets {
+        let Some(artifact) = artifacts.iter().find(|a| {
+            a.manifest_path == target.manifest_path
+                && a.target
+                    .as_ref()
+                    .is_some_and(|t| t.name == target.name && t.kind == target.kinds)
+        }) else {
+            continue;
+        };
+        let Some(path) = artifact.executable.clone() else {
+            continue;
+        };
+        let deps = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let profile = deps.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut search: Vec<PathBuf> = native
+            .iter()
+            .filter(|dir| dir.starts_with(&profile))
+            .cloned()
+            .collect();
+        search.extend([profile, deps, PathBuf::from(&toolchain.target_libdir)]);
+        if inherited.starts_with(&search) {
+            search = inherited.to_vec();
+        } else {
+            search.extend(inherited.iter().cloned());
+        }
+        let mut env: Vec<(String, String)> = Vec::new();
+        if let Some((out_dir, pairs)) = scripts.get(&artifact.package_id) {
+            env.extend(pairs.iter().cloned());
+            if let Some(out_dir) = out_dir {
+                env.push(("OUT_DIR".to_owned(), out_dir.clone()));
+            }
+        }
+        env.push(("CARGO".to_owned(), toolchain.cargo.clone()));
+        env.extend(target.package_env.iter().cloned());
+        if let Ok(joined) = std::env::join_paths(&search) {
+            env.push((
+                LIBRARY_PATH_VARIABLE.to_owned(),
+                joined.to_string_lossy().into_owned(),
+            ));
+        }
+        env.push(("RUSTC_BOOTSTRAP".to_owned(), "1".to_owned()));
+        let cwd = Path::new(&target.manifest_path)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        executables.insert(target.binary_id.clone(), Executable { path, cwd, env });
+    }
+    executables
 }
 
 /// Copies one binary's libtest JSON into the report, naming each test `binary-id$name`.
@@ -558,6 +1045,137 @@ mod tests {
             None
         );
         assert_eq!(with_binary_id(b"stray print", "x"), None);
+    }
+
+    fn target(binary_id: &str, name: &str, kind: &str) -> TestTarget {
+        TestTarget {
+            binary_id: binary_id.to_owned(),
+            selector: Vec::new(),
+            file: None,
+            manifest_path: "/r/crates/p/Cargo.toml".to_owned(),
+            name: name.to_owned(),
+            kinds: strings(&[kind]),
+            package_env: strings_pairs(&[("CARGO_PKG_NAME", "p")]),
+        }
+    }
+
+    fn strings_pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect()
+    }
+
+    /// #15 (lane binaries run directly): each target gets the executable of its own
+    /// test-profile artifact (not the library's non-test artifact, not another
+    /// package's target of the same name), its package's build script's `OUT_DIR` and
+    /// `cargo:rustc-env`, `CARGO`, and cargo's library folders before the inherited ones.
+    #[test]
+    fn build_messages_give_each_target_its_executable_and_environment() {
+        let messages = [
+            r#"{"reason":"build-script-executed","package_id":"path+file:///r/crates/p#0.1.0","linked_paths":["native=/r/target/debug/build/p-1/out/lib","/usr/lib/elsewhere"],"env":[["FROM_BUILD","yes"]],"out_dir":"/r/target/debug/build/p-1/out"}"#,
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///r/crates/p#0.1.0","manifest_path":"/r/crates/p/Cargo.toml","target":{"name":"p","kind":["lib"]},"profile":{"test":false},"executable":null}"#,
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///r/crates/p#0.1.0","manifest_path":"/r/crates/p/Cargo.toml","target":{"name":"p","kind":["lib"]},"profile":{"test":true},"executable":"/r/target/debug/deps/p-aaa"}"#,
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///r/crates/q#0.1.0","manifest_path":"/r/crates/q/Cargo.toml","target":{"name":"api","kind":["test"]},"profile":{"test":true},"executable":"/r/target/debug/deps/api-qqq"}"#,
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///r/crates/p#0.1.0","manifest_path":"/r/crates/p/Cargo.toml","target":{"name":"api","kind":["test"]},"profile":{"test":true},"executable":"/r/target/debug/deps/api-ppp"}"#,
+            "not json",
+            r#"{"reason":"build-finished","success":true}"#,
+        ]
+        .join("\n");
+        let lib = target("p", "p", "lib");
+        let api = target("p::api", "api", "test");
+        let missing = target("p::gone", "gone", "test");
+        let toolchain = Toolchain {
+            cargo: "/tc/bin/cargo".to_owned(),
+            target_libdir: "/tc/lib/rustlib/x/lib".to_owned(),
+        };
+        let inherited = vec![PathBuf::from("/opt/lib")];
+        let built = parse_build(&messages, &[&lib, &api, &missing], &toolchain, &inherited);
+        assert_eq!(built.keys().collect::<Vec<_>>(), ["p", "p::api"]);
+        let api = &built["p::api"];
+        assert_eq!(api.path, PathBuf::from("/r/target/debug/deps/api-ppp"));
+        assert_eq!(api.cwd, PathBuf::from("/r/crates/p"));
+        let value = |name: &str| {
+            api.env
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(value("FROM_BUILD"), Some("yes"));
+        assert_eq!(value("OUT_DIR"), Some("/r/target/debug/build/p-1/out"));
+        assert_eq!(value("CARGO"), Some("/tc/bin/cargo"));
+        assert_eq!(value("CARGO_PKG_NAME"), Some("p"));
+        assert_eq!(value("RUSTC_BOOTSTRAP"), Some("1"));
+        assert_eq!(
+            value(LIBRARY_PATH_VARIABLE),
+            Some(
+                "/r/target/debug/build/p-1/out/lib:/r/target/debug:/r/target/debug/deps:/tc/lib/rustlib/x/lib:/opt/lib"
+            ),
+            "native folders outside the target folder are not cargo's to add"
+        );
+        // An inherited path that already starts with cargo's folders is kept as it is.
+        let again: Vec<PathBuf> = [
+            "/r/target/debug/build/p-1/out/lib",
+            "/r/target/debug",
+            "/r/target/debug/deps",
+            "/tc/lib/rustlib/x/lib",
+            "/more",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let built = parse_build(&messages, &[&lib], &toolchain, &again);
+        let env = &built["p"].env;
+        assert!(env.iter().any(|(n, v)| n == LIBRARY_PATH_VARIABLE
+            && v == "/r/target/debug/build/p-1/out/lib:/r/target/debug:/r/target/debug/deps:/tc/lib/rustlib/x/lib:/more"));
+    }
+
+    #[test]
+    fn package_variables_split_the_version_as_cargo_does() {
+        let authors = strings(&["A <a@x>", "B"]);
+        let env = package_env(&PackageFields {
+            manifest_path: "/r/p/Cargo.toml",
+            name: "p",
+            version: "1.20.3-beta.1+build.5",
+            authors: &authors,
+            description: Some("d"),
+            homepage: None,
+            repository: None,
+            license: Some("MIT"),
+            license_file: None,
+            rust_version: Some("1.70"),
+            readme: None,
+        });
+        let value = |name: &str| env.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+        assert_eq!(value("CARGO_MANIFEST_DIR"), Some("/r/p"));
+        assert_eq!(value("CARGO_PKG_VERSION"), Some("1.20.3-beta.1+build.5"));
+        assert_eq!(value("CARGO_PKG_VERSION_MAJOR"), Some("1"));
+        assert_eq!(value("CARGO_PKG_VERSION_MINOR"), Some("20"));
+        assert_eq!(value("CARGO_PKG_VERSION_PATCH"), Some("3"));
+        assert_eq!(value("CARGO_PKG_VERSION_PRE"), Some("beta.1"));
+        assert_eq!(value("CARGO_PKG_AUTHORS"), Some("A <a@x>:B"));
+        assert_eq!(value("CARGO_PKG_HOMEPAGE"), Some(""));
+        assert_eq!(value("CARGO_PKG_RUST_VERSION"), Some("1.70"));
+    }
+
+    /// #15 (lane binaries run directly): where cargo's configuration adds to a test
+    /// binary's environment (`[env]`, `--config`), batches go through cargo.
+    #[test]
+    fn an_env_table_in_cargo_s_configuration_keeps_batches_in_cargo() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let executor = super::super::fake::FakeExecutor::new([]);
+        let context = Context::new(dir.path(), dir.path(), &executor);
+        let configured = CargoTest::new(Some(strings(&["cargo", "test", "--config", "env.X='1'"])))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!configured.runs_binaries(&context));
+        let plain = CargoTest::new(None).unwrap_or_else(|e| panic!("{e}"));
+        fs_err::create_dir_all(dir.path().join(".cargo")).unwrap_or_else(|e| panic!("{e}"));
+        fs_err::write(
+            dir.path().join(".cargo").join("config.toml"),
+            "[env]\nX = \"1\"\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!plain.runs_binaries(&context));
     }
 
     #[test]

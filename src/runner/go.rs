@@ -8,9 +8,16 @@
 //! `-run '^(TestA|TestB)$' -shuffle=off` and gets source order, whatever order they were
 //! named in; a shuffled run is `-shuffle=N`. A subtest is run through its top-level test
 //! (with its siblings). A repeated run is `-count=N`.
+//!
+//! For the merge lane's batches (issue #15), each `go test` relinks a test binary per
+//! package: each package's binary is built once (`go test -c`) and each batch runs it
+//! through `go tool test2json` in the package's folder, as `go test -json` does.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use super::{
     Adapter, Arrangement, BatchOrdering, Context, GivenOrder, InvocationRecord, ListedTest,
@@ -39,9 +46,111 @@ struct Plan {
 }
 
 /// `go test` through a command prefix (`go test` unless `[runner] command` says).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct GoTest {
     prefix: Vec<String>,
+    /// The test binaries this adapter's own `go test -c` wrote, for one tree: the merge
+    /// lane's batches run them directly (issue #15).
+    built: Mutex<Option<Built>>,
+}
+
+/// The test binaries built for one tree, by package.
+#[derive(Debug)]
+struct Built {
+    root: PathBuf,
+    binaries: BTreeMap<String, Binary>,
+}
+
+/// A package's test binary and the folder `go test` runs it in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Binary {
+    path: PathBuf,
+    dir: PathBuf,
+}
+
+/// `go test`'s flags that it hands to the test binary as `-test.NAME` (`go help
+/// testflag`), and which of them take no value.
+const TEST_FLAGS: [&str; 27] = [
+    "bench",
+    "benchmem",
+    "benchtime",
+    "blockprofile",
+    "blockprofilerate",
+    "count",
+    "coverprofile",
+    "cpu",
+    "cpuprofile",
+    "failfast",
+    "fullpath",
+    "fuzz",
+    "fuzzminimizetime",
+    "fuzztime",
+    "list",
+    "memprofile",
+    "memprofilerate",
+    "mutexprofile",
+    "mutexprofilefraction",
+    "outputdir",
+    "parallel",
+    "run",
+    "short",
+    "shuffle",
+    "skip",
+    "timeout",
+    "v",
+];
+const BOOLEAN_TEST_FLAGS: [&str; 5] = ["benchmem", "failfast", "fullpath", "short", "v"];
+
+/// A prefix cut for the lane's builds: `go test` with its build flags (for `go test
+/// -c`), and its test flags as the binary spells them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SplitPrefix {
+    build: Vec<String>,
+    binary: Vec<String>,
+    /// `-exec`: `go test` would start the binary through another program, which the lane
+    /// does not do itself.
+    exec: bool,
+}
+
+fn split_prefix(prefix: &[String]) -> SplitPrefix {
+    let at = prefix
+        .iter()
+        .position(|a| a == "test")
+        .map_or(prefix.len(), |at| at + 1);
+    let mut build = prefix[..at].to_vec();
+    // What `go test` passes every test binary, before the prefix's own flags so that
+    // they win.
+    let mut binary = strings(&["-test.paniconexit0", "-test.timeout=10m0s"]);
+    let mut exec = false;
+    let mut rest = prefix[at..].iter();
+    while let Some(argument) = rest.next() {
+        let name = argument.trim_start_matches('-');
+        let (name, value) = match name.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (name, None),
+        };
+        if !argument.starts_with('-') || !TEST_FLAGS.contains(&name) {
+            exec |= argument.starts_with('-') && name == "exec";
+            // `-json` is candor's; the build's flags go to `go test -c`.
+            if name != "json" || !argument.starts_with('-') {
+                build.push(argument.clone());
+            }
+            continue;
+        }
+        match value {
+            Some(value) => binary.push(format!("-test.{name}={value}")),
+            None if BOOLEAN_TEST_FLAGS.contains(&name) => binary.push(format!("-test.{name}")),
+            None => {
+                binary.push(format!("-test.{name}"));
+                binary.extend(rest.next().cloned());
+            }
+        }
+    }
+    SplitPrefix {
+        build,
+        binary,
+        exec,
+    }
 }
 
 impl GoTest {
@@ -49,7 +158,185 @@ impl GoTest {
     pub fn new(command: Option<Vec<String>>) -> Self {
         GoTest {
             prefix: command.unwrap_or_else(|| RunnerKind::Go.default_command()),
+            built: Mutex::new(None),
         }
+    }
+
+    /// The test binaries of `packages` in the context's tree, each package's built by
+    /// one `go test -c -o SCRATCH/N.test PKG` with the prefix's build flags (go 1.19
+    /// builds one package per `-c`; up to [`GoTest::workers`] at once), the first time
+    /// a batch names it; their folders from one `go list`. A failed build is
+    /// [`RunnerError::CouldNotRun`] quoting the compiler.
+    fn binaries(
+        &self,
+        context: &Context<'_>,
+        packages: &[String],
+        split: &SplitPrefix,
+    ) -> Result<BTreeMap<String, Binary>, RunnerError> {
+        let mut built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
+        if built
+            .as_ref()
+            .is_none_or(|built| built.root != context.repo_root)
+        {
+            *built = Some(Built {
+                root: context.repo_root.clone(),
+                binaries: BTreeMap::new(),
+            });
+        }
+        let Some(built) = built.as_mut() else {
+            return Ok(BTreeMap::new());
+        };
+        let missing: Vec<&String> = packages
+            .iter()
+            .filter(|p| !built.binaries.contains_key(*p))
+            .collect();
+        if !missing.is_empty() {
+            let made = self.build(context, &missing, split, built.binaries.len())?;
+            built.binaries.extend(made);
+        }
+        Ok(packages
+            .iter()
+            .filter_map(|p| Some((p.clone(), built.binaries.get(p)?.clone())))
+            .collect())
+    }
+
+    fn build(
+        &self,
+        context: &Context<'_>,
+        packages: &[&String],
+        split: &SplitPrefix,
+        numbered_from: usize,
+    ) -> Result<BTreeMap<String, Binary>, RunnerError> {
+        let folder = context.scratch_path("go-test-binaries");
+        fs_err::create_dir_all(&folder)?;
+        let mut list = split.build[..split.build.len().min(1)].to_vec();
+        list.extend(strings(&["list", "-f", "{{.ImportPath}}\t{{.Dir}}", "--"]));
+        list.extend(packages.iter().map(|p| (*p).clone()));
+        let listed = context.probe("go-list-dirs", list, &[])?;
+        let dirs: BTreeMap<&str, &str> = listed
+            .lines()
+            .filter_map(|line| line.split_once('\t'))
+            .collect();
+        let what = format!("{} -c", split.build.join(" "));
+        let jobs: Vec<(String, PathBuf)> = packages
+            .iter()
+            .enumerate()
+            .map(|(index, package)| {
+                let path = folder.join(format!("{}.test", numbered_from + index + 1));
+                ((*package).clone(), path)
+            })
+            .collect();
+        let results: Vec<Result<(), RunnerError>> =
+            in_parallel(&jobs, self.workers(), |(package, path)| {
+                let mut argv = split.build.clone();
+                argv.extend(strings(&["-c", "-o"]));
+                argv.push(path.to_string_lossy().into_owned());
+                argv.push(package.clone());
+                let record = context.run(context.invocation("go-test-c", argv))?;
+                context.check_built(RunnerKind::Go, &what, &record)?;
+                Ok(())
+            });
+        let mut binaries = BTreeMap::new();
+        for ((package, path), result) in jobs.into_iter().zip(results) {
+            result?;
+            let Some(dir) = dirs.get(package.as_str()) else {
+                return Err(RunnerError::Output {
+                    what: "go list".to_owned(),
+                    message: format!("no folder for package `{package}`"),
+                });
+            };
+            if !path.is_file() {
+                return Err(RunnerError::Output {
+                    what,
+                    message: format!("`{package}` has no test files: no test binary was written"),
+                });
+            }
+            binaries.insert(
+                package,
+                Binary {
+                    path,
+                    dir: PathBuf::from(dir),
+                },
+            );
+        }
+        Ok(binaries)
+    }
+
+    /// A batch through the built binaries: per package, its top-level tests in one
+    /// process (`-test.run '^(?:A|B)$'`, its own names only, so no untouched test of
+    /// another package's name is selected), its subtests one process per parent; each
+    /// binary through `go tool test2json -p PKG -t` in the package's folder, as `go test
+    /// -json` runs it; up to [`GoTest::workers`] processes at once, the report in the
+    /// batch's order.
+    fn run_batch_binaries(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        seed: u64,
+        split: &SplitPrefix,
+    ) -> Result<RunReport, RunnerError> {
+        let runs = direct_runs(test_ids)?;
+        let mut packages: Vec<String> = Vec::new();
+        for (package, _) in &runs {
+            if !packages.contains(package) {
+                packages.push(package.clone());
+            }
+        }
+        let binaries = self.binaries(context, &packages, split)?;
+        let go = split
+            .build
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "go".to_owned());
+        let results: Vec<Result<(PathBuf, InvocationRecord), RunnerError>> =
+            in_parallel(&runs, self.workers(), |(package, pattern)| {
+                let binary = binaries.get(package).ok_or_else(|| RunnerError::Output {
+                    what: "go test -c".to_owned(),
+                    message: format!("no test binary was built for `{package}`"),
+                })?;
+                let part = context.scratch_path("go-test.jsonl");
+                let mut argv = vec![go.clone()];
+                argv.extend(strings(&["tool", "test2json", "-p"]));
+                argv.push(package.clone());
+                argv.push("-t".to_owned());
+                argv.push(binary.path.to_string_lossy().into_owned());
+                argv.extend(split.binary.iter().cloned());
+                argv.extend(strings(&["-test.v=true", "-test.count=1"]));
+                argv.push(format!("-test.shuffle={seed}"));
+                argv.push(format!("-test.run={pattern}"));
+                let dir = binary.dir.to_string_lossy().into_owned();
+                let mut invocation = context
+                    .invocation("go-test", argv)
+                    .stdout_to(&part)
+                    .env("PWD", &dir);
+                invocation.cwd.clone_from(&binary.dir);
+                let record = context.run(invocation)?;
+                context.check_ran(RunnerKind::Go, &record, &part)?;
+                Ok((part, record))
+            });
+        let report = context.scratch_path("go-test-batch.jsonl");
+        let mut out = std::io::BufWriter::new(fs_err::File::create(&report)?);
+        let mut invocations = Vec::new();
+        for result in results {
+            let (part, record) = result?;
+            out.write_all(&fs_err::read(&part)?)?;
+            invocations.push(record);
+        }
+        out.flush()?;
+        let run = RunReport {
+            runner: RunnerKind::Go,
+            report,
+            format: Some(Format::GoTestJson),
+            seed: Some(Seed {
+                value: seed,
+                argument: format!("-shuffle={seed}"),
+                controls: SEED_CONTROLS,
+            }),
+            workers: self.workers(),
+            invocations,
+        };
+        context.check_frames(&run)?;
+        Ok(run)
     }
 
     fn run(&self, context: &Context<'_>, plan: &Plan) -> Result<RunReport, RunnerError> {
@@ -239,6 +526,77 @@ impl GoTest {
     }
 }
 
+/// Runs `work` on each item, up to `workers` at once, the results in the items' order.
+fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    workers: Option<u32>,
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let workers = workers
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(1)
+        .clamp(1, items.len().max(1));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new(items.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { break };
+                    let result = work(item);
+                    results.lock().unwrap_or_else(PoisonError::into_inner)[index] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// A batch's processes when each package's test binary runs alone: per package its
+/// top-level tests in one `-test.run` alternation, then per parent its subtests
+/// (`^P$/^(?:a|b)$`), packages in the order first named, each name escaped.
+fn direct_runs(test_ids: &[String]) -> Result<Vec<(String, String)>, RunnerError> {
+    let mut top: Vec<(String, Vec<String>)> = Vec::new();
+    let mut nested: Vec<((String, String), Vec<String>)> = Vec::new();
+    for test_id in test_ids {
+        let (package, test) = split_id(test_id)?;
+        if !test_id.contains("::") {
+            return Err(RunnerError::NotATestId {
+                id: test_id.clone(),
+                kind: RunnerKind::Go,
+                reason: "a batched test must name its package (`pkg::TestName`)".to_owned(),
+            });
+        }
+        match test.rsplit_once('/') {
+            Some((parent, name)) => {
+                add_to_group(&mut nested, (package.to_owned(), parent.to_owned()), name);
+            }
+            None => add_to_group(&mut top, package.to_owned(), test),
+        }
+    }
+    let alternation = |names: &[String]| {
+        let escaped: Vec<String> = names.iter().map(|n| regex::escape(n)).collect();
+        format!("^(?:{})$", escaped.join("|"))
+    };
+    let mut runs: Vec<(String, String)> = top
+        .iter()
+        .map(|(package, names)| (package.clone(), alternation(names)))
+        .collect();
+    for ((package, parent), names) in &nested {
+        runs.push((
+            package.clone(),
+            format!("{}/{}", run_pattern(parent), alternation(names)),
+        ));
+    }
+    Ok(runs)
+}
+
 /// Adds `name` to the group `key`, once, groups and names in the order first seen.
 fn add_to_group<K: PartialEq>(groups: &mut Vec<(K, Vec<String>)>, key: K, name: &str) {
     match groups.iter_mut().find(|(k, _)| *k == key) {
@@ -396,6 +754,10 @@ impl Adapter for GoTest {
     ) -> Result<RunReport, RunnerError> {
         let seed = options.seed();
         fs_err::create_dir_all(&context.scratch)?;
+        let split = split_prefix(&self.prefix);
+        if !split.exec {
+            return self.run_batch_binaries(context, test_ids, seed, &split);
+        }
         let report = context.scratch_path("go-test-batch.jsonl");
         let mut out = std::io::BufWriter::new(fs_err::File::create(&report)?);
         let mut invocations = Vec::new();
@@ -634,6 +996,82 @@ mod tests {
         assert_eq!(split_id("TestA").ok(), Some(("./...", "TestA")));
         assert!(split_id("-exec=evil::TestA").is_err());
         assert!(split_id("pkg::").is_err());
+    }
+
+    /// #15 (lane binaries run directly): the prefix's test flags reach the binary as
+    /// `-test.NAME` (with their values), its build flags the build; `-json` is candor's;
+    /// `-exec` is noticed, as the lane then leaves starting the binary to `go test`.
+    #[test]
+    fn a_prefix_splits_into_build_flags_and_the_binary_s_flags() {
+        let split = split_prefix(&strings(&[
+            "go",
+            "test",
+            "-tags",
+            "integration",
+            "-v",
+            "-parallel",
+            "3",
+            "-short",
+            "-timeout=30s",
+            "-json",
+            "-race",
+        ]));
+        assert_eq!(
+            split.build,
+            strings(&["go", "test", "-tags", "integration", "-race"])
+        );
+        assert_eq!(
+            split.binary,
+            strings(&[
+                "-test.paniconexit0",
+                "-test.timeout=10m0s",
+                "-test.v",
+                "-test.parallel",
+                "3",
+                "-test.short",
+                "-test.timeout=30s",
+            ])
+        );
+        assert!(!split.exec);
+        assert!(split_prefix(&strings(&["go", "test", "-exec", "sudo"])).exec);
+    }
+
+    /// #15 (lane binaries run directly): each package's test binary gets its own names
+    /// only, escaped, and subtests one pattern per parent.
+    #[test]
+    fn direct_runs_give_each_package_its_own_names() {
+        let ids: Vec<String> = [
+            "m/a::TestOne",
+            "m/b::TestTwo",
+            "m/a::TestTable/x.y(1)",
+            "m/a::TestTable/ünï+",
+            "m/b::TestOne",
+            "m/a::TestÜ",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let runs = direct_runs(&ids).unwrap_or_default();
+        let runs: Vec<(&str, &str)> = runs.iter().map(|(p, r)| (p.as_str(), r.as_str())).collect();
+        assert_eq!(
+            runs,
+            [
+                ("m/a", "^(?:TestOne|TestÜ)$"),
+                ("m/b", "^(?:TestTwo|TestOne)$"),
+                ("m/a", r"^TestTable$/^(?:x\.y\(1\)|ünï\+)$"),
+            ]
+        );
+        assert!(direct_runs(&["TestNoPackage".to_owned()]).is_err());
+    }
+
+    #[test]
+    fn work_in_parallel_keeps_the_items_order() {
+        let items: Vec<u32> = (0..7).collect();
+        assert_eq!(
+            in_parallel(&items, Some(3), |n| n * 2),
+            [0, 2, 4, 6, 8, 10, 12]
+        );
+        assert!(in_parallel(&Vec::<u32>::new(), Some(2), |n| *n).is_empty());
     }
 
     #[test]

@@ -39,8 +39,9 @@
 //!
 //! For the merge lane's batched replays ([`Adapter::run_batch`],
 //! [`Adapter::batch_ordering`]; docs/runners.md): pytest runs a batch in the order given;
-//! cargo (one process per test target, exact filters), go (one `-run` alternation for
-//! every package), jest, vitest, mocha, node and Playwright (one title pattern for the
+//! cargo (one process per test target, exact filters), go (one `-run` alternation per
+//! package), both running test binaries built once per lane (`cargo test --no-run`, `go
+//! test -c`) as cargo and `go test` would start them, jest, vitest, mocha, node and Playwright (one title pattern for the
 //! whole batch, refused where it ran a test outside the batch in a process one of the
 //! batch's shares) in their own order; nextest each test in its own process.
 
@@ -402,6 +403,35 @@ impl<'a> Context<'a> {
         read_text(&stdout)
     }
 
+    /// As [`Context::probe`] (exit 0 only), in `cwd` with `env` set: a test binary the
+    /// lane built, started as its runner would start it.
+    fn probe_in(
+        &self,
+        name: &str,
+        argv: Vec<String>,
+        cwd: &Path,
+        env: &[(String, String)],
+    ) -> Result<String, RunnerError> {
+        let stdout = self.scratch_path(&format!("{name}.stdout"));
+        let mut invocation = self.invocation(name, argv).stdout_to(&stdout);
+        invocation.cwd = cwd.to_path_buf();
+        for (variable, value) in env {
+            invocation = invocation.env(variable, value);
+        }
+        let record = self.run(invocation)?;
+        if record.outcome.exit_code() != 0 || record.outcome.timed_out {
+            let log = read_log(&record.log);
+            let stdout = read_log(&stdout);
+            return Err(RunnerError::Probe {
+                argv: record.argv.join(" "),
+                code: record.outcome.exit_code(),
+                quoted: ran::probe_lines(&format!("{log}\n{stdout}")),
+                log: record.log,
+            });
+        }
+        read_text(&stdout)
+    }
+
     /// Whether a finished child ran, by `kind`'s rule (module [`ran`]); `report` is where
     /// its machine-readable output went.
     #[expect(
@@ -435,6 +465,31 @@ impl<'a> Context<'a> {
             RunnerKind::Node => ran::node(&finished),
         };
         match ran::not_run(kind, record.log.clone(), verdict) {
+            Some(not_run) => Err(RunnerError::CouldNotRun(Box::new(not_run))),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether a build of test binaries the lane runs itself (`what`, as a reader would
+    /// type it) succeeded ([`ran::build`]): else no test of it can run.
+    #[expect(
+        clippy::unused_self,
+        reason = "a method of the context, like `check_ran`, so adapters call both alike"
+    )]
+    fn check_built(
+        &self,
+        kind: RunnerKind,
+        what: &str,
+        record: &InvocationRecord,
+    ) -> Result<(), RunnerError> {
+        let log = read_log(&record.log);
+        let finished = ran::Finished {
+            exit_code: record.outcome.exit_code(),
+            timed_out: record.outcome.timed_out,
+            log: &log,
+            report: None,
+        };
+        match ran::not_run(kind, record.log.clone(), ran::build(kind, what, &finished)) {
             Some(not_run) => Err(RunnerError::CouldNotRun(Box::new(not_run))),
             None => Ok(()),
         }

@@ -9,6 +9,7 @@
 //! | cargo | every test binary started its suite (libtest's `suite started` event) | a binary whose suite never started: cargo failed before it (a build error, an ambiguous package spec) |
 //! | nextest | exit 0 or 100 (tests failed) and a report | exit 101 (build failed), 4 (no tests to run: for one test, an unknown id), 96 (setup error), 102 (test list failed), any other exit or signal, or no report |
 //! | go | a JSON report with no `[build failed]` or `[setup failed]` package | an empty report, or a package that failed to build or set up |
+//! | the lane's builds of test binaries (`cargo test --no-run`, `go test -c`) | exit 0 | any other exit, or the time limit: the compiler's lines quoted |
 //! | command | a report | no report |
 //! | jest, vitest | a JSON report in which every test file ran | no report (a bad option or config), a report that does not parse, a test file jest could not run (a syntax error, a failing import, a missing path: `numRuntimeErrorTestSuites`), no test file |
 //! | playwright | exit 0 or 1 and a JSON report with tests and no report-level error | no report (a bad option, a config that does not load), a report that does not parse, report-level `errors` (a test file that does not load, `No tests found`, a failing global setup), no test, a browser that is not installed (`Executable doesn't exist`: `npx playwright install` or Debian's chromium), any other exit |
@@ -245,6 +246,32 @@ pub fn go(finished: &Finished<'_>) -> Verdict {
     quoted.truncate(MAX_QUOTED);
     Some((
         "go test could not build or set up a package".to_owned(),
+        quoted,
+        false,
+    ))
+}
+
+/// A build of test binaries the lane then runs itself (`cargo test --no-run`, `go test
+/// -c`, issue #15): any ending but exit 0 means no test can run, and the compiler's lines
+/// are quoted (cargo's `error…` and `-->` lines; go's `# pkg` headers and `file:line:`
+/// lines). `what` is the command as a reader would type it.
+pub fn build(kind: RunnerKind, what: &str, finished: &Finished<'_>) -> Verdict {
+    if finished.exit_code == 0 && !finished.timed_out {
+        return None;
+    }
+    let how = if finished.timed_out {
+        "was stopped by the time limit".to_owned()
+    } else {
+        format!("exited with code {}", finished.exit_code)
+    };
+    let quoted = match kind {
+        RunnerKind::Go => quote(finished.log, |line| {
+            line.starts_with("# ") || is_go_compiler_line(line)
+        }),
+        _ => quote(finished.log, is_cargo_error_line),
+    };
+    Some((
+        format!("`{what}` {how}: the test binaries were not built"),
         quoted,
         false,
     ))
@@ -741,6 +768,57 @@ pub(super) fn not_run(runner: RunnerKind, log: PathBuf, verdict: Verdict) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// #15 (lane binaries run directly): a failed build of the lane's test binaries is a
+    /// runner that could not run, quoting the compiler, never a red test.
+    #[test]
+    fn a_failed_build_of_test_binaries_quotes_the_compiler() {
+        let log = "# candor runner log\n# argv: [\"go\"]\n# example.com/m/a [example.com/m/a.test]\na/c.go:2:14: syntax error: unexpected {, expecting )\nunrelated\n";
+        let finished = Finished {
+            exit_code: 2,
+            timed_out: false,
+            log,
+            report: None,
+        };
+        let (why, quoted, unknown) =
+            build(RunnerKind::Go, "go test -c", &finished).unwrap_or_default();
+        assert_eq!(
+            why,
+            "`go test -c` exited with code 2: the test binaries were not built"
+        );
+        assert_eq!(
+            quoted,
+            [
+                "# example.com/m/a [example.com/m/a.test]",
+                "a/c.go:2:14: syntax error: unexpected {, expecting )"
+            ]
+        );
+        assert!(!unknown);
+        let cargo_log =
+            "   Compiling calc v0.1.0\nerror[E0425]: cannot find value `x`\n  --> tests/a.rs:2:5\n";
+        let failed = Finished {
+            exit_code: 101,
+            timed_out: false,
+            log: cargo_log,
+            report: None,
+        };
+        let (_, quoted, _) =
+            build(RunnerKind::Cargo, "cargo test --no-run", &failed).unwrap_or_default();
+        assert_eq!(
+            quoted,
+            [
+                "error[E0425]: cannot find value `x`",
+                "  --> tests/a.rs:2:5"
+            ]
+        );
+        let fine = Finished {
+            exit_code: 0,
+            timed_out: false,
+            log: "",
+            report: None,
+        };
+        assert!(build(RunnerKind::Cargo, "cargo test --no-run", &fine).is_none());
+    }
 
     fn finished<'a>(exit_code: i32, log: &'a str, report: Option<&'a [u8]>) -> Finished<'a> {
         Finished {

@@ -111,6 +111,31 @@ fn logs_per_round(report: &serde_json::Value, name: &str) -> Vec<u64> {
         .collect()
 }
 
+/// The runner logs (`…-NAME.log`) anywhere under the lane runs' folders of the suite.
+fn logs_named(suite: &Suite, name: &str) -> usize {
+    fn walk(dir: &Path, name: &str) -> usize {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|entry| {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, name)
+                } else {
+                    usize::from(
+                        entry
+                            .file_name()
+                            .to_string_lossy()
+                            .ends_with(&format!("-{name}.log")),
+                    )
+                }
+            })
+            .sum()
+    }
+    walk(&suite.repo.join(".candor").join("runs"), name)
+}
+
 fn orders(report: &serde_json::Value) -> Vec<String> {
     report["batching"]["rounds"]
         .as_array()
@@ -121,11 +146,12 @@ fn orders(report: &serde_json::Value) -> Vec<String> {
 }
 
 /// #15 item 1: six touched go tests in two packages (a unicode name, a table test whose
-/// subtests' names hold regex metacharacters): round 1 is one
-/// `go test` for all of them in go's own order, recorded as run; rounds 2 and 3 separate
-/// each package's tests (base 2: two processes each), never claiming a reversal. Every
-/// test replayed three times from the batches' reports, and 5 processes where alone
-/// took 18.
+/// subtests' names hold regex metacharacters): round 1 runs each package's test binary
+/// once for all of its touched tests in go's own order, recorded as run; rounds 2 and 3
+/// separate each package's tests (base 2: two parts, each with both packages), never
+/// claiming a reversal. Every test replayed three times from the batches' reports, and
+/// 10 test-binary processes where alone took 18 `go test`s; each package's binary built
+/// once by `go test -c` (#15, binaries run directly).
 #[test]
 fn touched_go_tests_replay_in_one_go_test_then_separated_rounds() {
     let a = concat!(
@@ -153,8 +179,10 @@ fn touched_go_tests_replay_in_one_go_test_then_separated_rounds() {
             .any(|t| t == "example.com/shop/a::TestÜnïcode")
     );
     assert_eq!(orders(&report), ["own", "separated", "separated"]);
-    assert_eq!(processes_per_round(&report), [1, 2, 2], "{report:#}");
-    assert_eq!(logs_per_round(&report, "go-test"), [1, 2, 2], "{report:#}");
+    assert_eq!(processes_per_round(&report), [2, 4, 4], "{report:#}");
+    assert_eq!(logs_per_round(&report, "go-test"), [2, 4, 4], "{report:#}");
+    // Built once per package for the whole lane, never per batch.
+    assert_eq!(logs_named(&suite, "go-test-c"), 2, "{report:#}");
     let rounds = report["batching"]["rounds"].as_array().expect("rounds");
     let mut first = strings(&rounds[0]["batches"][0]["tests"]);
     first.sort();
@@ -210,7 +238,7 @@ fn touched_go_tests_replay_in_one_go_test_then_separated_rounds() {
     assert!(
         human
             .stdout
-            .contains("  batched: 3 round(s) in 5 runner process(es)"),
+            .contains("  batched: 3 round(s) in 10 runner process(es)"),
         "{human:?}"
     );
     assert!(
@@ -410,6 +438,21 @@ fn touched_cargo_tests_replay_one_cargo_test_per_target_per_round() {
         [2, 4, 3],
         "{report:#}"
     );
+    // #15, binaries run directly: one `cargo test --no-run` for the lane, and every
+    // batch process is a test executable cargo named, not cargo.
+    assert_eq!(logs_named(&suite, "cargo-build"), 1, "{report:#}");
+    for round in report["batching"]["rounds"].as_array().expect("rounds") {
+        for batch in round["batches"].as_array().expect("batches") {
+            let log = std::fs::read_to_string(batch["log"].as_str().expect("a log"))
+                .expect("the batch's log");
+            let argv = log
+                .lines()
+                .find_map(|line| line.strip_prefix("# argv: "))
+                .unwrap_or_default();
+            assert!(argv.contains("/target/debug/deps/"), "{argv}");
+            assert!(!argv.starts_with("[\"cargo\""), "{argv}");
+        }
+    }
     let runs = report["runs"].as_array().expect("runs");
     assert_eq!(runs.len(), 15, "{report:#}");
     assert!(
@@ -488,6 +531,327 @@ fn touched_nextest_tests_replay_in_one_nextest_run_per_round() {
             .all(|r| r["outcome"] == "pass" && !r["batch"].is_null()),
         "{report:#}"
     );
+}
+
+/// A crate `envy` in a workspace folder (`crates/envy`, so its folder is not the
+/// repository's), with a build script that sets `cargo:rustc-env`, authors, a
+/// description and a pre-release version; its integration tests check at run time every
+/// variable cargo sets for a test binary against the value cargo gave the compiler, and
+/// the working folder. `cargo test` passes them; so must the lane's own run.
+fn cargo_env_change() -> Suite {
+    let suite = empty();
+    suite.write(
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"crates/envy\"]\nresolver = \"2\"\n",
+    );
+    suite.write(
+        "candor.toml",
+        "[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"cargo\"\n",
+    );
+    suite.write(
+        "crates/envy/Cargo.toml",
+        concat!(
+            "[package]\nname = \"envy\"\nversion = \"1.2.3-beta.1\"\nedition = \"2021\"\n",
+            "authors = [\"A <a@example.com>\", \"B\"]\ndescription = \"reads its env\"\n",
+            "license = \"MIT\"\nbuild = \"build.rs\"\n",
+        ),
+    );
+    suite.write(
+        "crates/envy/build.rs",
+        "fn main() {\n    println!(\"cargo:rustc-env=FROM_BUILD=yes\");\n}\n",
+    );
+    suite.write(
+        "crates/envy/src/lib.rs",
+        "pub fn one() -> i32 {\n    1\n}\n",
+    );
+    suite.write(
+        "crates/envy/tests/env.rs",
+        "#[test]\nfn base() {\n    assert_eq!(envy::one(), 1);\n}\n",
+    );
+    let checks = concat!(
+        "fn same(name: &str, compiled: &str) {\n",
+        "    assert_eq!(std::env::var(name).as_deref(), Ok(compiled), \"{name}\");\n}\n\n",
+        "#[test]\nfn package_variables() {\n",
+        "    same(\"CARGO_MANIFEST_DIR\", env!(\"CARGO_MANIFEST_DIR\"));\n",
+        "    same(\"CARGO_MANIFEST_PATH\", env!(\"CARGO_MANIFEST_PATH\"));\n",
+        "    same(\"CARGO_PKG_NAME\", env!(\"CARGO_PKG_NAME\"));\n",
+        "    same(\"CARGO_PKG_VERSION\", env!(\"CARGO_PKG_VERSION\"));\n",
+        "    same(\"CARGO_PKG_VERSION_MAJOR\", env!(\"CARGO_PKG_VERSION_MAJOR\"));\n",
+        "    same(\"CARGO_PKG_VERSION_MINOR\", env!(\"CARGO_PKG_VERSION_MINOR\"));\n",
+        "    same(\"CARGO_PKG_VERSION_PATCH\", env!(\"CARGO_PKG_VERSION_PATCH\"));\n",
+        "    same(\"CARGO_PKG_VERSION_PRE\", env!(\"CARGO_PKG_VERSION_PRE\"));\n",
+        "    same(\"CARGO_PKG_AUTHORS\", env!(\"CARGO_PKG_AUTHORS\"));\n",
+        "    same(\"CARGO_PKG_DESCRIPTION\", env!(\"CARGO_PKG_DESCRIPTION\"));\n",
+        "    same(\"CARGO_PKG_LICENSE\", env!(\"CARGO_PKG_LICENSE\"));\n",
+        "    same(\"CARGO_PKG_HOMEPAGE\", env!(\"CARGO_PKG_HOMEPAGE\"));\n",
+        "    same(\"CARGO_PKG_REPOSITORY\", env!(\"CARGO_PKG_REPOSITORY\"));\n",
+        "    same(\"CARGO_PKG_RUST_VERSION\", env!(\"CARGO_PKG_RUST_VERSION\"));\n}\n\n",
+        "#[test]\nfn build_variables_folder_and_libraries() {\n",
+        "    same(\"CARGO\", env!(\"CARGO\"));\n",
+        "    same(\"OUT_DIR\", env!(\"OUT_DIR\"));\n",
+        "    same(\"FROM_BUILD\", env!(\"FROM_BUILD\"));\n",
+        "    assert_eq!(std::env::current_dir().ok(), Some(std::path::PathBuf::from(env!(\"CARGO_MANIFEST_DIR\"))));\n",
+        "    let exe = std::env::current_exe().expect(\"exe\");\n",
+        "    let deps = exe.parent().expect(\"deps\").to_path_buf();\n",
+        "    let path = std::env::var_os(\"LD_LIBRARY_PATH\").expect(\"a library path\");\n",
+        "    let folders: Vec<_> = std::env::split_paths(&path).collect();\n",
+        "    assert!(folders.contains(&deps), \"{folders:?}\");\n",
+        "    assert!(folders.contains(&deps.parent().expect(\"profile\").to_path_buf()), \"{folders:?}\");\n}\n",
+    );
+    suite.write(".gitignore", "target/\n.candor/\nscore-report.json\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "base"]);
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    suite.write("crates/envy/tests/checks.rs", checks);
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "the change"]);
+    suite
+}
+
+/// #15 (lane binaries run directly): a test that reads a variable cargo sets for a test
+/// binary sees in the lane the value it sees under `cargo test`, in the package's folder
+/// (a workspace member's, not the repository's), with the build script's `OUT_DIR` and
+/// `cargo:rustc-env`, `CARGO`, and cargo's library folders on the dynamic library path.
+#[test]
+fn a_cargo_test_binary_run_by_the_lane_sees_what_cargo_test_gives_it() {
+    let suite = cargo_env_change();
+    // The checks hold under cargo itself: they compare what cargo gave the compiler.
+    let plain = std::process::Command::new("cargo")
+        .args(["test", "-q", "--test", "checks"])
+        .current_dir(&suite.repo)
+        .output()
+        .expect("cargo test");
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(
+        touched(&report),
+        [
+            "envy::checks::build_variables_folder_and_libraries",
+            "envy::checks::package_variables",
+        ],
+        "{report:#}"
+    );
+    let runs = report["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 6, "{report:#}");
+    assert!(
+        runs.iter()
+            .all(|r| r["outcome"] == "pass" && !r["batch"].is_null()),
+        "{report:#}"
+    );
+    assert_eq!(logs_named(&suite, "cargo-build"), 1, "{report:#}");
+    // Round 1 one process; separated in base 2: one part, then two.
+    assert_eq!(logs_named(&suite, "cargo-test"), 4, "{report:#}");
+}
+
+/// #15 (lane binaries run directly), the adversary's setting: the developer's target
+/// folder holds a green test binary of the same name, built from the base, and the
+/// change makes that test fail. The lane builds the change's code itself and runs what
+/// cargo names: the very file the old binary was is rebuilt, and the test is red.
+#[test]
+fn a_failing_cargo_test_fails_in_the_lane_though_an_old_green_binary_of_its_name_exists() {
+    let suite = empty();
+    suite.write(
+        "Cargo.toml",
+        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    suite.write(
+        "candor.toml",
+        "[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"cargo\"\n",
+    );
+    suite.write("src/lib.rs", CRATE_LIB);
+    let green = "#[test]\nfn flips() {\n    assert_eq!(calc::add(1, 1), 2);\n}\n\n#[test]\nfn stays() {\n    assert_eq!(calc::add(0, 0), 0);\n}\n";
+    suite.write("tests/flip.rs", green);
+    suite.write(".gitignore", "target/\n.candor/\nscore-report.json\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "base"]);
+    // In the environment candor gets (`Suite::candor`), so that cargo names the same
+    // file: a profile variable of this test's own environment would change its hash.
+    let mut no_run = std::process::Command::new("cargo");
+    no_run
+        .args([
+            "test",
+            "--no-run",
+            "--message-format",
+            "json",
+            "--test",
+            "flip",
+        ])
+        .current_dir(&suite.repo)
+        .env_clear();
+    for name in [
+        "PATH",
+        "HOME",
+        "CARGO_HOME",
+        "RUSTUP_HOME",
+        "RUSTUP_TOOLCHAIN",
+    ] {
+        if let Some(value) = std::env::var_os(name) {
+            no_run.env(name, value);
+        }
+    }
+    let built = no_run.output().expect("cargo test --no-run");
+    assert!(built.status.success(), "{built:?}");
+    let old = String::from_utf8_lossy(&built.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "flip")
+        .and_then(|m| m["executable"].as_str().map(str::to_owned))
+        .expect("the old binary");
+    let old_ran = std::process::Command::new(&old)
+        .output()
+        .expect("old binary");
+    assert!(
+        old_ran.status.success(),
+        "the old binary is green: {old_ran:?}"
+    );
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    let red = green.replace("add(1, 1), 2", "add(1, 1), 3");
+    suite.write("tests/flip.rs", &red);
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "the change"]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    let flips = "calc::flip::flips";
+    let runs = report["runs"].as_array().expect("runs");
+    // Red in its batch (the lane's own binary), so replayed alone, red there too.
+    assert_eq!(
+        strings(&report["batching"]["replayed_alone"]),
+        [flips],
+        "{report:#}"
+    );
+    assert!(
+        report["batching"]["order_dependent"]
+            .as_array()
+            .is_some_and(Vec::is_empty),
+        "{report:#}"
+    );
+    assert!(
+        runs.iter()
+            .filter(|r| r["test"] == flips)
+            .all(|r| r["outcome"] == "fail"),
+        "{report:#}"
+    );
+    assert!(
+        report["reasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .any(|r| r["kind"] == "replay-failed" && r["test"] == flips),
+        "{report:#}"
+    );
+    // The lane ran the file of the old binary's name, rebuilt.
+    let first = report["batching"]["rounds"][0]["batches"][0]["log"]
+        .as_str()
+        .expect("a log");
+    let log = std::fs::read_to_string(first).expect("the log");
+    assert!(log.contains(&old), "{old}\n{log}");
+}
+
+/// #15 (lane binaries run directly) for go: each lane builds its own test binaries into
+/// its own folder, so a second lane on an amended change whose test now fails runs the
+/// new code, not the first lane's green binary; and the binary runs in its package's
+/// folder with `PWD` set to it, as `go test` runs it.
+#[test]
+fn a_go_lane_builds_its_own_binaries_and_runs_them_in_the_package_folder() {
+    let a = concat!(
+        "package a\n\nimport (\n\t\"os\"\n\t\"path/filepath\"\n\t\"testing\"\n)\n\n",
+        "func TestInItsFolder(t *testing.T) {\n\twd, _ := os.Getwd()\n",
+        "\tif filepath.Base(wd) != \"a\" || os.Getenv(\"PWD\") != wd {\n\t\tt.Fatal(wd, os.Getenv(\"PWD\"))\n\t}\n}\n\n",
+        "func TestAdds(t *testing.T) {\n\tif Add(1, 1) != 2 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
+    );
+    let suite = go_change(&[("a/more_test.go", a)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert!(
+        report["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .all(|r| r["outcome"] == "pass" && !r["batch"].is_null()),
+        "{report:#}"
+    );
+    suite.write(
+        "a/more_test.go",
+        &a.replace("Add(1, 1) != 2", "Add(1, 1) != 3"),
+    );
+    git(&suite.repo, &["commit", "--quiet", "-am", "amended"]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    let adds = "example.com/shop/a::TestAdds";
+    assert!(
+        report["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .filter(|r| r["test"] == adds)
+            .all(|r| r["outcome"] == "fail"),
+        "{report:#}"
+    );
+    assert_eq!(logs_named(&suite, "go-test-c"), 2, "one build per lane");
+}
+
+/// #15 (lane binaries run directly): cargo's `[env]` configuration sets variables for
+/// test binaries that candor does not reproduce, so there the batches go through `cargo
+/// test` and a test reading such a variable passes in the lane as under `cargo test`.
+#[test]
+fn with_an_env_table_in_cargo_s_configuration_cargo_runs_the_batches() {
+    let more = concat!(
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n\n",
+        "#[test]\nfn greets() {\n    assert_eq!(std::env::var(\"GREETING\").as_deref(), Ok(\"hi\"));\n}\n",
+    );
+    // On the base: a change adding it would be a test-infrastructure edit.
+    let suite = empty();
+    suite.write(
+        "Cargo.toml",
+        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    suite.write(
+        "candor.toml",
+        "[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"cargo\"\n",
+    );
+    suite.write("src/lib.rs", CRATE_LIB);
+    suite.write(
+        "tests/more.rs",
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
+    );
+    suite.write(".cargo/config.toml", "[env]\nGREETING = \"hi\"\n");
+    commit_change(&suite, &[("tests/more.rs", more)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert!(
+        report["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .all(|r| r["outcome"] == "pass" && !r["batch"].is_null()),
+        "{report:#}"
+    );
+    assert_eq!(logs_named(&suite, "cargo-build"), 0, "{report:#}");
+    let first = report["batching"]["rounds"][0]["batches"][0]["log"]
+        .as_str()
+        .expect("a log");
+    let log = std::fs::read_to_string(first).expect("the log");
+    assert!(log.contains("# argv: [\"cargo\",\"test\""), "{log}");
+}
+
+/// #15 (lane binaries run directly): a change whose test code does not compile stops
+/// the lane's one build: exit 2 with the compiler's words, never a red test.
+#[test]
+fn a_cargo_build_failure_is_exit_2_with_the_compiler_s_message() {
+    let more = "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n\n#[test]\nfn broken() {\n    let x: i32 = \"not a number\";\n}\n";
+    let suite = cargo_change(&[("tests/more.rs", more)]);
+    let ran = suite.candor(&["gate"], &[]);
+    assert_eq!(ran.exit, 2, "{ran:?}");
+    assert!(ran.stderr.contains("--no-run"), "{ran:?}");
+    assert!(ran.stderr.contains("error[E0308]"), "{ran:?}");
+    assert!(ran.stderr.contains("tests/more.rs"), "{ran:?}");
 }
 
 /// #15 item 3: the runner's own parallelism inside each replay process (libtest's
