@@ -19,7 +19,7 @@ use rusqlite::{
 
 use super::packed::{
     self, Details, Entries, IndexEntry, Narrow, block_and_slot, decode_index, decode_names,
-    encode_index, merge_index, outcome_nibble, outcome_of_nibble, split_index,
+    outcome_nibble, outcome_of_nibble,
 };
 use super::{
     Conditions, HistoryError, HistoryStore, IngestSession, NewRun, RunRecord, Source,
@@ -972,21 +972,21 @@ fn merge_into_index(conn: &Connection, new: &[IndexEntry]) -> rusqlite::Result<(
             .optional()?;
         let Some((first, old)) = row else {
             // No row yet: the first one starts at the smallest hash there is.
-            for (index, piece) in split_index(new).into_iter().enumerate() {
-                let first = if index == 0 { i64::MIN } else { piece[0].0 };
-                insert.execute(params![first, encode_index(piece)])?;
+            for (first, entries) in packed::merged_rows(None, &[], new) {
+                insert.execute(params![first, entries])?;
             }
             return Ok(());
         };
         let end: Option<i64> = following.query_row([first], |row| row.get(0)).optional()?;
         let until = at + new[at..].partition_point(|&(hash, _)| end.is_none_or(|end| hash < end));
-        let merged = merge_index(&old, &new[at..until]);
-        let pieces = split_index(&merged);
-        for (index, piece) in pieces.into_iter().enumerate() {
+        for (index, (key, entries)) in packed::merged_rows(Some(first), &old, &new[at..until])
+            .into_iter()
+            .enumerate()
+        {
             if index == 0 {
-                update.execute(params![first, encode_index(piece)])?;
+                update.execute(params![key, entries])?;
             } else {
-                insert.execute(params![piece[0].0, encode_index(piece)])?;
+                insert.execute(params![key, entries])?;
             }
         }
         at = until;

@@ -261,10 +261,21 @@ fn concurrent_ingests_store_each_run_exactly_once() {
     );
 }
 
-/// #17 benchmark (the ingest's new names, pgfast): an ingest adding names another
-/// transaction is adding at the same moment waits for it, then stores its run under the
-/// names that one committed: the plain insert of new names fails on the unique index and
-/// falls back to `ON CONFLICT DO NOTHING` inside the same transaction, all-or-nothing.
+/// Test names the name index lists, each entry 12 bytes (hash, id).
+fn index_entries(schema: &Schema) -> i64 {
+    schema
+        .client()
+        .query_one(
+            "SELECT coalesce(sum(length(entries) / 12), 0)::bigint FROM test_name_index",
+            &[],
+        )
+        .unwrap()
+        .get(0)
+}
+
+/// #17 pgnames item 3: an ingest that found names missing, while another ingest added
+/// some of them and committed first, looks again under the names lock at its commit and
+/// stores each name once: every test listed once, the shared ones with both runs.
 #[test]
 fn new_names_another_ingest_is_adding_are_stored_once() {
     let Some(schema) = Schema::on_test_server() else {
@@ -272,45 +283,100 @@ fn new_names_another_ingest_is_adding_are_stored_once() {
     };
     drop(schema.open());
     let names: Vec<String> = (0..50).map(|i| format!("racing::test_{i}")).collect();
-    let mut holder = schema.client();
-    let mut other = holder.transaction().unwrap();
-    // The other ingest has added every second name and not committed yet.
+    let mut late_store = schema.open();
+    let mut late = late_store.begin_ingest(&run_at(0, "late")).unwrap();
+    for name in &names {
+        late.add(Execution::new(name.clone(), Outcome::Pass)).unwrap();
+    }
+    // Another job adds every second name (and one of its own) and commits first.
+    let mut early_store = schema.open();
+    let mut early = early_store.begin_ingest(&run_at(1, "early")).unwrap();
     for name in names.iter().step_by(2) {
-        #[expect(
-            clippy::cast_possible_wrap,
-            reason = "the store's hash is XXH64 as i64"
-        )]
-        let hash = xxhash_rust::xxh64::xxh64(name.as_bytes(), 0) as i64;
-        other
-            .execute(
-                "INSERT INTO tests (name_hash, name) VALUES ($1, $2)",
-                &[&hash, &name.as_bytes()],
-            )
+        early.add(Execution::new(name.clone(), Outcome::Fail)).unwrap();
+    }
+    early
+        .add(Execution::new("racing::only_early", Outcome::Pass))
+        .unwrap();
+    assert!(early.commit(&content("early")).unwrap().added);
+    let report = late.commit(&content("late")).unwrap();
+    drop(late_store);
+    assert!(report.added, "{report:?}");
+    assert_eq!(report.tests, 50);
+    assert_eq!(index_entries(&schema), 51, "each name indexed once");
+    let tests = schema.open().tests(false).unwrap();
+    let mut listed: Vec<&str> = tests.iter().map(|t| t.test_id.as_str()).collect();
+    listed.sort_unstable();
+    let mut expected: Vec<&str> = names.iter().map(String::as_str).collect();
+    expected.push("racing::only_early");
+    expected.sort_unstable();
+    assert_eq!(listed, expected, "each name stored once");
+    for (i, name) in names.iter().enumerate() {
+        let test = tests.iter().find(|t| &t.test_id == name).unwrap();
+        let (runs, failures) = if i % 2 == 0 { (2, 1) } else { (1, 0) };
+        assert_eq!((test.runs, test.failures), (runs, failures), "{name}");
+    }
+}
+
+/// #17 pgnames item 3: new names are added under an advisory lock of their own, taken
+/// only by an ingest that has new names: while another transaction holds it, an ingest
+/// of known tests stores its run (a `lock_timeout` would fail it if it waited), and an
+/// ingest with a new test waits until the lock is released, then stores it once.
+#[test]
+fn only_an_ingest_with_new_names_takes_the_names_lock() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    {
+        let mut store = schema.open();
+        let mut session = store.begin_ingest(&run_at(0, "first")).unwrap();
+        for i in 0..300 {
+            session
+                .add(Execution::new(format!("known::test_{i}"), Outcome::Pass))
+                .unwrap();
+        }
+        session.commit(&content("first")).unwrap();
+    }
+    let mut holder = schema.client();
+    let mut held = holder.transaction().unwrap();
+    held.execute(
+        "SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || ' names'))",
+        &[&0x6361_6e64_i32],
+    )
+    .unwrap();
+    let env = |name: &str| std::env::var(name).ok();
+    let impatient = format!("{}%20-clock_timeout%3D10s", schema.url);
+    let mut known = PgStore::open(&candor::history::pg::Target::parse(&impatient, &env).unwrap())
+        .unwrap();
+    let mut session = known.begin_ingest(&run_at(1, "known")).unwrap();
+    for i in (0..300).rev() {
+        session
+            .add(Execution::new(format!("known::test_{i}"), Outcome::Fail))
             .unwrap();
     }
+    let report = session.commit(&content("known")).unwrap();
+    assert!(report.added && report.tests == 300, "{report:?}");
     let app = format!("{}_waiter", schema.name);
     let url = format!("{}&application_name={app}", schema.url);
-    let worker = std::thread::spawn({
-        let names = names.clone();
-        move || {
-            let env = |name: &str| std::env::var(name).ok();
-            let target = candor::history::pg::Target::parse(&url, &env).unwrap();
-            let mut store = PgStore::open(&target).unwrap();
-            let mut session = store.begin_ingest(&run_at(0, "unit")).unwrap();
-            for name in names {
-                session.add(Execution::new(name, Outcome::Pass)).unwrap();
-            }
-            session.commit(&content("waiting")).unwrap()
-        }
+    let worker = std::thread::spawn(move || {
+        let target = candor::history::pg::Target::parse(&url, &env).unwrap();
+        let mut store = PgStore::open(&target).unwrap();
+        let mut session = store.begin_ingest(&run_at(2, "new")).unwrap();
+        session
+            .add(Execution::new("known::test_7", Outcome::Pass))
+            .unwrap();
+        session
+            .add(Execution::new("brand::new", Outcome::Pass))
+            .unwrap();
+        session.commit(&content("new")).unwrap()
     });
-    // Until the server reports the ingest waiting for the uncommitted names: a lock wait
-    // it must reach, not a timer.
+    // Until the server reports the ingest waiting for the advisory lock: a wait it must
+    // reach, not a timer.
     let mut watcher = pg_support::admin(&schema.url);
     loop {
         let waiting: i64 = watcher
             .query_one(
                 "SELECT count(*) FROM pg_stat_activity \
-                 WHERE application_name = $1 AND wait_event_type = 'Lock'",
+                 WHERE application_name = $1 AND wait_event = 'advisory'",
                 &[&app],
             )
             .unwrap()
@@ -320,26 +386,17 @@ fn new_names_another_ingest_is_adding_are_stored_once() {
         }
         assert!(
             !worker.is_finished(),
-            "the ingest ended without waiting for the names another transaction holds"
+            "the ingest of a new name ended without waiting for the names lock"
         );
     }
-    other.commit().unwrap();
+    held.commit().unwrap();
     let report = worker.join().unwrap();
-    assert!(report.added, "{report:?}");
-    assert_eq!(report.tests, 50);
-    let stored: i64 = schema
-        .client()
-        .query_one("SELECT count(*) FROM tests", &[])
-        .unwrap()
-        .get(0);
-    assert_eq!(stored, 50, "each name stored once");
+    assert!(report.added && report.tests == 2, "{report:?}");
+    assert_eq!(index_entries(&schema), 301);
     let tests = schema.open().tests(false).unwrap();
-    let mut listed: Vec<&str> = tests.iter().map(|t| t.test_id.as_str()).collect();
-    listed.sort_unstable();
-    let mut expected: Vec<&str> = names.iter().map(String::as_str).collect();
-    expected.sort_unstable();
-    assert_eq!(listed, expected);
-    assert!(tests.iter().all(|t| t.runs == 1), "{tests:?}");
+    assert_eq!(tests.len(), 301);
+    let seven = tests.iter().find(|t| t.test_id == "known::test_7").unwrap();
+    assert_eq!((seven.runs, seven.failures), (3, 1));
 }
 
 /// #17 item 7: a dropped connection in the middle of the `COPY` stores nothing.

@@ -336,8 +336,28 @@ fn a_populated_schema_2_history_is_packed_in_place_and_answers_as_before() {
         .unwrap()
         .get(0);
     assert!(blocks > 7 * 2, "{blocks}: the tests span blocks");
+    // Ids schema 2 never handed out (the sequence values its `ON CONFLICT` inserts
+    // consumed): schema 4 keeps every id, the holes as names nothing points to.
+    let (tests, last): (i64, i64) = client
+        .query_one("SELECT count(*), max(id) FROM tests", &[])
+        .map(|row| (row.get(0), row.get(1)))
+        .unwrap();
+    assert!(last > tests + 256, "{last} {tests}: the ids have holes, some a block long");
     let mut pg = schema.open();
-    assert_eq!(pg.schema_version().unwrap(), 3);
+    assert_eq!(pg.schema_version().unwrap(), 4);
+    let left: bool = client
+        .query_one("SELECT to_regclass('tests') IS NULL", &[])
+        .unwrap()
+        .get(0);
+    assert!(left, "the schema-3 tests table is dropped");
+    let indexed: i64 = client
+        .query_one(
+            "SELECT sum(length(entries) / 12)::bigint FROM test_name_index",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(indexed, tests, "every name indexed, no hole");
     let left: bool = client
         .query_one("SELECT to_regclass('executions') IS NULL", &[])
         .unwrap()
@@ -386,7 +406,7 @@ fn a_populated_schema_2_history_is_packed_in_place_and_answers_as_before() {
     // And opening it again migrates nothing.
     drop(pg);
     let again = schema.open();
-    assert_eq!(again.schema_version().unwrap(), 3);
+    assert_eq!(again.schema_version().unwrap(), 4);
     assert_eq!(again.runs(100).unwrap().len(), 8);
 
     // Retention drops the migrated month whole.

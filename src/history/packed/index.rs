@@ -91,6 +91,31 @@ pub fn split_index(entries: &[IndexEntry]) -> Vec<&[IndexEntry]> {
     pieces
 }
 
+/// The rows a name index row holds once `new` (sorted, every hash at or above `first`
+/// and below the next row's first hash) is merged into its entries `old`: the first
+/// keeps the row's key, the others are new rows keyed by their first hash. `None` for
+/// `first`: the index is empty, and its first row starts at the smallest hash there is.
+/// Both stores write what this returns (an update of the first, inserts of the rest).
+pub fn merged_rows(
+    first: Option<i64>,
+    old: &[IndexEntry],
+    new: &[IndexEntry],
+) -> Vec<(i64, Vec<u8>)> {
+    let merged = merge_index(old, new);
+    split_index(&merged)
+        .into_iter()
+        .enumerate()
+        .map(|(index, piece)| {
+            let key = if index == 0 {
+                first.unwrap_or(i64::MIN)
+            } else {
+                piece[0].0
+            };
+            (key, encode_index(piece))
+        })
+        .collect()
+}
+
 /// Sorts index entries by hash, keeping the order of equal hashes (ids ascending, as
 /// they were added): four passes of 16 bits each, a tenth of a comparison sort's work
 /// for the hundreds of thousands of names a first ingest adds.
@@ -145,7 +170,6 @@ impl NewNames {
     }
 
     /// No name held.
-    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.hashes.is_empty()
     }

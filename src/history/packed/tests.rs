@@ -2,7 +2,7 @@
 //! stored histories expect.
 
 use super::blocks::stored_duration;
-use super::index::INDEX_ROW_ENTRIES;
+use super::index::{INDEX_ROW_ENTRIES, encode_index, merge_index, split_index};
 use super::*;
 use crate::results::{Failure, Frame};
 use crate::test_support::proptest_config;

@@ -80,6 +80,27 @@ impl BlockWriter {
     }
 }
 
+/// The row of one block gathered out of order (the ingest's [`BlockBuilder`] and its
+/// slots' signatures and details, ascending by slot).
+pub fn block_row<'a>(
+    block: i64,
+    builder: &BlockBuilder,
+    details: impl Iterator<Item = (usize, Option<&'a [u8]>, Option<&'a [u8]>)>,
+) -> BlockRow {
+    let mut blob = DetailsBlob::default();
+    for (slot, signature, details) in details {
+        if signature.is_some() || details.is_some() {
+            blob.push(slot, signature, details);
+        }
+    }
+    BlockRow {
+        block,
+        outcomes: builder.outcomes(),
+        entries: builder.entries(),
+        details: blob.into_bytes(),
+    }
+}
+
 /// A block's signatures and details: per execution that has either, in slot order,
 /// `slot: u8`, then the signature and the details (already LZ4-compressed JSON) each as a
 /// `u32` little-endian length plus one (0: none) and the bytes.

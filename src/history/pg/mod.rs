@@ -4,6 +4,8 @@
 //! `postgres` type leaves this module.
 
 mod blocks;
+mod ingest;
+mod names;
 pub mod target;
 
 use std::cell::RefCell;
@@ -22,22 +24,27 @@ use super::packed::{
     outcome_of_nibble, test_of,
 };
 use super::{
-    Conditions, HistoryError, HistoryStore, IngestReport, IngestSession, NewRun, RunContent,
-    RunRecord, Source, StoredExecution, TestSummary, TestWindow, WindowEntry,
+    Conditions, HistoryError, HistoryStore, IngestSession, NewRun, RunRecord, Source,
+    StoredExecution, TestSummary, TestWindow, WindowEntry,
 };
 use crate::results::{Execution, Failure, Outcome};
 pub use target::Target;
 
 /// Migrations in order; the schema version is how many have run.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_ci_run.sql"),
     include_str!("migrations/0003_packed_executions.sql"),
+    include_str!("migrations/0004_packed_names.sql"),
 ];
 
 /// The schema version that packs executions in blocks: migrating to it moves the rows of
 /// `executions` into `execution_blocks` ([`PgStore::pack_executions`]).
 const PACKED_VERSION: usize = 3;
+
+/// The schema version that packs test names in blocks: migrating to it moves the rows of
+/// `tests` into `test_names` and `test_name_index` ([`names::pack_names`]).
+const PACKED_NAMES_VERSION: usize = 4;
 
 /// The columns of an `execution_blocks` row, in `COPY` order.
 const BLOCK_TYPES: [Type; 6] = [
@@ -56,28 +63,11 @@ pub const PG_SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// histories in different schemas of one database do not wait for each other.
 const LOCK_SPACE: i32 = 0x6361_6e64;
 
-/// Rows sent per `COPY`: a batch's memory, not the file's, is what an ingest holds.
+/// Rows sent per `COPY` or per statement of many rows.
 const COPY_ROWS: usize = 8192;
 
 /// Rows read back per fetch of a portal when packing executions into blocks.
 const FETCH_ROWS: i32 = 8192;
-
-/// Bytes of staged texts that end a batch early.
-const COPY_BYTES: usize = 4 << 20;
-
-/// The columns a staged execution has, in `COPY` order.
-const STAGE_TYPES: [Type; 10] = [
-    Type::INT8,
-    Type::INT8,
-    Type::BYTEA,
-    Type::INT2,
-    Type::INT8,
-    Type::FLOAT8,
-    Type::BYTEA,
-    Type::INT8,
-    Type::BYTEA,
-    Type::BYTEA,
-];
 
 /// A history in a PostgreSQL database.
 pub struct PgStore {
@@ -94,17 +84,6 @@ impl std::fmt::Debug for PgStore {
         f.debug_struct("PgStore")
             .field("target", &self.target)
             .finish()
-    }
-}
-
-/// The code an outcome is stored as (the schema's comment lists them).
-fn outcome_code(outcome: Outcome) -> i16 {
-    match outcome {
-        Outcome::Pass => 0,
-        Outcome::Fail => 1,
-        Outcome::Error => 2,
-        Outcome::Skip => 3,
-        Outcome::FlakyPass => 4,
     }
 }
 
@@ -305,6 +284,9 @@ impl PgStore {
             tx.batch_execute(sql).map_err(|e| self.error(&e))?;
             if index + 1 == PACKED_VERSION {
                 Self::pack_executions(&mut tx, &self.target)?;
+            }
+            if index + 1 == PACKED_NAMES_VERSION {
+                names::pack_names(&mut tx).map_err(|e| self.names_error(e))?;
             }
         }
         tx.execute("DELETE FROM candor_schema", &[])
@@ -521,365 +503,6 @@ fn server_error(target: &Target, e: &postgres::Error, connecting: bool) -> Histo
     }
 }
 
-/// One run being stored: executions are copied into a temporary table, merged there and
-/// moved into the history at the commit, all in one transaction.
-struct PgIngest<'a> {
-    tx: postgres::Transaction<'a>,
-    target: &'a Target,
-    run: NewRun,
-    batch: Vec<Staged>,
-    batch_bytes: usize,
-    next_seq: i64,
-    /// Name hashes this run has staged, to find the few that repeat (retries) without
-    /// asking the server about every test.
-    seen: HashSet<i64>,
-    repeated: HashSet<i64>,
-}
-
-struct Staged {
-    seq: i64,
-    hash: i64,
-    name: String,
-    outcome: i16,
-    attempts: i64,
-    duration: Option<f64>,
-    file: Option<String>,
-    line: Option<i64>,
-    signature: Option<String>,
-    details: Option<Vec<u8>>,
-}
-
-impl PgIngest<'_> {
-    fn error(&self, e: &postgres::Error) -> HistoryError {
-        server_error(self.target, e, false)
-    }
-
-    fn flush(&mut self) -> Result<(), HistoryError> {
-        if self.batch.is_empty() {
-            return Ok(());
-        }
-        let batch = std::mem::take(&mut self.batch);
-        self.batch_bytes = 0;
-        let result = (|| -> Result<(), postgres::Error> {
-            let writer = self.tx.copy_in(
-                "COPY candor_stage (seq, name_hash, name, outcome, attempts, duration, file, line, signature, details) FROM STDIN BINARY",
-            )?;
-            let mut writer = BinaryCopyInWriter::new(writer, &STAGE_TYPES);
-            for row in &batch {
-                let values: [&(dyn ToSql + Sync); 10] = [
-                    &row.seq,
-                    &row.hash,
-                    &row.name.as_bytes(),
-                    &row.outcome,
-                    &row.attempts,
-                    &row.duration,
-                    &bytes(row.file.as_ref()),
-                    &row.line,
-                    &bytes(row.signature.as_ref()),
-                    &row.details,
-                ];
-                writer.write(&values)?;
-            }
-            writer.finish()?;
-            Ok(())
-        })();
-        result.map_err(|e| self.error(&e))
-    }
-
-    /// Merges every test the run holds more than once into one row, as
-    /// `Execution::absorb_retry` says, keeping the first row's place.
-    fn merge_retries(&mut self) -> Result<(), HistoryError> {
-        if self.repeated.is_empty() {
-            return Ok(());
-        }
-        self.tx
-            .batch_execute("CREATE INDEX ON candor_stage (name_hash)")
-            .map_err(|e| server_error(self.target, &e, false))?;
-        let hashes: Vec<i64> = self.repeated.iter().copied().collect();
-        for hash in hashes {
-            let rows = self
-                .tx
-                .query(
-                    "SELECT seq, name, outcome, attempts, duration, file, line, details \
-                     FROM candor_stage WHERE name_hash = $1 ORDER BY seq",
-                    &[&hash],
-                )
-                .map_err(|e| server_error(self.target, &e, false))?;
-            let mut groups: HashMap<Vec<u8>, Vec<(i64, Execution)>> = HashMap::new();
-            for row in rows {
-                let name: Vec<u8> = row.get(1);
-                let code: i16 = row.get(2);
-                let details = decode_details(row.get(7)).map_err(|m| HistoryError::Server {
-                    target: self.target.to_string(),
-                    message: m,
-                    code: None,
-                })?;
-                let execution = Execution {
-                    test_id: String::from_utf8_lossy(&name).into_owned(),
-                    outcome: outcome_of_code(code).unwrap_or(Outcome::Error),
-                    duration: row.get(4),
-                    attempts: u32::try_from(row.get::<_, i64>(3)).unwrap_or(u32::MAX),
-                    failure: details.failure,
-                    skip_message: details.skip_message,
-                    file: text(row.get(5)).ok().flatten(),
-                    line: row
-                        .get::<_, Option<i64>>(6)
-                        .and_then(|l| u32::try_from(l).ok()),
-                    stdout: details.stdout,
-                    stderr: details.stderr,
-                };
-                groups
-                    .entry(name)
-                    .or_default()
-                    .push((row.get(0), execution));
-            }
-            for (name, group) in groups {
-                if group.len() < 2 {
-                    continue;
-                }
-                let mut items = group.into_iter();
-                let Some((first_seq, mut merged)) = items.next() else {
-                    continue;
-                };
-                for (_, later) in items {
-                    merged.absorb_retry(later);
-                }
-                let signature = merged.signature();
-                let outcome = outcome_code(merged.outcome);
-                let attempts = i64::from(merged.attempts);
-                let duration = merged.duration;
-                let file = merged.file.clone();
-                let line = merged.line.map(i64::from);
-                let details = encode_details(&mut merged);
-                self.tx
-                    .execute(
-                        "DELETE FROM candor_stage WHERE name_hash = $1 AND name = $2 AND seq <> $3",
-                        &[&hash, &name, &first_seq],
-                    )
-                    .map_err(|e| server_error(self.target, &e, false))?;
-                self.tx
-                    .execute(
-                        "UPDATE candor_stage SET outcome = $2, attempts = $3, duration = $4, \
-                         file = $5, line = $6, signature = $7, details = $8 WHERE seq = $1",
-                        &[
-                            &first_seq,
-                            &outcome,
-                            &attempts,
-                            &duration,
-                            &bytes(file.as_ref()),
-                            &line,
-                            &bytes(signature.as_ref()),
-                            &details,
-                        ],
-                    )
-                    .map_err(|e| server_error(self.target, &e, false))?;
-            }
-        }
-        Ok(())
-    }
-}
-
-impl IngestSession for PgIngest<'_> {
-    fn add(&mut self, execution: Execution) -> Result<(), HistoryError> {
-        let signature = execution.signature();
-        self.add_with_signature(execution, signature)
-    }
-
-    fn add_with_signature(
-        &mut self,
-        mut execution: Execution,
-        signature: Option<String>,
-    ) -> Result<(), HistoryError> {
-        let hash = name_hash(&execution.test_id);
-        if !self.seen.insert(hash) {
-            self.repeated.insert(hash);
-        }
-        let details = encode_details(&mut execution);
-        self.batch_bytes += execution.test_id.len()
-            + details.as_ref().map_or(0, Vec::len)
-            + execution.file.as_ref().map_or(0, String::len)
-            + signature.as_ref().map_or(0, String::len)
-            + 64;
-        self.batch.push(Staged {
-            seq: self.next_seq,
-            hash,
-            name: execution.test_id,
-            outcome: outcome_code(execution.outcome),
-            attempts: i64::from(execution.attempts),
-            duration: execution.duration,
-            file: execution.file,
-            line: execution.line.map(i64::from),
-            signature,
-            details,
-        });
-        self.next_seq += 1;
-        if self.batch.len() >= COPY_ROWS || self.batch_bytes >= COPY_BYTES {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn commit(mut self: Box<Self>, content: &RunContent) -> Result<IngestReport, HistoryError> {
-        self.flush()?;
-        self.merge_retries()?;
-        let target = self.target;
-        let fail = |e: postgres::Error| server_error(target, &e, false);
-        let counts = self
-            .tx
-            .query_one(
-                "SELECT count(*), count(*) FILTER (WHERE outcome IN (1, 2)) FROM candor_stage",
-                &[],
-            )
-            .map_err(fail)?;
-        let (tests, red): (i64, i64) = (counts.get(0), counts.get(1));
-        let run = &self.run;
-        let started = micros(run.started_at);
-        let workers = run.workers.map(i64::from);
-        let inserted = self
-            .tx
-            .query_opt(
-                "INSERT INTO runs (content_key, commit_sha, branch, merge_base, started_us, source, \
-                 ci_provider, job, workers, seed, ci, runner, os, format, producer, source_path, \
-                 executions, red, ci_repository, ci_run_id, ci_attempt) VALUES ($1, $2, $3, $4, $5, \
-                 $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) \
-                 ON CONFLICT (content_key) DO NOTHING RETURNING id",
-                &[
-                    &content.content_key,
-                    &bytes(run.commit.as_ref()),
-                    &bytes(run.branch.as_ref()),
-                    &bytes(run.merge_base.as_ref()),
-                    &started,
-                    &run.source.as_str(),
-                    &bytes(run.ci_provider.as_ref()),
-                    &bytes(run.job.as_ref()),
-                    &workers,
-                    &bytes(run.seed.as_ref()),
-                    &run.conditions.ci,
-                    &bytes(run.conditions.runner.as_ref()),
-                    &bytes(run.conditions.os.as_ref()),
-                    &bytes(content.format.as_ref()),
-                    &bytes(content.producer.as_ref()),
-                    &bytes(run.source_path.as_ref()),
-                    &tests,
-                    &red,
-                    &bytes(run.ci_run.repository.as_ref()),
-                    &bytes(run.ci_run.run_id.as_ref()),
-                    &run.ci_run.attempt.map(i64::from),
-                ],
-            )
-            .map_err(fail)?;
-        let Some(inserted) = inserted else {
-            // Stored already (by this or a concurrent job, which the insert waited for).
-            let row = self
-                .tx
-                .query_one(
-                    "SELECT id, executions, red FROM runs WHERE content_key = $1",
-                    &[&content.content_key],
-                )
-                .map_err(fail)?;
-            let report = IngestReport {
-                run_id: row.get(0),
-                added: false,
-                tests: u64::try_from(row.get::<_, i64>(1)).unwrap_or(0),
-                red: u64::try_from(row.get::<_, i64>(2)).unwrap_or(0),
-            };
-            self.tx.rollback().map_err(fail)?;
-            return Ok(report);
-        };
-        let run_id: i64 = inserted.get(0);
-        // Sorts and hashes of a whole run in memory rather than in temp files (the
-        // default 4 MB spills a 200,000-test run to disk).
-        self.tx
-            .batch_execute("SET LOCAL work_mem = '64MB'")
-            .map_err(fail)?;
-        insert_new_names(&mut self.tx).map_err(fail)?;
-        // The staged executions come back in test id order, a batch at a time, and go
-        // out again as block rows: one row per 256 test ids instead of one per test.
-        let moved = pack_staged(&mut self.tx, run_id, started).map_err(fail)?;
-        if i64::try_from(moved).ok() != Some(tests) {
-            return Err(HistoryError::Server {
-                target: target.to_string(),
-                message: format!("stored {moved} executions of {tests}; nothing was kept"),
-                code: None,
-            });
-        }
-        self.tx.commit().map_err(fail)?;
-        Ok(IngestReport {
-            run_id,
-            added: true,
-            tests: u64::try_from(tests).unwrap_or(0),
-            red: u64::try_from(red).unwrap_or(0),
-        })
-    }
-}
-
-/// The statement that adds the run's new names to `tests`: new names only (the staged
-/// names are distinct: retries were merged), in hash order, so that concurrent ingests
-/// adding the same new tests wait for each other instead of deadlocking, and the name
-/// index grows at its end.
-const INSERT_NEW_NAMES: &str = "INSERT INTO tests (name_hash, name) \
-    SELECT s.name_hash, s.name FROM candor_stage s WHERE NOT EXISTS \
-      (SELECT 1 FROM tests t WHERE t.name_hash = s.name_hash AND t.name = s.name) \
-    ORDER BY s.name_hash, s.name";
-
-/// Adds the staged names `tests` lacks. A plain insert first, in a savepoint: `ON
-/// CONFLICT` makes every row a speculative insertion (an extra probe of the unique index
-/// and a speculative token), which cost 4.0 s against 2.7 s for 200,000 new names
-/// (`EXPLAIN (ANALYZE, BUFFERS)`, docs/benchmarks.md). Only a concurrent ingest adding
-/// one of the same names makes the plain insert fail, after waiting for that ingest to
-/// end; then the names are inserted again with `ON CONFLICT DO NOTHING`, which skips
-/// what the other committed. The savepoint keeps the run all-or-nothing either way.
-fn insert_new_names(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
-    let mut attempt = tx.transaction()?;
-    match attempt.execute(INSERT_NEW_NAMES, &[]) {
-        Ok(_) => attempt.commit(),
-        Err(e) if e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => {
-            attempt.rollback()?;
-            tx.execute(
-                &format!("{INSERT_NEW_NAMES} ON CONFLICT (name_hash, name) DO NOTHING"),
-                &[],
-            )?;
-            Ok(())
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// Packs the staged executions of run `run_id` (merged, named) into `execution_blocks`:
-/// read back in test id order through a portal, a batch at a time, and sent as block
-/// rows with binary `COPY` between the batches. Returns how many executions it stored.
-fn pack_staged(
-    tx: &mut postgres::Transaction<'_>,
-    run_id: i64,
-    started: i64,
-) -> Result<u64, postgres::Error> {
-    let portal = tx.bind(
-        "SELECT t.id, s.outcome, s.attempts, s.duration, s.file, s.line, s.signature, s.details \
-         FROM candor_stage s JOIN tests t ON t.name_hash = s.name_hash AND t.name = s.name \
-         ORDER BY t.id",
-        &[],
-    )?;
-    let mut writer = BlockWriter::default();
-    loop {
-        let rows = tx.query_portal(&portal, FETCH_ROWS)?;
-        if rows.is_empty() {
-            break;
-        }
-        for row in &rows {
-            writer.add(
-                row.get(0),
-                narrow_of(row, 1),
-                row.get::<_, Option<&[u8]>>(6),
-                row.get::<_, Option<&[u8]>>(7),
-            );
-        }
-        copy_blocks(tx, run_id, started, &writer.take_done())?;
-    }
-    let (rest, executions) = writer.finish();
-    copy_blocks(tx, run_id, started, &rest)?;
-    Ok(executions)
-}
-
 /// An execution's narrow columns from `row`, starting at column `at`: outcome,
 /// attempts, duration, file, line. Written by candor from UTF-8 and known codes; anything
 /// else (a damaged row) is kept as near as it can be rather than failing the run.
@@ -1018,30 +641,14 @@ impl HistoryStore for PgStore {
     ) -> Result<Box<dyn IngestSession + 'a>, HistoryError> {
         self.ensure_partition(run.started_at)?;
         let PgStore { client, target } = self;
-        let mut tx = client
+        let tx = client
             .get_mut()
             .transaction()
             .map_err(|e| server_error(target, &e, false))?;
-        tx.batch_execute(
-            "CREATE TEMPORARY TABLE candor_stage (seq bigint NOT NULL, name_hash bigint NOT NULL, \
-             name bytea NOT NULL, outcome smallint NOT NULL, attempts bigint NOT NULL, \
-             duration double precision, file bytea, line bigint, signature bytea, details bytea) \
-             ON COMMIT DROP",
-        )
-        .map_err(|e| server_error(target, &e, false))?;
         let mut run = run.clone();
         // Kept at the store's precision, as the trait says.
         run.started_at = timestamp(micros(run.started_at)).unwrap_or(run.started_at);
-        Ok(Box::new(PgIngest {
-            tx,
-            target,
-            run,
-            batch: Vec::with_capacity(COPY_ROWS),
-            batch_bytes: 0,
-            next_seq: 0,
-            seen: HashSet::new(),
-            repeated: HashSet::new(),
-        }))
+        Ok(Box::new(ingest::PgIngest::new(tx, target, run)))
     }
 
     fn tests_in(
@@ -1097,7 +704,7 @@ impl HistoryStore for PgStore {
             })
             .map(|(id, _)| i64::try_from(id).unwrap_or(i64::MAX))
             .collect();
-        let names = Self::names_of(&mut client, Some(&wanted)).map_err(|e| self.error(&e))?;
+        let names = self.names_of(&mut client, Some(&wanted))?;
         drop(client);
         let mut found = Vec::with_capacity(names.len());
         for (name, id) in names {
@@ -1126,13 +733,8 @@ impl HistoryStore for PgStore {
         limit_to: usize,
     ) -> Result<Vec<StoredExecution>, HistoryError> {
         let mut client = self.client.borrow_mut();
-        let Some(id) = client
-            .query_opt(
-                "SELECT id FROM tests WHERE name_hash = $1 AND name = $2",
-                &[&name_hash(test_id), &test_id.as_bytes()],
-            )
-            .map_err(|e| self.error(&e))?
-            .map(|row| row.get::<_, i64>(0))
+        let Some(id) = names::id_of(&mut *client, test_id, name_hash(test_id))
+            .map_err(|e| self.names_error(e))?
         else {
             return Ok(Vec::new());
         };
@@ -1260,7 +862,7 @@ impl HistoryStore for PgStore {
         if bound == 0 {
             return Ok(());
         }
-        let names = Self::names_of(&mut client, None).map_err(|e| self.error(&e))?;
+        let names = self.names_of(&mut client, None)?;
         let per_pass = (WINDOW_PASS_ENTRIES / bound).max(1);
         for chunk in names.chunks(per_pass) {
             // Which test of the pass each slot of each block is (index + 1; 0: none).
@@ -1445,18 +1047,28 @@ impl PgStore {
     /// Test names and ids, sorted by name as bytes (the order every caller wants,
     /// whatever the database's collation): those of `ids`, or every test (`None`).
     fn names_of(
+        &self,
         client: &mut Client,
         ids: Option<&[i64]>,
-    ) -> Result<Vec<(Vec<u8>, i64)>, postgres::Error> {
-        let rows = match ids {
-            None => client.query("SELECT name, id FROM tests", &[])?,
-            Some([]) => Vec::new(),
-            Some(ids) => client.query("SELECT name, id FROM tests WHERE id = ANY($1)", &[&ids])?,
-        };
-        let mut names: Vec<(Vec<u8>, i64)> =
-            rows.iter().map(|row| (row.get(0), row.get(1))).collect();
+    ) -> Result<Vec<(Vec<u8>, i64)>, HistoryError> {
+        let found = match ids {
+            None => names::read_all(client),
+            Some(ids) => names::names_of_ids(client, ids),
+        }
+        .map_err(|e| self.names_error(e))?;
+        let mut names: Vec<(Vec<u8>, i64)> = found
+            .into_iter()
+            .map(|(name, id)| (name.into_bytes(), id))
+            .collect();
         names.sort_unstable();
         Ok(names)
+    }
+
+    fn names_error(&self, e: names::NamesError) -> HistoryError {
+        match e {
+            names::NamesError::Server(e) => self.error(&e),
+            names::NamesError::Corrupt(e) => self.corrupt(e.to_string()),
+        }
     }
 
     /// The block rows of one run (`block`, `entries`, `details`), found through the run's
@@ -1534,12 +1146,11 @@ impl PgStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let names: HashMap<i64, Vec<u8>> =
-            Self::names_of(&mut self.client.borrow_mut(), Some(&ids))
-                .map_err(|e| self.error(&e))?
-                .into_iter()
-                .map(|(name, id)| (id, name))
-                .collect();
+        let names: HashMap<i64, Vec<u8>> = self
+            .names_of(&mut self.client.borrow_mut(), Some(&ids))?
+            .into_iter()
+            .map(|(name, id)| (id, name))
+            .collect();
         let mut executions = Vec::with_capacity(found.len());
         for (id, narrow, (signature, details)) in found {
             let name = names
