@@ -19,7 +19,8 @@ mkdir -p "$work"
 rounds=${ROUNDS:-3}
 
 cargo build --release --quiet --bin candor
-bin=$PWD/target/release/candor
+# CANDOR_BIN=PATH measures another build (an earlier release, for a before/after).
+bin=${CANDOR_BIN:-$PWD/target/release/candor}
 file=$work/junit-bench.xml
 if [ ! -f "$file" ]; then
   cargo bench --quiet --bench ingest -- --keep-in "$work" --iterations 1 --quick-junit off >/dev/null
@@ -65,7 +66,8 @@ open(sys.argv[2], "w").write(text[:at] + "</testsuite>\n</testsuites>\n")
 PY
 for i in $(seq 16); do sed "s/classname=\"/classname=\"shard$i./g" "$small" >"$work/shard$i.xml"; done
 "$bin" --quiet --db "$url" ingest "$work/shard1.xml" >/dev/null   # schema and partition exist
-psql_ -c "TRUNCATE runs, tests, execution_blocks"
+# Schema 4 keeps names in test_names and test_name_index, schema 3 in tests.
+psql_ -c "DO \$\$ BEGIN IF to_regclass('tests') IS NULL THEN TRUNCATE runs, test_names, test_name_index, execution_blocks; ELSE TRUNCATE runs, tests, execution_blocks; END IF; END \$\$"
 echo "load average before the concurrent ingests: $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s.%N)
 pids=()

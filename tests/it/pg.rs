@@ -286,13 +286,16 @@ fn new_names_another_ingest_is_adding_are_stored_once() {
     let mut late_store = schema.open();
     let mut late = late_store.begin_ingest(&run_at(0, "late")).unwrap();
     for name in &names {
-        late.add(Execution::new(name.clone(), Outcome::Pass)).unwrap();
+        late.add(Execution::new(name.clone(), Outcome::Pass))
+            .unwrap();
     }
     // Another job adds every second name (and one of its own) and commits first.
     let mut early_store = schema.open();
     let mut early = early_store.begin_ingest(&run_at(1, "early")).unwrap();
     for name in names.iter().step_by(2) {
-        early.add(Execution::new(name.clone(), Outcome::Fail)).unwrap();
+        early
+            .add(Execution::new(name.clone(), Outcome::Fail))
+            .unwrap();
     }
     early
         .add(Execution::new("racing::only_early", Outcome::Pass))
@@ -345,8 +348,8 @@ fn only_an_ingest_with_new_names_takes_the_names_lock() {
     .unwrap();
     let env = |name: &str| std::env::var(name).ok();
     let impatient = format!("{}%20-clock_timeout%3D10s", schema.url);
-    let mut known = PgStore::open(&candor::history::pg::Target::parse(&impatient, &env).unwrap())
-        .unwrap();
+    let mut known =
+        PgStore::open(&candor::history::pg::Target::parse(&impatient, &env).unwrap()).unwrap();
     let mut session = known.begin_ingest(&run_at(1, "known")).unwrap();
     for i in (0..300).rev() {
         session
@@ -846,4 +849,90 @@ fn tls_connects_and_checks_the_certificate_as_sslmode_says() {
             }
         }
     }
+}
+
+/// Text of `len` hex digits from a seeded generator: details LZ4 cannot shrink much.
+fn noise(state: &mut u64, len: usize) -> String {
+    let mut text = String::with_capacity(len);
+    while text.len() < len {
+        *state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let _ = write!(text, "{:016x}", *state >> 1);
+    }
+    text.truncate(len);
+    text
+}
+
+/// #17 pgnames item 5 (memory bound): a run larger than what an ingest holds (here about
+/// 16 MB of incompressible failure details over 40,000 new tests) takes the names lock
+/// before its commit instead of holding every new test's execution, sends full blocks to
+/// its temporary table and takes them out again when a retry of one of their tests comes
+/// last; every execution reads back as the SQLite store keeps the same run.
+#[test]
+fn a_run_larger_than_an_ingest_holds_is_stored_as_sqlite_stores_it() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let seed: u64 = 0x17_5eed;
+    println!("seed {seed:#x}");
+    let mut state = seed;
+    let mut executions = Vec::new();
+    for i in 0..40_000 {
+        let name = format!("tests/big/test_m{}.py::test_{i:05}", i % 97);
+        let mut execution = if i % 3 == 0 {
+            let mut execution = failing(&name);
+            if let Some(failure) = &mut execution.failure {
+                failure.text = noise(&mut state, 400);
+            }
+            execution
+        } else {
+            Execution::new(name, Outcome::Pass)
+        };
+        execution.duration = Some(f64::from(i % 1000) / 1000.0);
+        executions.push(execution);
+    }
+    // Retries of tests in the first blocks, long full and sent away by now.
+    for i in [0, 1, 3, 300, 511] {
+        let name = format!("tests/big/test_m{}.py::test_{i:05}", i % 97);
+        executions.push(Execution::new(name, Outcome::Pass));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut sqlite = candor::history::SqliteStore::open(
+        dir.path().join("h.db"),
+        std::time::Duration::from_secs(5),
+    )
+    .unwrap();
+    let mut pg = schema.open();
+    let mut reports = Vec::new();
+    for store in [&mut pg as &mut dyn HistoryStore, &mut sqlite] {
+        let mut session = store.begin_ingest(&run_at(0, "big")).unwrap();
+        for execution in &executions {
+            session.add(execution.clone()).unwrap();
+        }
+        reports.push(session.commit(&content("big")).unwrap());
+    }
+    assert_eq!(reports[0].tests, 40_000, "seed {seed:#x}");
+    assert_eq!(
+        (reports[0].tests, reports[0].red),
+        (reports[1].tests, reports[1].red)
+    );
+    let read = |store: &dyn HistoryStore, run: i64| -> Vec<(Execution, Option<String>)> {
+        store
+            .run_executions(run)
+            .unwrap()
+            .into_iter()
+            .map(|stored| (stored.execution, stored.signature))
+            .collect()
+    };
+    let from_pg = read(&pg, reports[0].run_id);
+    let from_sqlite = read(&sqlite, reports[1].run_id);
+    assert_eq!(from_pg.len(), 40_000);
+    let flaky = from_pg
+        .iter()
+        .find(|(e, _)| e.test_id.ends_with("test_00300"))
+        .unwrap();
+    assert_eq!(flaky.0.outcome, Outcome::FlakyPass, "the retry was merged");
+    assert!(from_pg == from_sqlite, "seed {seed:#x}: the stores differ");
+    assert_eq!(index_entries(&schema), 40_000);
 }

@@ -342,7 +342,10 @@ fn a_populated_schema_2_history_is_packed_in_place_and_answers_as_before() {
         .query_one("SELECT count(*), max(id) FROM tests", &[])
         .map(|row| (row.get(0), row.get(1)))
         .unwrap();
-    assert!(last > tests + 256, "{last} {tests}: the ids have holes, some a block long");
+    assert!(
+        last > tests + 256,
+        "{last} {tests}: the ids have holes, some a block long"
+    );
     let mut pg = schema.open();
     assert_eq!(pg.schema_version().unwrap(), 4);
     let left: bool = client

@@ -27,7 +27,12 @@ const RESOLVE_BATCH: usize = 4096;
 /// names lock is taken at once and new names get their ids as they come (a file that
 /// large is adding a test suite: other jobs adding names wait for it a little longer,
 /// and its memory stays bounded).
-const DEFERRED_BYTES: usize = 16 << 20;
+const DEFERRED_BYTES: usize = 6 << 20;
+
+/// Bytes of full blocks (their details mostly) held before they are sent to a temporary
+/// table of this session, from which the commit moves them into the history: what a run
+/// of any size holds in memory.
+const HELD_BLOCK_BYTES: usize = 8 << 20;
 
 /// Bytes of decoded name blocks kept to confirm names (the hash only narrows).
 const NAME_CACHE_BYTES: usize = 24 << 20;
@@ -304,6 +309,9 @@ pub(super) struct PgIngest<'a> {
     /// Full blocks, encoded (a retry of one of their tests takes it out again).
     done: Vec<Option<BlockRow>>,
     done_at: BlockMap<usize>,
+    done_bytes: usize,
+    /// Full blocks sent to the temporary table `candor_blocks` (created on first use).
+    spilled: Option<crate::history::packed::BlockSet>,
     tests: u64,
     red: u64,
 }
@@ -320,6 +328,8 @@ impl<'a> PgIngest<'a> {
             blocks: BlockMap::default(),
             done: Vec::new(),
             done_at: BlockMap::default(),
+            done_bytes: 0,
+            spilled: None,
             tests: 0,
             red: 0,
         }
@@ -491,9 +501,19 @@ impl<'a> PgIngest<'a> {
     fn open_block(&mut self, block: i64) -> Result<&mut OpenBlock, HistoryError> {
         if !self.blocks.contains_key(&block) {
             let mut open = OpenBlock::default();
-            if let Some(at) = self.done_at.remove(&block)
-                && let Some(row) = self.done.get_mut(at).and_then(Option::take)
+            let mut row = self
+                .done_at
+                .remove(&block)
+                .and_then(|at| self.done.get_mut(at).and_then(Option::take));
+            if row.is_none()
+                && self
+                    .spilled
+                    .as_mut()
+                    .is_some_and(|spilled| spilled.remove(&block))
             {
+                row = self.read_back(block)?;
+            }
+            if let Some(row) = row {
                 open.builder =
                     BlockBuilder::decode(&row.entries).map_err(|e| self.corrupt(e.to_string()))?;
                 if let Some(blob) = &row.details {
@@ -564,6 +584,7 @@ impl<'a> PgIngest<'a> {
         }
         if open.builder.is_full() {
             self.finish_block(block);
+            self.spill()?;
         }
         Ok(())
     }
@@ -577,9 +598,77 @@ impl<'a> PgIngest<'a> {
                     .iter()
                     .map(|(slot, (s, d))| (*slot, s.as_deref(), d.as_deref())),
             );
+            self.done_bytes +=
+                row.outcomes.len() + row.entries.len() + row.details.as_ref().map_or(0, Vec::len);
             self.done_at.insert(block, self.done.len());
             self.done.push(Some(row));
         }
+    }
+
+    /// Sends the full blocks held to the temporary table, when they have grown past
+    /// [`HELD_BLOCK_BYTES`].
+    fn spill(&mut self) -> Result<(), HistoryError> {
+        if self.done_bytes < HELD_BLOCK_BYTES {
+            return Ok(());
+        }
+        if self.spilled.is_none() {
+            self.tx
+                .batch_execute(
+                    "CREATE TEMPORARY TABLE candor_blocks (block bigint NOT NULL, \
+                     outcomes bytea NOT NULL, entries bytea NOT NULL, details bytea) \
+                     ON COMMIT DROP",
+                )
+                .map_err(|e| self.server(&e))?;
+            self.spilled = Some(crate::history::packed::BlockSet::default());
+        }
+        let rows: Vec<BlockRow> = std::mem::take(&mut self.done)
+            .into_iter()
+            .flatten()
+            .collect();
+        self.done_at.clear();
+        self.done_bytes = 0;
+        let result = (|| -> Result<(), postgres::Error> {
+            let writer = self.tx.copy_in(
+                "COPY candor_blocks (block, outcomes, entries, details) FROM STDIN BINARY",
+            )?;
+            let mut writer = postgres::binary_copy::BinaryCopyInWriter::new(
+                writer,
+                &[
+                    postgres::types::Type::INT8,
+                    postgres::types::Type::BYTEA,
+                    postgres::types::Type::BYTEA,
+                    postgres::types::Type::BYTEA,
+                ],
+            );
+            for row in &rows {
+                writer.write(&[&row.block, &row.outcomes, &row.entries, &row.details])?;
+            }
+            writer.finish()?;
+            Ok(())
+        })();
+        result.map_err(|e| self.server(&e))?;
+        if let Some(spilled) = &mut self.spilled {
+            spilled.extend(rows.iter().map(|row| row.block));
+        }
+        Ok(())
+    }
+
+    /// Takes a full block sent to the temporary table out again (a retry of one of its
+    /// tests came).
+    fn read_back(&mut self, block: i64) -> Result<Option<BlockRow>, HistoryError> {
+        let row = self
+            .tx
+            .query_opt(
+                "DELETE FROM candor_blocks WHERE block = $1 RETURNING outcomes, entries, details",
+                &[&block],
+            )
+            .map_err(|e| self.server(&e))?;
+        Ok(row.map(|row| BlockRow {
+            block,
+            outcomes: row.get(0),
+            entries: row.get(1),
+            details: row.get(2),
+        }))
     }
 
     /// Writes the names this ingest added: their blocks, and their entries merged into
@@ -705,6 +794,15 @@ impl IngestSession for PgIngest<'_> {
         rows.sort_unstable_by_key(|row| row.block);
         for chunk in rows.chunks(super::COPY_ROWS) {
             copy_blocks(&mut self.tx, run_id, started, chunk).map_err(fail)?;
+        }
+        if self.spilled.is_some() {
+            self.tx
+                .execute(
+                    "INSERT INTO execution_blocks (run_id, block, started_us, outcomes, entries, \
+                     details) SELECT $1, block, $2, outcomes, entries, details FROM candor_blocks",
+                    &[&run_id, &started],
+                )
+                .map_err(fail)?;
         }
         self.tx.commit().map_err(fail)?;
         Ok(IngestReport {
