@@ -695,7 +695,13 @@ impl<'a> PgIngest<'a> {
             .new
             .take_sorted()
             .map_err(|e| self.corrupt(e.to_string()))?;
-        names::merge_into_index(&mut self.tx, &entries).map_err(|e| self.names_error(e))
+        // The keys and rows read under the lock are current: nobody else writes them.
+        let known = self
+            .names
+            .keys
+            .as_deref()
+            .map(|keys| (keys, &self.names.index));
+        names::merge_into_index(&mut self.tx, &entries, known).map_err(|e| self.names_error(e))
     }
 }
 

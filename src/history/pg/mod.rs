@@ -1,7 +1,7 @@
 //! The shared PostgreSQL history store: connecting, migrating under an advisory lock,
-//! ingest through binary `COPY` into a staging table merged in one transaction, monthly
-//! partitions and their retention, and the queries behind [`HistoryStore`]. No
-//! `postgres` type leaves this module.
+//! monthly partitions and their retention, and the queries behind [`HistoryStore`]; the
+//! ingest is in `ingest`, the packed test names in `names`. No `postgres` type leaves
+//! this module.
 
 mod blocks;
 mod ingest;

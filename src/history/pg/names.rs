@@ -7,8 +7,8 @@ use postgres::GenericClient;
 
 use super::COPY_ROWS;
 use crate::history::packed::{
-    BLOCK_TESTS, Corrupt, IndexEntry, block_and_slot, decode_index, decode_names, encode_names,
-    index_lookup, merged_rows, test_of,
+    BLOCK_TESTS, BlockMap, Corrupt, IndexEntry, block_and_slot, decode_index, decode_names,
+    encode_names, index_lookup, merged_rows, test_of,
 };
 
 /// A failure of a names read: the server's, or packed data this build cannot read.
@@ -70,8 +70,7 @@ pub(super) fn names_of_ids(
     let mut blocks: Vec<i64> = ids.iter().map(|&id| block_and_slot(id).0).collect();
     blocks.sort_unstable();
     blocks.dedup();
-    let read: crate::history::packed::BlockMap<Vec<String>> =
-        read_blocks(client, &blocks)?.into_iter().collect();
+    let read: BlockMap<Vec<String>> = read_blocks(client, &blocks)?.into_iter().collect();
     let mut found = Vec::with_capacity(ids.len());
     for &id in ids {
         let (block, slot) = block_and_slot(id);
@@ -182,14 +181,22 @@ pub(super) fn write_blocks(
 /// merged and written back, split when it grows past a row's entries
 /// ([`merged_rows`], as the SQLite store does). Under the names lock: nobody else
 /// writes the index meanwhile.
+///
+/// `known`: the index's keys and rows the caller read under the same lock, which need
+/// not be read again (an ingest has read the rows its names fall in).
 pub(super) fn merge_into_index(
     client: &mut impl GenericClient,
     new: &[IndexEntry],
+    known: Option<(&[i64], &BlockMap<Vec<IndexEntry>>)>,
 ) -> Result<(), NamesError> {
     if new.is_empty() {
         return Ok(());
     }
-    let keys = index_keys(client)?;
+    let empty = BlockMap::default();
+    let (keys, cached) = match known {
+        Some((keys, cached)) => (keys.to_vec(), cached),
+        None => (index_keys(client)?, &empty),
+    };
     let mut rows: Vec<(i64, Vec<u8>)> = Vec::new();
     if keys.is_empty() {
         rows = merged_rows(None, &[], new);
@@ -200,13 +207,21 @@ pub(super) fn merge_into_index(
             .filter_map(|&(hash, _)| row_of(&keys, hash))
             .collect();
         touched.dedup();
-        let mut old = read_index_rows(client, &touched)?;
-        old.sort_unstable_by_key(|(key, _)| *key);
-        for (key, entries) in old {
+        let missing: Vec<i64> = touched
+            .iter()
+            .copied()
+            .filter(|key| !cached.contains_key(key))
+            .collect();
+        let read: BlockMap<Vec<IndexEntry>> =
+            read_index_rows(client, &missing)?.into_iter().collect();
+        for key in touched {
+            let Some(entries) = cached.get(&key).or_else(|| read.get(&key)) else {
+                return Err(Corrupt::truncated().into());
+            };
             let next = keys.get(keys.partition_point(|&k| k <= key)).copied();
             let from = new.partition_point(|&(hash, _)| hash < key);
             let until = new.partition_point(|&(hash, _)| next.is_none_or(|next| hash < next));
-            rows.extend(merged_rows(Some(key), &entries, &new[from..until]));
+            rows.extend(merged_rows(Some(key), entries, &new[from..until]));
         }
     }
     for chunk in rows.chunks(COPY_ROWS) {
@@ -265,7 +280,7 @@ pub(super) fn pack_names(tx: &mut postgres::Transaction<'_>) -> Result<(), Names
     }
     write_blocks(tx, &sealed)?;
     entries.sort_unstable();
-    merge_into_index(tx, &entries)?;
+    merge_into_index(tx, &entries, None)?;
     tx.batch_execute("DROP TABLE tests")?;
     Ok(())
 }
