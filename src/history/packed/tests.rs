@@ -256,7 +256,7 @@ proptest! {
         let mut new = new;
         new.sort_unstable();
         let merged = merge_index(&old, &new);
-        let mut all = [old, new].concat();
+        let mut all = [old.as_slice(), new.as_slice()].concat();
         all.sort_unstable();
         prop_assert_eq!(&merged, &all);
         let pieces = split_index(&merged);
@@ -268,6 +268,20 @@ proptest! {
         for pair in pieces.windows(2) {
             prop_assert!(pair[0].last().unwrap().0 < pair[1][0].0, "a hash split across rows");
         }
+        // The rows both stores write (#17, pgnames): the first keeps the row's key (or
+        // starts at the smallest hash when the index was empty), the others start at
+        // their first hash, and together they hold every entry.
+        let first = old.first().map(|e| e.0);
+        let rows = merged_rows(first, &old, &new);
+        prop_assert_eq!(rows.first().map(|row| row.0), (!merged.is_empty()).then(|| first.unwrap_or(i64::MIN)));
+        prop_assert_eq!(rows.len(), pieces.len());
+        for ((key, blob), piece) in rows.iter().zip(&pieces).skip(1) {
+            prop_assert_eq!(*key, piece[0].0);
+            prop_assert_eq!(&decode_index(blob).unwrap(), piece);
+        }
+        let held: Vec<IndexEntry> =
+            rows.iter().flat_map(|(_, blob)| decode_index(blob).unwrap()).collect();
+        prop_assert_eq!(held, merged.clone());
         for piece in &pieces {
             let blob = encode_index(piece);
             prop_assert_eq!(&decode_index(&blob).unwrap(), piece);
