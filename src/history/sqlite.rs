@@ -100,6 +100,9 @@ pub struct SqliteStore {
     conn: Connection,
     origin: Origin,
     tuning: Tuning,
+    /// The file was empty when opened, so it keeps SQLite's rollback journal until this
+    /// store closes; see [`SqliteStore::configure`].
+    wal_pending: std::cell::Cell<bool>,
 }
 
 /// What every error names: the file and the busy timeout that applied.
@@ -152,6 +155,7 @@ impl SqliteStore {
             conn,
             origin,
             tuning: Tuning::default(),
+            wal_pending: std::cell::Cell::new(false),
         };
         store.configure()?;
         Ok(store)
@@ -187,6 +191,7 @@ impl SqliteStore {
             conn,
             origin,
             tuning: Tuning::default(),
+            wal_pending: std::cell::Cell::new(false),
         };
         let found = user_version(&store.conn).map_err(|e| store.error(e))?;
         if found > SCHEMA_VERSION {
@@ -250,15 +255,31 @@ impl SqliteStore {
         if found > SCHEMA_VERSION {
             return Err(self.origin.too_new(found));
         }
+        let pages: i64 = conn
+            .pragma_query_value(None, "page_count", |row| row.get(0))
+            .map_err(error)?;
         // Takes effect only while the file is still empty (before WAL is set): an
         // existing database keeps its page size.
         conn.pragma_update(None, "page_size", PAGE_BYTES)
             .map_err(error)?;
-        // WAL lets readers (`candor tests`) work while an ingest writes. A file system
-        // without shared memory keeps the old journal, which is slower but correct.
-        conn.pragma_update_and_check(None, "journal_mode", "wal", |row| row.get::<_, String>(0))
-            .map_err(error)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
+        if pages == 0 {
+            // A new file keeps the rollback journal until this store closes: its first
+            // ingest only appends pages, which that journal does not copy, where the WAL
+            // writes each of them twice (into the WAL, then by the checkpoint into the
+            // database). It is as all-or-nothing: a process that dies mid-ingest leaves
+            // a journal the next open rolls back.
+            self.wal_pending.set(true);
+        } else {
+            self.switch_to_wal().map_err(error)?;
+        }
+        // NORMAL is crash-safe in WAL mode only; the rollback journal needs FULL for a
+        // power loss to leave the file whole (a few more fsyncs per transaction).
+        let synchronous = if self.wal_pending.get() {
+            "FULL"
+        } else {
+            "NORMAL"
+        };
+        conn.pragma_update(None, "synchronous", synchronous)
             .map_err(error)?;
         conn.pragma_update(None, "foreign_keys", true)
             .map_err(error)?;
@@ -268,6 +289,38 @@ impl SqliteStore {
             .map_err(error)?;
         if found < SCHEMA_VERSION {
             self.migrate()?;
+        }
+        Ok(())
+    }
+
+    /// WAL lets readers (`candor tests`) work while an ingest writes. A file system
+    /// without shared memory keeps the old journal, which is slower but correct.
+    ///
+    /// Asked without waiting: while another process writes a new history's first ingest
+    /// in the rollback journal, the file cannot switch, and this store works in that
+    /// journal meanwhile (SQLite's locks keep readers and writers apart as they do in
+    /// WAL, with less overlap) and tries again when it closes.
+    fn switch_to_wal(&self) -> rusqlite::Result<()> {
+        self.conn.busy_timeout(Duration::ZERO)?;
+        let mode = self
+            .conn
+            .pragma_update_and_check(None, "journal_mode", "wal", |row| row.get::<_, String>(0));
+        self.conn.busy_timeout(self.origin.busy_timeout)?;
+        let switched = match mode {
+            Ok(mode) => mode.eq_ignore_ascii_case("wal"),
+            Err(error)
+                if matches!(
+                    error.sqlite_error_code(),
+                    Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                ) =>
+            {
+                false
+            }
+            Err(error) => return Err(error),
+        };
+        self.wal_pending.set(!switched);
+        if switched {
+            self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         }
         Ok(())
     }
@@ -992,6 +1045,16 @@ fn merge_into_index(conn: &Connection, new: &[IndexEntry]) -> rusqlite::Result<(
         at = until;
     }
     Ok(())
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        if self.wal_pending.get() {
+            // A store that cannot switch now (another process has the file open) leaves
+            // it to the next open, which switches every file it opens.
+            let _ = self.switch_to_wal();
+        }
+    }
 }
 
 impl HistoryStore for SqliteStore {

@@ -587,6 +587,9 @@ fn an_ingest_waits_for_a_writer_only_as_long_as_the_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let path = db_path(&dir);
     let timeout = Duration::from_millis(50);
+    // A history that exists: a new file keeps the rollback journal, which does not let
+    // readers past a writer, until its first store closes.
+    drop(open(&path));
     let mut store = SqliteStore::open(&path, timeout).unwrap();
     let other = rusqlite::Connection::open(&path).unwrap();
     other.execute_batch("BEGIN EXCLUSIVE").unwrap();
@@ -654,6 +657,49 @@ fn reopening_migrates_nothing_and_keeps_the_history() {
         .pragma_query_value(None, "journal_mode", |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "wal");
+}
+
+/// Issue 15 item 5: a new history's first ingest is written in the rollback journal,
+/// whose pages are written once where the WAL writes them twice; meanwhile another store
+/// opens the file without waiting and reads only what is committed, a session dropped
+/// before its commit leaves nothing, and the file is in WAL mode once the stores close.
+#[test]
+fn a_new_history_is_written_without_the_wal_and_switches_to_it_on_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db_path(&dir);
+    let wal = dir.path().join("history.db-wal");
+    let journal_mode = || -> String {
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap()
+    };
+    let mut store = open(&path);
+    {
+        let mut session = store.begin_ingest(&run_at(0)).unwrap();
+        session.add(failed("gone", "never committed")).unwrap();
+    }
+    let mut session = store.begin_ingest(&run_at(1)).unwrap();
+    for i in 0..600 {
+        session.add(failed(&format!("t{i}"), "boom")).unwrap();
+    }
+    // Another process during the first ingest: it opens without waiting and sees the
+    // history as last committed (empty).
+    let reader = SqliteStore::open(&path, Duration::ZERO).expect("opens during the ingest");
+    assert!(reader.runs(10).unwrap().is_empty());
+    assert!(!wal.exists(), "the first ingest writes no WAL");
+    session.commit(&content("k")).unwrap();
+    assert!(!wal.exists(), "the first ingest writes no WAL");
+    assert_eq!(reader.runs(10).unwrap().len(), 1);
+    assert_eq!(reader.tests(false).unwrap().len(), 600);
+    assert!(reader.executions("gone", 10).unwrap().is_empty());
+    reader.check().unwrap();
+    drop(reader);
+    drop(store);
+    assert_eq!(journal_mode(), "wal");
+    let store = open(&path);
+    assert_eq!(store.runs(10).unwrap().len(), 1);
+    store.check().unwrap();
 }
 
 fn runs_and_executions_come_newest_first_by_start_not_by_ingest_order(backend: Backend) {
