@@ -3,7 +3,8 @@
 #   bash benches/pg.sh [WORK_DIR]
 # On a throwaway local cluster (.ci/pg-cluster): `candor ingest` of the 200,000-case file
 # of `cargo bench --bench ingest` into SQLite and into PostgreSQL, alternated, wall and
-# peak RSS by /usr/bin/time; then 16 concurrent ingests of distinct 20,000-case files and
+# peak RSS by /usr/bin/time; then 16 concurrent ingests of distinct 20,000-case files (their
+# first upload, every name new, then their next run, every name known) and
 # a check that every run is stored exactly once; then `cargo bench --bench reliability`
 # with `--pg`: `reliability --write`, `tests --failing` and `show TEST` over 50,000 tests
 # × 200 runs (10M executions) in both stores. SKIP_RELIABILITY=1 leaves that part out.
@@ -68,19 +69,29 @@ for i in $(seq 16); do sed "s/classname=\"/classname=\"shard$i./g" "$small" >"$w
 "$bin" --quiet --db "$url" ingest "$work/shard1.xml" >/dev/null   # schema and partition exist
 # Schema 4 keeps names in test_names and test_name_index, schema 3 in tests.
 psql_ -c "DO \$\$ BEGIN IF to_regclass('tests') IS NULL THEN TRUNCATE runs, test_names, test_name_index, execution_blocks; ELSE TRUNCATE runs, tests, execution_blocks; END IF; END \$\$"
-echo "load average before the concurrent ingests: $(cut -d' ' -f1-3 /proc/loadavg)"
-start=$(date +%s.%N)
-pids=()
-for i in $(seq 16); do
-  "$bin" --quiet --db "$url" ingest "$work/shard$i.xml" >/dev/null & pids+=($!)
+# Two rounds of 16 at once: the shards' first upload (every name new to the history),
+# then the same shards' next run (new files, every name known: a CI fleet's
+# every day after its first).
+# (A comment after the document makes each next file's bytes, so its content key, new.)
+for i in $(seq 16); do { cat "$work/shard$i.xml"; echo "<!-- the next run -->"; } >"$work/next$i.xml"; done
+for round in "shard:names new" "next:names known"; do
+  prefix=${round%%:*}
+  echo "load average before the concurrent ingests ($prefix): $(cut -d' ' -f1-3 /proc/loadavg)"
+  before=$(psql_ -At -c "SELECT count(*) FROM runs")
+  start=$(date +%s.%N)
+  pids=()
+  for i in $(seq 16); do
+    "$bin" --quiet --db "$url" ingest "$work/$prefix$i.xml" >/dev/null & pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid"; done
+  end=$(date +%s.%N)
+  runs=$(psql_ -At -c "SELECT count(*) FROM runs")
+  # Executions stored: the half bytes that are not 0 in every block's outcomes.
+  executions=$(psql_ -At -c "SELECT count(*) FROM execution_blocks b, generate_series(0, 2 * length(b.outcomes) - 1) s WHERE (get_byte(b.outcomes, s / 2) >> (s % 2 * 4)) & 15 <> 0")
+  dups=$(psql_ -At -c "SELECT count(*) FROM (SELECT content_key FROM runs GROUP BY 1 HAVING count(*) > 1) d")
+  added=$((runs - before))
+  echo "16 concurrent ingests, ${round#*:}: $added runs added ($runs in all), $executions executions in all, $dups duplicated, $(python3 -c "print(f'{$end - $start:.2f}')") s wall, $(python3 -c "print(f'{$added * 20000 / ($end - $start):,.0f}')") executions/s"
 done
-for pid in "${pids[@]}"; do wait "$pid"; done
-end=$(date +%s.%N)
-runs=$(psql_ -At -c "SELECT count(*) FROM runs")
-# Executions stored: the half bytes that are not 0 in every block's outcomes.
-executions=$(psql_ -At -c "SELECT count(*) FROM execution_blocks b, generate_series(0, 2 * length(b.outcomes) - 1) s WHERE (get_byte(b.outcomes, s / 2) >> (s % 2 * 4)) & 15 <> 0")
-dups=$(psql_ -At -c "SELECT count(*) FROM (SELECT content_key FROM runs GROUP BY 1 HAVING count(*) > 1) d")
-echo "16 concurrent ingests: $runs runs, $executions executions, $dups duplicated, $(python3 -c "print(f'{$end - $start:.2f}')") s wall, $(python3 -c "print(f'{$executions / ($end - $start):,.0f}')") executions/s"
 
 if [ -z "${SKIP_RELIABILITY:-}" ]; then
   echo "load average before the 10M-execution history: $(cut -d' ' -f1-3 /proc/loadavg)"
