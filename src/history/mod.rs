@@ -433,19 +433,19 @@ impl HistoryError {
 pub trait IngestSession {
     /// Adds one execution; a repeated test id in the same run is merged as a retry
     /// ([`Execution::absorb_retry`]).
-    fn add(&mut self, execution: Execution) -> Result<(), HistoryError>;
+    fn add(&mut self, execution: Execution) -> Result<(), HistoryError> {
+        let signature = execution.signature();
+        self.add_with_signature(execution, signature)
+    }
     /// [`IngestSession::add`] for an execution whose failure signature the caller has
     /// worked out already: `signature` must be `execution.signature()`. A caller that
     /// reads on one thread and stores on another computes it where there is time to
-    /// spare; a store that has no use for it may ignore it.
+    /// spare.
     fn add_with_signature(
         &mut self,
         execution: Execution,
         signature: Option<String>,
-    ) -> Result<(), HistoryError> {
-        drop(signature);
-        self.add(execution)
-    }
+    ) -> Result<(), HistoryError>;
     /// Commits unless a run with the same `content_key` exists already, in which case the
     /// transaction is rolled back and the report says nothing was added and names the
     /// existing run.

@@ -1164,18 +1164,13 @@ fn read_details(conn: &Connection, row: Option<i64>, slot: usize) -> rusqlite::R
 
 /// An execution put together from its block entry and its details, with its signature.
 fn execution_of(test_id: String, narrow: Narrow, details: Details) -> (Execution, Option<String>) {
-    let execution = Execution {
+    let execution = narrow.into_execution(
         test_id,
-        outcome: narrow.outcome,
-        duration: narrow.duration,
-        attempts: narrow.attempts,
-        failure: details.failure,
-        skip_message: details.skip_message,
-        file: narrow.file,
-        line: narrow.line,
-        stdout: details.stdout,
-        stderr: details.stderr,
-    };
+        details.failure,
+        details.skip_message,
+        details.stdout,
+        details.stderr,
+    );
     (execution, details.signature)
 }
 

@@ -262,6 +262,31 @@ impl GoTest {
         Ok(binaries)
     }
 
+    /// A batch's report: its processes' outputs written one after another to `report`,
+    /// run with `seed`.
+    fn batch_report(
+        &self,
+        context: &Context<'_>,
+        report: PathBuf,
+        seed: u64,
+        invocations: Vec<InvocationRecord>,
+    ) -> Result<RunReport, RunnerError> {
+        let run = RunReport {
+            runner: RunnerKind::Go,
+            report,
+            format: Some(Format::GoTestJson),
+            seed: Some(Seed {
+                value: seed,
+                argument: format!("-shuffle={seed}"),
+                controls: SEED_CONTROLS,
+            }),
+            workers: self.workers(),
+            invocations,
+        };
+        context.check_frames(&run)?;
+        Ok(run)
+    }
+
     /// A batch through the built binaries: per package, its top-level tests in one
     /// process (`-test.run '^(?:A|B)$'`, its own names only, so no untouched test of
     /// another package's name is selected), its subtests one process per parent; each
@@ -323,20 +348,7 @@ impl GoTest {
             invocations.push(record);
         }
         out.flush()?;
-        let run = RunReport {
-            runner: RunnerKind::Go,
-            report,
-            format: Some(Format::GoTestJson),
-            seed: Some(Seed {
-                value: seed,
-                argument: format!("-shuffle={seed}"),
-                controls: SEED_CONTROLS,
-            }),
-            workers: self.workers(),
-            invocations,
-        };
-        context.check_frames(&run)?;
-        Ok(run)
+        self.batch_report(context, report, seed, invocations)
     }
 
     fn run(&self, context: &Context<'_>, plan: &Plan) -> Result<RunReport, RunnerError> {
@@ -786,20 +798,7 @@ impl Adapter for GoTest {
             }
         }
         out.flush()?;
-        let run = RunReport {
-            runner: RunnerKind::Go,
-            report,
-            format: Some(Format::GoTestJson),
-            seed: Some(Seed {
-                value: seed,
-                argument: format!("-shuffle={seed}"),
-                controls: SEED_CONTROLS,
-            }),
-            workers: self.workers(),
-            invocations,
-        };
-        context.check_frames(&run)?;
-        Ok(run)
+        self.batch_report(context, report, seed, invocations)
     }
 
     fn run_ordered(

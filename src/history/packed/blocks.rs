@@ -2,7 +2,7 @@
 //! texts only some executions have) and the outcomes blob of half a byte per slot.
 
 use super::{BLOCK_TESTS, Corrupt, outcome_code, outcome_of, put_varint, take_varint};
-use crate::results::Outcome;
+use crate::results::{Execution, Failure, Outcome};
 
 /// What a block holds of one execution: everything but the texts that only some
 /// executions have (those stay one row each in `execution_details`).
@@ -18,6 +18,31 @@ pub struct Narrow {
     pub file: Option<String>,
     /// Source line as the runner reported it.
     pub line: Option<u32>,
+}
+
+impl Narrow {
+    /// The execution this entry describes, with the parts its details hold.
+    pub fn into_execution(
+        self,
+        test_id: String,
+        failure: Option<Failure>,
+        skip_message: Option<String>,
+        stdout: Option<String>,
+        stderr: Option<String>,
+    ) -> Execution {
+        Execution {
+            test_id,
+            outcome: self.outcome,
+            duration: self.duration,
+            attempts: self.attempts,
+            failure,
+            skip_message,
+            file: self.file,
+            line: self.line,
+            stdout,
+            stderr,
+        }
+    }
 }
 
 /// One slot of a [`BlockBuilder`]; `file` is 0 for none, else an index into its file

@@ -68,18 +68,13 @@ impl Item {
 /// The execution `narrow` and `details` describe, to merge a retry into.
 fn execution_of(name: String, narrow: Narrow, details: Option<&[u8]>) -> Result<Execution, String> {
     let details = decode_details(details)?;
-    Ok(Execution {
-        test_id: name,
-        outcome: narrow.outcome,
-        duration: narrow.duration,
-        attempts: narrow.attempts,
-        failure: details.failure,
-        skip_message: details.skip_message,
-        file: narrow.file,
-        line: narrow.line,
-        stdout: details.stdout,
-        stderr: details.stderr,
-    })
+    Ok(narrow.into_execution(
+        name,
+        details.failure,
+        details.skip_message,
+        details.stdout,
+        details.stderr,
+    ))
 }
 
 /// Executions of names the history did not hold when they were looked up, in arrival
@@ -706,11 +701,6 @@ impl<'a> PgIngest<'a> {
 }
 
 impl IngestSession for PgIngest<'_> {
-    fn add(&mut self, execution: Execution) -> Result<(), HistoryError> {
-        let signature = execution.signature();
-        self.add_with_signature(execution, signature)
-    }
-
     fn add_with_signature(
         &mut self,
         execution: Execution,

@@ -1005,18 +1005,13 @@ fn stored(
     run: &RunOf,
 ) -> Result<StoredExecution, String> {
     let details = decode_details(details)?;
-    let execution = Execution {
-        test_id: name,
-        outcome: narrow.outcome,
-        duration: narrow.duration,
-        attempts: narrow.attempts,
-        failure: details.failure,
-        skip_message: details.skip_message,
-        file: narrow.file,
-        line: narrow.line,
-        stdout: details.stdout,
-        stderr: details.stderr,
-    };
+    let execution = narrow.into_execution(
+        name,
+        details.failure,
+        details.skip_message,
+        details.stdout,
+        details.stderr,
+    );
     Ok(StoredExecution {
         run_id: run.run_id,
         started_at: timestamp(run.started_us)?,

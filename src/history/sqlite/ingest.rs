@@ -715,11 +715,6 @@ impl SeenTests {
 }
 
 impl IngestSession for SqliteIngest<'_> {
-    fn add(&mut self, execution: Execution) -> Result<(), HistoryError> {
-        let signature = execution.signature();
-        self.add_with_signature(execution, signature)
-    }
-
     fn add_with_signature(
         &mut self,
         execution: Execution,
