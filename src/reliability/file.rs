@@ -14,6 +14,7 @@ use jiff::civil::Date;
 use serde::Deserialize;
 use serde_yaml_ng::Value;
 
+use super::layout;
 use crate::stats::tiers::{Tier, TierPolicy};
 use crate::stats::wilson::Interval;
 
@@ -21,7 +22,7 @@ use crate::stats::wilson::Interval;
 pub const HEADER: &str = "# Generated from CI history by `candor reliability --write`. Edit tier/owner/ticket/note by PR; never hand-edit stats.";
 
 /// Fields candor computes (overwritten on every write) or owns (`id`, `tier`).
-const MACHINE_FIELDS: [&str; 11] = [
+pub(super) const MACHINE_FIELDS: [&str; 11] = [
     "id",
     "tier",
     "runs",
@@ -124,7 +125,7 @@ struct RawFile {
     tests: Option<Vec<RawEntry>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[expect(
     dead_code,
@@ -181,31 +182,17 @@ impl ReliabilityFile {
         }
     }
 
-    /// Parses `text` (read from `path`, for error messages).
+    /// Parses `text` (read from `path`, for error messages): in candor's own layout line
+    /// by line, anything else by the YAML reader (the same content either way).
     pub fn parse(text: &str, path: &Path) -> Result<ReliabilityFile, FileError> {
-        let located = |error: serde_yaml_ng::Error| {
-            let (line, column) = error.location().map_or((1, 1), |l| (l.line(), l.column()));
-            // The location is ours to print, in `path:line:column:` form.
-            let message = error.to_string();
-            let message = match message.rfind(" at line ") {
-                Some(at) if error.location().is_some() => message[..at].to_owned(),
-                _ => message,
-            };
-            FileError {
-                path: path.to_owned(),
-                line,
-                column,
-                message,
-            }
-        };
         if text.trim().is_empty() {
             return Ok(ReliabilityFile::default());
         }
-        // Typed first, for errors with a line; then as plain values, to keep the fields
-        // candor does not know. One document tree at a time, moved rather than copied: a
-        // nightly file lists every test of the suite.
-        let raw: RawFile = serde_yaml_ng::from_str(text).map_err(located)?;
-        if let Some(budget) = raw.policy.as_ref().and_then(|p| p.flake_budget)
+        let (policy, mut tests) = match read_own_layout(text) {
+            Some(read) => read,
+            None => read_yaml(text, path)?,
+        };
+        if let Some(budget) = policy.flake_budget
             && !(0.0..1.0).contains(&budget)
         {
             let offset = text.find("flake_budget:").unwrap_or(0);
@@ -216,42 +203,6 @@ impl ReliabilityFile {
                 column,
                 message: format!("policy.flake_budget {budget} is outside 0..1 (0.02 means 2%)"),
             });
-        }
-        let mut tests: Vec<TestEntry> = raw
-            .tests
-            .unwrap_or_default()
-            .into_iter()
-            .map(|raw| {
-                let mut entry = TestEntry::new(raw.id, raw.tier);
-                entry.runs = raw.runs.unwrap_or_default();
-                entry.failures = raw.failures.unwrap_or_default();
-                entry.pass_rate = raw.pass_rate;
-                entry.wilson_95 = raw.wilson_95.map(|[low, high]| Interval { low, high });
-                entry.flips = raw.flips.unwrap_or_default();
-                entry.first_flaky = raw.first_flaky;
-                entry.last_run = raw.last_run;
-                entry.tier_since = raw.tier_since;
-                entry.stale = raw.stale.unwrap_or_default();
-                entry
-            })
-            .collect();
-        let mut values: Value = serde_yaml_ng::from_str(text).map_err(located)?;
-        let value_tests = values
-            .get_mut("tests")
-            .and_then(Value::as_sequence_mut)
-            .map(std::mem::take)
-            .unwrap_or_default();
-        drop(values);
-        for (entry, value) in tests.iter_mut().zip(value_tests) {
-            if let Value::Mapping(mapping) = value {
-                for (key, value) in mapping {
-                    if let Value::String(key) = key
-                        && !MACHINE_FIELDS.contains(&key.as_str())
-                    {
-                        entry.human.insert(key, value);
-                    }
-                }
-            }
         }
         tests.sort_by(|a, b| a.id.cmp(&b.id));
         if let Some(pair) = tests.windows(2).find(|pair| pair[0].id == pair[1].id) {
@@ -302,6 +253,82 @@ impl ReliabilityFile {
         }
         out
     }
+}
+
+/// The file read line by line when it is in candor's own layout (the policy block by the
+/// YAML reader); `None` leaves it to the YAML reader.
+fn read_own_layout(text: &str) -> Option<(RawPolicy, Vec<TestEntry>)> {
+    let own = layout::read(text)?;
+    Some((read_policy(own.prefix)?, own.tests))
+}
+
+/// The policy block of the text before `tests:`, read by the YAML reader; `None` when it is
+/// not a plain policy block (the whole file is then the YAML reader's).
+fn read_policy(prefix: &str) -> Option<RawPolicy> {
+    if prefix.lines().all(|line| line.starts_with('#')) {
+        return Some(RawPolicy::default());
+    }
+    let raw: RawFile = serde_yaml_ng::from_str(prefix).ok()?;
+    raw.tests.is_none().then(|| raw.policy.unwrap_or_default())
+}
+
+/// The whole file read by the YAML reader: typed first, for errors with a line; then as
+/// plain values, to keep the fields candor does not know.
+fn read_yaml(text: &str, path: &Path) -> Result<(RawPolicy, Vec<TestEntry>), FileError> {
+    let located = |error: serde_yaml_ng::Error| {
+        let (line, column) = error.location().map_or((1, 1), |l| (l.line(), l.column()));
+        // The location is ours to print, in `path:line:column:` form.
+        let message = error.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(at) if error.location().is_some() => message[..at].to_owned(),
+            _ => message,
+        };
+        FileError {
+            path: path.to_owned(),
+            line,
+            column,
+            message,
+        }
+    };
+    // One document tree at a time, moved rather than copied.
+    let raw: RawFile = serde_yaml_ng::from_str(text).map_err(located)?;
+    let mut tests: Vec<TestEntry> = raw
+        .tests
+        .unwrap_or_default()
+        .into_iter()
+        .map(|raw| {
+            let mut entry = TestEntry::new(raw.id, raw.tier);
+            entry.runs = raw.runs.unwrap_or_default();
+            entry.failures = raw.failures.unwrap_or_default();
+            entry.pass_rate = raw.pass_rate;
+            entry.wilson_95 = raw.wilson_95.map(|[low, high]| Interval { low, high });
+            entry.flips = raw.flips.unwrap_or_default();
+            entry.first_flaky = raw.first_flaky;
+            entry.last_run = raw.last_run;
+            entry.tier_since = raw.tier_since;
+            entry.stale = raw.stale.unwrap_or_default();
+            entry
+        })
+        .collect();
+    let mut values: Value = serde_yaml_ng::from_str(text).map_err(located)?;
+    let value_tests = values
+        .get_mut("tests")
+        .and_then(Value::as_sequence_mut)
+        .map(std::mem::take)
+        .unwrap_or_default();
+    drop(values);
+    for (entry, value) in tests.iter_mut().zip(value_tests) {
+        if let Value::Mapping(mapping) = value {
+            for (key, value) in mapping {
+                if let Value::String(key) = key
+                    && !MACHINE_FIELDS.contains(&key.as_str())
+                {
+                    entry.human.insert(key, value);
+                }
+            }
+        }
+    }
+    Ok((raw.policy.unwrap_or_default(), tests))
 }
 
 fn render_entry(out: &mut String, entry: &TestEntry) {
@@ -493,6 +520,164 @@ tests:
                 prop_assert_eq!(before.tier_since, after.tier_since);
             }
         }
+    }
+
+    /// The entries the YAML reader reads from `text`, sorted as `parse` sorts them.
+    fn yaml_entries(text: &str) -> Result<Vec<TestEntry>, FileError> {
+        let (_, mut tests) = read_yaml(text, Path::new("r"))?;
+        tests.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(tests)
+    }
+
+    /// The entries read line by line, when the text is in candor's own layout.
+    fn own_entries(text: &str) -> Option<Vec<TestEntry>> {
+        let (_, mut tests) = read_own_layout(text)?;
+        tests.sort_by(|a, b| a.id.cmp(&b.id));
+        Some(tests)
+    }
+
+    fn rendered(entries: Vec<TestEntry>) -> String {
+        let mut file = ReliabilityFile::default();
+        for entry in entries {
+            if !file.tests.iter().any(|t| t.id == entry.id) {
+                file.tests.push(entry);
+            }
+        }
+        file.tests.sort_by(|a, b| a.id.cmp(&b.id));
+        file.render(&TierPolicy::default())
+    }
+
+    /// Characters that change how YAML reads a line, for ids, values and edits.
+    fn tricky(repeat: &str) -> impl Strategy<Value = String> {
+        let class = "[-a-z0-9 :#'\"\\\\\\[\\]{}!&*|>%@`,?~.+=<\\t\\n\\x00-\\x08\\x7f\\u{85}\\u{a0}\\u{2028}\\u{feff}\\u{fffe}é]";
+        proptest::string::string_regex(&format!("{class}{repeat}")).expect("a valid class")
+    }
+
+    proptest! {
+        #![proptest_config(crate::test_support::proptest_config(256))]
+
+        /// What candor renders is read line by line, and as the YAML reader reads it.
+        #[test]
+        fn candor_s_own_layout_is_read_line_by_line_as_the_yaml_reader_reads_it(
+            entries in prop::collection::vec(arbitrary_entry(), 0..8)
+        ) {
+            let entries: Vec<TestEntry> = entries
+                .into_iter()
+                // YAML reads these as line breaks; the renderer escapes them in a form only
+                // the YAML reader reads.
+                .filter(|e| !e.id.contains(['\u{2028}', '\u{2029}']))
+                .map(|mut e| {
+                    // Human keys YAML 1.1 reads as booleans or null are quoted by the
+                    // renderer and left to the YAML reader.
+                    e.human.retain(|key, value| {
+                        !["null", "true", "false", "yes", "no", "on", "off"].contains(&key.as_str())
+                            && value.as_str().is_some_and(|s| !s.contains(['\u{2028}', '\u{2029}']))
+                    });
+                    e
+                })
+                .collect();
+            let text = rendered(entries);
+            let own = own_entries(&text);
+            prop_assert!(own.is_some(), "not read line by line:\n{}", text);
+            prop_assert_eq!(own.unwrap(), yaml_entries(&text).unwrap(), "{}", text);
+        }
+
+        /// An edited file (characters, lines) is read line by line only when the YAML
+        /// reader reads the same entries from it; anything else is left to the YAML reader.
+        #[test]
+        fn an_edited_file_is_read_line_by_line_only_as_the_yaml_reader_reads_it(
+            entries in prop::collection::vec(arbitrary_entry(), 1..5),
+            odd_id in tricky("{1,12}"),
+            edits in prop::collection::vec((any::<prop::sample::Index>(), 0usize..3, tricky("{0,3}"), 0u8..4), 1..4),
+        ) {
+            let mut entries = entries;
+            entries.push(TestEntry::new(odd_id, Tier::Trusted));
+            let mut text = rendered(entries);
+            for (at, remove, insert, kind) in edits {
+                let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+                let start = bounds[at.index(bounds.len())];
+                match kind {
+                    // A line copied after itself, or dropped.
+                    0 | 1 => {
+                        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+                        let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i + 1);
+                        let line = text[line_start..line_end].to_owned();
+                        if kind == 0 {
+                            text.insert_str(line_end, &line);
+                        } else {
+                            text.replace_range(line_start..line_end, "");
+                        }
+                    }
+                    _ => {
+                        let end = bounds[(bounds.binary_search(&start).unwrap() + remove).min(bounds.len() - 1)];
+                        text.replace_range(start..end, &insert);
+                    }
+                }
+            }
+            if let Some(own) = own_entries(&text) {
+                let yaml = yaml_entries(&text);
+                prop_assert!(yaml.is_ok(), "read line by line, but the YAML reader says {:?}:\n{}", yaml.err(), text);
+                prop_assert_eq!(own, yaml.unwrap(), "{}", text);
+            }
+        }
+
+        /// A one-line scalar read line by line is the string YAML reads.
+        #[test]
+        fn a_scalar_read_line_by_line_is_the_string_yaml_reads(value in tricky("{1,10}")) {
+            for value in [value.clone(), format!("'{value}'"), format!("\"{value}\"")] {
+                if let Some(own) = super::layout::string(&value) {
+                    let yaml: Result<Value, _> = serde_yaml_ng::from_str(&format!("k: {value}\n"));
+                    prop_assert!(yaml.is_ok(), "{:?}: {:?}", value, yaml.err());
+                    let yaml = yaml.unwrap();
+                    prop_assert_eq!(yaml.get("k"), Some(&Value::String(own)), "{:?}", value);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hand_edits_in_other_yaml_forms_are_read_by_the_yaml_reader() {
+        // A flow mapping in a human field, and a comment in the policy block.
+        assert!(super::layout::read(SEED_LAYOUT).is_none());
+        let file = parse(SEED_LAYOUT).unwrap();
+        assert!(file.tests[0].human.contains_key("escalation"));
+        let commented = SEED_LAYOUT.replace("tier: quarantined", "tier: quarantined # PLAT-1182");
+        assert!(super::layout::read(&commented).is_none());
+        assert_eq!(parse(&commented).unwrap().tests[0].tier, Tier::Quarantined);
+        // Without the flow mapping, the same file is candor's own layout.
+        let own = SEED_LAYOUT.replace(
+            "    escalation: {channel: '#platform', after_days: 3}\n",
+            "",
+        );
+        let read = super::layout::read(&own).expect("candor's own layout");
+        assert_eq!(read.tests, parse(&own).unwrap().tests);
+        assert_eq!(
+            read.tests[0].human["note"],
+            Value::String(
+                "Checkout deadline too tight for shared runners. Not a known pool defect.".into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_file_read_line_by_line_still_fails_on_an_id_listed_twice_and_on_a_bad_budget() {
+        let own = "policy:\n  flake_budget: 0.02\ntests:\n  - id: t/a.py::t\n    tier: trusted\n  - id: t/a.py::t\n    tier: probation\n";
+        assert!(super::layout::read(own).is_some());
+        let error = parse(own).unwrap_err();
+        assert!(error.message.contains("listed twice"), "{error}");
+        assert_eq!(error.line, 6);
+        let budget = own
+            .replace("0.02", "1.5")
+            .replace("  - id: t/a.py::t\n    tier: probation\n", "");
+        assert!(super::layout::read(&budget).is_some());
+        assert_eq!(parse(&budget).unwrap_err().line, 2);
+        let unknown = own.replace("flake_budget", "flake_bugdet");
+        assert!(
+            parse(&unknown)
+                .unwrap_err()
+                .message
+                .contains("flake_bugdet")
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod branches;
 pub mod file;
+mod layout;
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write as _;
