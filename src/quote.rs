@@ -26,6 +26,12 @@ pub fn visible(text: &str) -> String {
     out
 }
 
+/// One line of a failure's text (a traceback, a panic's goroutine dump) made [`visible`],
+/// its tabs shown as four spaces: they indent frames there, they hide nothing.
+pub fn visible_text_line(line: &str) -> String {
+    visible(&line.replace('\t', "    "))
+}
+
 /// [`visible`] line by line: line breaks kept, for messages of several lines.
 pub fn visible_lines(text: &str) -> String {
     text.split('\n').map(visible).collect::<Vec<_>>().join("\n")
@@ -56,6 +62,12 @@ mod tests {
         assert_eq!(visible("a\x1b[2Jb\n"), "a\u{FFFD}[2Jb\u{FFFD}");
         assert_eq!(visible("plain [ids] ü"), "plain [ids] ü");
         assert_eq!(visible_lines("a\u{202E}\nb\x07"), "a\\u{202E}\nb\u{FFFD}");
+        // A Go panic's frames are indented with a tab; an id's tab stays marked.
+        assert_eq!(
+            visible_text_line("\t/src/a.go:12 +0x1f\x1b"),
+            "    /src/a.go:12 +0x1f\u{FFFD}"
+        );
+        assert_eq!(visible("a\tb"), "a\u{FFFD}b");
     }
 
     #[test]

@@ -49,10 +49,9 @@ pub(super) fn run(
         printer.info(
             "agents: `candor agents` writes candor's rules (reruns, fingerprints, bans, tiers, tools) into AGENTS.md and CLAUDE.md once candor.toml is committed; `candor mcp` serves them as MCP tools",
         )?;
-        printer.info(&format!(
-            "next: `candor test` runs the suite and keeps its history; `candor help` lists every command; the reference is docs/configuration.md at {}",
-            env!("CARGO_PKG_REPOSITORY")
-        ))?;
+        printer.info(
+            "next: `candor test` runs the suite and keeps its history; `candor help` lists every command; every key of candor.toml is explained in its comments",
+        )?;
     }
     Ok(exit_codes::OK)
 }

@@ -174,7 +174,11 @@ fn print_failure(printer: &mut Printer, failure: &FailureEvent, signature: &str)
     let lines: Vec<String> = failure
         .text
         .lines()
-        .map(|line| format!("  | {}", terminal_safe(line)).trim_end().to_owned())
+        .map(|line| {
+            format!("  | {}", crate::quote::visible_text_line(line))
+                .trim_end()
+                .to_owned()
+        })
         .collect();
     printer.listing_of(&lines, "lines of the failure text", FAILURE_LINES)
 }
