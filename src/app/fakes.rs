@@ -287,7 +287,7 @@ impl<F: Fn(&[String]) -> Answer + Send + Sync> Executor for RuleExecutor<F> {
     }
 }
 
-/// The progress lines and warnings among `events`, as `(kind, message)`.
+/// The progress lines, notes and warnings among `events`, as `(kind, message)`.
 pub fn said(events: &Collected) -> Vec<(&'static str, String)> {
     events
         .events
@@ -295,6 +295,7 @@ pub fn said(events: &Collected) -> Vec<(&'static str, String)> {
         .filter_map(|event| match event {
             Event::Progress(p) if p.step.is_none() => Some(("progress", p.message.clone())),
             Event::Warning(w) => Some(("warning", w.message.clone())),
+            Event::Note(n) => Some(("note", n.message.clone())),
             _ => None,
         })
         .collect()

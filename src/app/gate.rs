@@ -655,6 +655,7 @@ fn replay(
         &mut tally,
     )?;
     let mut order_dependent = Vec::new();
+    let mut never_reached = Vec::new();
     for test in &alone_tests {
         let outcomes: Vec<Outcome> = alone
             .iter()
@@ -671,6 +672,12 @@ fn replay(
             continue;
         };
         if !green_alone {
+            continue;
+        }
+        // Not in its batch's report: the runner's process ended before it started (another
+        // test's panic or exit). It did nothing there, so nothing about its order is known.
+        if !red.found {
+            never_reached.push(format!("{} (round {})", test.id, red.sequence));
             continue;
         }
         let red_round = rounds.rounds.iter().find(|r| r.round == red.sequence);
@@ -709,6 +716,13 @@ fn replay(
             next,
             beside_others,
         });
+    }
+    if !never_reached.is_empty() {
+        ports.note(format!(
+            "{} touched test(s) did not run in their batch, whose runner process ended before them: {}; each is judged by its replays alone, all green",
+            never_reached.len(),
+            never_reached.join(", ")
+        ));
     }
     // The lane judges each test by its batched replays, or, when it went alone, by those.
     for (record, batch) in &rounds.records {
@@ -2442,6 +2456,49 @@ max_wall_seconds = 180
                 .any(|(kind, text)| *kind == "warning" && text.contains("order-dependent")),
             "{:?}",
             said(&events)
+        );
+    }
+
+    /// A test its batch never reached (another test's panic ended the runner's process
+    /// first: seen on google/uuid, whose shuffled suite panics midway) did not run there:
+    /// replayed alone and judged by those, but not called order-dependent.
+    #[test]
+    fn a_test_its_batch_never_reached_is_judged_alone_not_called_order_dependent() {
+        let script = vec![
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            // The reversed round's process ends at OLD's failure, before NEW starts.
+            batch(&[(OLD, "fail")]),
+            batch(&[(OLD, "pass"), (NEW, "pass")]),
+            replay(OLD, "pass"),
+            replay(OLD, "pass"),
+            replay(OLD, "pass"),
+            replay(NEW, "pass"),
+            replay(NEW, "pass"),
+            replay(NEW, "pass"),
+            base_version(),
+        ];
+        let (lane, events, executor, _scene) = lane_with(script, Duration::from_millis(1));
+        assert_eq!(executor.remaining(), 0);
+        assert!(lane.verdict.pass, "{:?}", lane.verdict.reasons);
+        let batching = lane.batching.as_ref().expect("batched");
+        assert_eq!(batching.replayed_alone, [OLD, NEW]);
+        let dependent: Vec<&str> = batching
+            .order_dependent
+            .iter()
+            .map(|d| d.test.as_str())
+            .collect();
+        assert_eq!(dependent, [OLD], "only the test that ran red in its batch");
+        assert_eq!(replays_of(&lane, NEW), [Outcome::Pass; 3]);
+        let said = said(&events);
+        assert!(
+            said.iter().any(|(kind, text)| *kind == "note"
+                && text.contains(&format!("did not run in their batch, whose runner process ended before them: {NEW} (round 2)"))),
+            "{said:?}"
+        );
+        assert!(
+            !said.iter().any(|(kind, text)| *kind == "warning"
+                && text.starts_with(&format!("{NEW} is order-dependent"))),
+            "{said:?}"
         );
     }
 
