@@ -26,15 +26,20 @@ pub fn visible(text: &str) -> String {
     out
 }
 
-/// One line of a failure's text (a traceback, a panic's goroutine dump) made [`visible`],
-/// its tabs shown as four spaces: they indent frames there, they hide nothing.
+/// One line of a failure's or a runner's text (a traceback, a panic's goroutine dump, go's
+/// `FAIL\tpkg`) made [`visible`], its tabs shown as four spaces: they indent and separate
+/// there, they hide nothing.
 pub fn visible_text_line(line: &str) -> String {
     visible(&line.replace('\t', "    "))
 }
 
-/// [`visible`] line by line: line breaks kept, for messages of several lines.
+/// [`visible_text_line`] line by line: line breaks kept, for messages of several lines
+/// (an error quoting a compiler's or runner's words).
 pub fn visible_lines(text: &str) -> String {
-    text.split('\n').map(visible).collect::<Vec<_>>().join("\n")
+    text.split('\n')
+        .map(visible_text_line)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A command line to paste into a POSIX shell: each word made [`visible`], then quoted
@@ -68,6 +73,10 @@ mod tests {
             "    /src/a.go:12 +0x1f\u{FFFD}"
         );
         assert_eq!(visible("a\tb"), "a\u{FFFD}b");
+        assert_eq!(
+            visible_lines("FAIL\tpkg\n\tx\x07"),
+            "FAIL    pkg\n    x\u{FFFD}"
+        );
     }
 
     #[test]
