@@ -501,7 +501,10 @@ impl CargoTest {
     /// held while it is asked, so a build that needs it waits for the listing's question
     /// beside it instead of asking again. A failure is not kept: the next caller asks.
     fn toolchain_of(&self, context: &Context<'_>) -> Result<Toolchain, RunnerError> {
-        let mut known = self.toolchain.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut known = self
+            .toolchain
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         if let Some((root, toolchain)) = known.as_ref()
             && *root == context.repo_root
         {

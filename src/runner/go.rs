@@ -1268,7 +1268,13 @@ mod tests {
         let packages = parse_packages(output).unwrap_or_default();
         let seen: Vec<(&str, &str, bool)> = packages
             .iter()
-            .map(|p| (p.import_path.as_str(), p.dir.to_str().unwrap_or(""), p.tested))
+            .map(|p| {
+                (
+                    p.import_path.as_str(),
+                    p.dir.to_str().unwrap_or(""),
+                    p.tested,
+                )
+            })
             .collect();
         assert_eq!(
             seen,
