@@ -14,7 +14,9 @@ use crate::triage_support;
 
 use triage_support::{Suite, empty, git};
 
-const POLICY_TOUCHED: &str = "[lane]\nreplay = \"touched\"\n";
+/// Two runner processes at once whatever the machine has, so the rounds side by side are
+/// the same everywhere.
+const POLICY_TOUCHED: &str = "[lane]\nreplay = \"touched\"\njobs = 2\n";
 
 const GO_BASE_A: &str = "package a\n\nimport \"testing\"\n\nvar baseRan bool\n\nfunc TestBase(t *testing.T) {\n\tbaseRan = true\n}\n";
 
@@ -184,6 +186,25 @@ fn touched_go_tests_replay_in_one_go_test_then_separated_rounds() {
     // Built once per package for the whole lane, never per batch.
     assert_eq!(logs_named(&suite, "go-test-c"), 2, "{report:#}");
     let rounds = report["batching"]["rounds"].as_array().expect("rounds");
+    // #15: round 1, one process per package, is the round with nothing beside it; the
+    // separated rounds' smaller processes run side by side.
+    assert_eq!(report["batching"]["solo_round"], 1, "{report:#}");
+    let beside: Vec<Vec<bool>> = rounds
+        .iter()
+        .map(|r| {
+            r["batches"]
+                .as_array()
+                .expect("batches")
+                .iter()
+                .map(|b| b["beside_others"] == true)
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        beside,
+        [vec![false], vec![true, true], vec![true, true]],
+        "{report:#}"
+    );
     let mut first = strings(&rounds[0]["batches"][0]["tests"]);
     first.sort();
     let mut want = touched.clone();
