@@ -559,10 +559,17 @@ struct ReplayPlan<'a> {
 }
 
 impl ReplayPlan<'_> {
-    /// The round that runs with no other process beside it: the last, when processes run
-    /// at once and no whole-suite run already saw each touched test alone.
+    /// The round that runs with no other process beside it, when processes run at once
+    /// and no whole-suite run already saw each touched test alone: the last, or for a
+    /// runner with an order of its own round 1, its fewest processes (one per process
+    /// scope, where a separated round has several), so that the start-ups the lane waits
+    /// for one after another are fewest and the other rounds' many small processes fill
+    /// the workers (issue #15).
     fn solo_round(&self) -> Option<u32> {
-        (self.jobs > 1 && !self.suite_ran_alone).then_some(self.policy.lane.min_replays)
+        (self.jobs > 1 && !self.suite_ran_alone).then(|| match self.adapter.batch_ordering() {
+            runner::BatchOrdering::Fixed(_) => 1,
+            _ => self.policy.lane.min_replays,
+        })
     }
 }
 
@@ -872,7 +879,7 @@ fn replay_batched(
             batches: Vec::new(),
         });
     }
-    let tasks_of = |rounds: std::ops::RangeInclusive<u32>| -> Vec<LaneTask> {
+    let tasks_of = |rounds: &mut dyn Iterator<Item = u32>| -> Vec<LaneTask> {
         rounds
             .flat_map(|round| {
                 let arranged = arrangements[round as usize - 1].1.clone();
@@ -887,29 +894,33 @@ fn replay_batched(
             })
             .collect()
     };
-    // With processes at once, the last round runs with nothing beside it unless the whole
+    // With processes at once, one round runs with nothing beside it unless the whole
     // suite's run (alone too) already saw every touched test: a test green only while
     // another process runs beside it is red there, then red alone, and rejected.
     let solo = plan.solo_round();
-    let together = solo.map_or(min_replays, |round| round - 1);
-    let mut first = tasks_of(1..=together);
+    let mut together = tasks_of(&mut (1..=min_replays).filter(|round| Some(*round) != solo));
     if plan.base.is_some() {
-        first.push(LaneTask::BaseVersion);
+        together.push(LaneTask::BaseVersion);
     }
-    let beside_others = plan.jobs > 1 && first.len() > 1;
+    let beside_others = plan.jobs > 1 && together.len() > 1;
     let mut made = 0u32;
     let mut lane_ran_out = false;
     // What the runner threads share: nothing of the plan's clock or ports.
     let (adapter, seed) = (plan.adapter, plan.seed);
     let base_files = plan.base.as_ref().map(|base| base.files);
-    let phases = [
-        (first, plan.jobs),
-        (
-            solo.map_or_else(Vec::new, |round| tasks_of(round..=round)),
-            1,
-        ),
-    ];
-    for (phase, (tasks, workers)) in phases.into_iter().enumerate() {
+    let alone = (
+        solo.map_or_else(Vec::new, |round| tasks_of(&mut (round..=round))),
+        1,
+        false,
+    );
+    let side_by_side = (together, plan.jobs, true);
+    // The solo round in its place: first when it is round 1.
+    let phases = if solo == Some(1) {
+        [alone, side_by_side]
+    } else {
+        [side_by_side, alone]
+    };
+    for (tasks, workers, beside) in phases {
         if lane_ran_out {
             break;
         }
@@ -995,7 +1006,7 @@ fn replay_batched(
                 out.base_version = Some(BaseBatchRun { report });
                 continue;
             };
-            let mut concurrent = phase == 0 && beside_others;
+            let mut concurrent = beside && beside_others;
             let (batch, report, lane_bound) = match report {
                 Ok(report) => (batch, report, lane_bound),
                 // One test's module may not import: each test of the batch is replayed

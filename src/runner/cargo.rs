@@ -29,7 +29,8 @@ use serde::Deserialize;
 
 use super::{
     Adapter, BatchOrdering, Context, InvocationRecord, ListedTest, RunOptions, RunReport,
-    RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, option_value, strings,
+    RunnerError, RunnerKind, Seed, SeedSupport, available_parallelism, in_parallel, option_value,
+    strings,
 };
 use crate::results::{Format, ids};
 
@@ -332,6 +333,9 @@ pub struct CargoTest {
     /// the merge lane's batches run them directly (issue #15). Never read from disk or
     /// from an earlier candor run: each lane builds, and cargo names what it built.
     built: Mutex<Option<Built>>,
+    /// The toolchain of the tree `built` is for: asked beside the listing's `cargo
+    /// metadata` and build rather than after them (issue #15).
+    toolchain: Mutex<Option<(PathBuf, Toolchain)>>,
 }
 
 /// A test target's executable from a build, and how `cargo test` starts it.
@@ -355,6 +359,7 @@ struct Built {
 }
 
 /// What a test binary's environment takes from the toolchain.
+#[derive(Debug, Clone)]
 struct Toolchain {
     /// `CARGO`: the toolchain's own cargo (what a rustup proxy runs), else the prefix's.
     cargo: String,
@@ -369,6 +374,7 @@ impl CargoTest {
             prefix: CargoPrefix::parse(command, &["test"], RunnerKind::Cargo)?,
             targets: OnceLock::new(),
             built: Mutex::new(None),
+            toolchain: Mutex::new(None),
         })
     }
 
@@ -476,7 +482,7 @@ impl CargoTest {
         }
         let record = context.run(invocation)?;
         context.check_built(RunnerKind::Cargo, &what, &record)?;
-        let toolchain = self.toolchain(context)?;
+        let toolchain = self.toolchain_of(context)?;
         let text = fs_err::read_to_string(&messages)?;
         let executables = parse_build(&text, targets, &toolchain, &inherited_library_path());
         match targets
@@ -489,6 +495,24 @@ impl CargoTest {
             }),
             None => Ok(executables),
         }
+    }
+
+    /// [`CargoTest::toolchain`] of the context's tree, asked once per tree: the lock is
+    /// held while it is asked, so a build that needs it waits for the listing's question
+    /// beside it instead of asking again. A failure is not kept: the next caller asks.
+    fn toolchain_of(&self, context: &Context<'_>) -> Result<Toolchain, RunnerError> {
+        let mut known = self
+            .toolchain
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((root, toolchain)) = known.as_ref()
+            && *root == context.repo_root
+        {
+            return Ok(toolchain.clone());
+        }
+        let toolchain = self.toolchain(context)?;
+        *known = Some((context.repo_root.clone(), toolchain.clone()));
+        Ok(toolchain)
     }
 
     /// The toolchain of the prefix (`cargo +nightly` asks `rustc +nightly`), run in the
@@ -786,17 +810,34 @@ impl Adapter for CargoTest {
 
     /// Each target's `--list --format terse`: through the executables of one `cargo test
     /// --no-run` (the builds the lane's batches then run, [`CargoTest::runs_binaries`]),
-    /// else one `cargo test -p P --lib|… -- --list` per target.
+    /// else one `cargo test -p P --lib|… -- --list` per target. The toolchain the
+    /// executables' environment needs (`rustc --print`, a rustup proxy's start-up) is
+    /// asked beside `cargo metadata` and the build, and the executables list up to the
+    /// machine's parallelism at once (issue #15: the lane's listing is on its critical
+    /// path).
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
-        let targets = self.targets(context)?;
-        let executables = if self.runs_binaries(context) {
-            let all: Vec<&TestTarget> = targets.iter().collect();
-            Some(self.executables(context, &all, &targets)?)
+        let binaries = self.runs_binaries(context);
+        let (targets, executables) = std::thread::scope(|scope| {
+            if binaries {
+                // Its error, if any, comes again from the build's own question.
+                scope.spawn(|| self.toolchain_of(context).ok());
+            }
+            let targets = self.targets(context)?;
+            let executables = if binaries {
+                let all: Vec<&TestTarget> = targets.iter().collect();
+                Some(self.executables(context, &all, &targets)?)
+            } else {
+                None
+            };
+            Ok::<_, RunnerError>((targets, executables))
+        })?;
+        // `cargo test -- --list` processes would only wait for each other's lock.
+        let workers = if binaries {
+            available_parallelism()
         } else {
-            None
+            Some(1)
         };
-        let mut tests = Vec::new();
-        for target in targets {
+        let listings = in_parallel(&targets, workers, |target| {
             let executable = executables
                 .as_ref()
                 .and_then(|built| built.get(&target.binary_id));
@@ -810,13 +851,16 @@ impl Adapter for CargoTest {
             };
             argv.extend(self.prefix.binary_options.iter().cloned());
             argv.extend(strings(&["--list", "--format", "terse"]));
-            let output = match executable {
+            match executable {
                 Some(executable) => {
-                    context.probe_in("cargo-test-list", argv, &executable.cwd, &executable.env)?
+                    context.probe_in("cargo-test-list", argv, &executable.cwd, &executable.env)
                 }
-                None => context.probe("cargo-test-list", argv, &[])?,
-            };
-            tests.extend(output.lines().filter_map(|line| {
+                None => context.probe("cargo-test-list", argv, &[]),
+            }
+        });
+        let mut tests = Vec::new();
+        for (target, output) in targets.iter().zip(listings) {
+            tests.extend(output?.lines().filter_map(|line| {
                 let name = line.strip_suffix(": test")?;
                 Some(ListedTest {
                     id: ids::cargo(Some(&target.binary_id), name),

@@ -16,13 +16,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use super::{
     Adapter, Arrangement, BatchOrdering, Context, GivenOrder, InvocationRecord, ListedTest,
     OrderSupport, RunOptions, RunReport, RunnerError, RunnerKind, Seed, SeedSupport,
-    available_parallelism, option_value, strings,
+    available_parallelism, in_parallel, option_value, strings,
 };
 use crate::results::{Format, ids};
 
@@ -59,6 +58,101 @@ pub struct GoTest {
 struct Built {
     root: PathBuf,
     binaries: BTreeMap<String, Binary>,
+    /// Packages' folders, as `go list` gave them.
+    dirs: BTreeMap<String, PathBuf>,
+    /// `go tool -n test2json`: the converter every batch process starts, asked once
+    /// rather than through a `go tool` process per batch.
+    test2json: Option<String>,
+}
+
+impl Built {
+    fn new(root: &std::path::Path) -> Self {
+        Built {
+            root: root.to_path_buf(),
+            binaries: BTreeMap::new(),
+            dirs: BTreeMap::new(),
+            test2json: None,
+        }
+    }
+}
+
+/// `go list`'s answer for one package of the listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Package {
+    import_path: String,
+    dir: PathBuf,
+    /// Whether it has test files (`_test.go` of the package or of `package x_test`).
+    tested: bool,
+}
+
+/// `go list -f` of the listing: import path, folder and the numbers of test files.
+const LIST_FORMAT: &str = "{{.ImportPath}}\t{{.Dir}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}";
+
+/// Build flags of `go test` that `go list` takes too and that change which files a package
+/// has, with whether they take a value.
+const LIST_FLAGS: [(&str, bool); 5] = [
+    ("tags", true),
+    ("mod", true),
+    ("modfile", true),
+    ("race", false),
+    ("overlay", true),
+];
+
+/// The prefix's build flags that `go list` must be given to see the packages' test files
+/// as `go test` does (`-tags integration`).
+fn list_flags(build: &[String]) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut rest = build.iter();
+    while let Some(argument) = rest.next() {
+        let name = argument.trim_start_matches('-');
+        let (name, attached) = match name.split_once('=') {
+            Some((name, _)) => (name, true),
+            None => (name, false),
+        };
+        let Some((_, valued)) = LIST_FLAGS.iter().find(|(flag, _)| *flag == name) else {
+            continue;
+        };
+        if !argument.starts_with('-') {
+            continue;
+        }
+        kept.push(argument.clone());
+        if *valued && !attached {
+            kept.extend(rest.next().cloned());
+        }
+    }
+    kept
+}
+
+/// `go list -f LIST_FORMAT` lines into packages.
+fn parse_packages(output: &str) -> Result<Vec<Package>, RunnerError> {
+    output
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let count = |field: &str| field.trim().parse::<u32>().ok();
+            match fields.as_slice() {
+                [import_path, dir, tests, external] => {
+                    let (Some(tests), Some(external)) = (count(tests), count(external)) else {
+                        return Err(unexpected_list_line(line));
+                    };
+                    Ok(Package {
+                        import_path: (*import_path).to_owned(),
+                        dir: PathBuf::from(dir),
+                        tested: tests + external > 0,
+                    })
+                }
+                _ => Err(unexpected_list_line(line)),
+            }
+        })
+        .collect()
+}
+
+fn unexpected_list_line(line: &str) -> RunnerError {
+    RunnerError::Output {
+        what: "go list".to_owned(),
+        message: format!("unexpected line `{line}`"),
+    }
 }
 
 /// A package's test binary and the folder `go test` runs it in.
@@ -174,24 +268,13 @@ impl GoTest {
         split: &SplitPrefix,
     ) -> Result<BTreeMap<String, Binary>, RunnerError> {
         let mut built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
-        if built
-            .as_ref()
-            .is_none_or(|built| built.root != context.repo_root)
-        {
-            *built = Some(Built {
-                root: context.repo_root.clone(),
-                binaries: BTreeMap::new(),
-            });
-        }
-        let Some(built) = built.as_mut() else {
-            return Ok(BTreeMap::new());
-        };
+        let built = Self::built_for(&mut built, context);
         let missing: Vec<&String> = packages
             .iter()
             .filter(|p| !built.binaries.contains_key(*p))
             .collect();
         if !missing.is_empty() {
-            let made = self.build(context, &missing, split, built.binaries.len())?;
+            let made = self.build(context, &missing, split, built)?;
             built.binaries.extend(made);
         }
         Ok(packages
@@ -200,23 +283,55 @@ impl GoTest {
             .collect())
     }
 
+    /// The built binaries of the context's tree, emptied when the tree is another.
+    fn built_for<'b>(built: &'b mut Option<Built>, context: &Context<'_>) -> &'b mut Built {
+        if built
+            .as_ref()
+            .is_none_or(|built| built.root != context.repo_root)
+        {
+            *built = Some(Built::new(&context.repo_root));
+        }
+        built.get_or_insert_with(|| Built::new(&context.repo_root))
+    }
+
+    /// The go program of the prefix (`go`, or `[runner] command`'s first word).
+    fn go(split: &SplitPrefix) -> String {
+        split
+            .build
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "go".to_owned())
+    }
+
+    /// Builds `packages`' test binaries into a fresh scratch folder (their folders from
+    /// `built`, else from one `go list`).
     fn build(
         &self,
         context: &Context<'_>,
         packages: &[&String],
         split: &SplitPrefix,
-        numbered_from: usize,
+        built: &mut Built,
     ) -> Result<BTreeMap<String, Binary>, RunnerError> {
         let folder = context.scratch_path("go-test-binaries");
         fs_err::create_dir_all(&folder)?;
-        let mut list = split.build[..split.build.len().min(1)].to_vec();
-        list.extend(strings(&["list", "-f", "{{.ImportPath}}\t{{.Dir}}", "--"]));
-        list.extend(packages.iter().map(|p| (*p).clone()));
-        let listed = context.probe("go-list-dirs", list, &[])?;
-        let dirs: BTreeMap<&str, &str> = listed
-            .lines()
-            .filter_map(|line| line.split_once('\t'))
+        let unknown: Vec<&String> = packages
+            .iter()
+            .copied()
+            .filter(|p| !built.dirs.contains_key(*p))
             .collect();
+        if !unknown.is_empty() {
+            let mut list = vec![Self::go(split)];
+            list.extend(strings(&["list", "-f", "{{.ImportPath}}\t{{.Dir}}", "--"]));
+            list.extend(unknown.iter().map(|p| (*p).clone()));
+            let listed = context.probe("go-list-dirs", list, &[])?;
+            built.dirs.extend(
+                listed
+                    .lines()
+                    .filter_map(|line| line.split_once('\t'))
+                    .map(|(package, dir)| (package.to_owned(), PathBuf::from(dir))),
+            );
+        }
+        let numbered_from = built.binaries.len();
         let what = format!("{} -c", split.build.join(" "));
         let jobs: Vec<(String, PathBuf)> = packages
             .iter()
@@ -239,7 +354,7 @@ impl GoTest {
         let mut binaries = BTreeMap::new();
         for ((package, path), result) in jobs.into_iter().zip(results) {
             result?;
-            let Some(dir) = dirs.get(package.as_str()) else {
+            let Some(dir) = built.dirs.get(package.as_str()) else {
                 return Err(RunnerError::Output {
                     what: "go list".to_owned(),
                     message: format!("no folder for package `{package}`"),
@@ -255,11 +370,85 @@ impl GoTest {
                 package,
                 Binary {
                     path,
-                    dir: PathBuf::from(dir),
+                    dir: dir.clone(),
                 },
             );
         }
         Ok(binaries)
+    }
+
+    /// The path of go's `test2json`, from one `go tool -n test2json` per tree.
+    fn test2json(&self, context: &Context<'_>, split: &SplitPrefix) -> Result<String, RunnerError> {
+        let mut built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
+        let built = Self::built_for(&mut built, context);
+        if let Some(path) = &built.test2json {
+            return Ok(path.clone());
+        }
+        let argv = vec![
+            Self::go(split),
+            "tool".to_owned(),
+            "-n".to_owned(),
+            "test2json".to_owned(),
+        ];
+        let answer = context.probe("go-tool-n", argv, &[])?;
+        let path = answer.trim();
+        if path.is_empty() || path.contains('\n') {
+            return Err(RunnerError::Output {
+                what: "go tool -n test2json".to_owned(),
+                message: format!("not one path: `{path}`"),
+            });
+        }
+        built.test2json = Some(path.to_owned());
+        Ok(path.to_owned())
+    }
+
+    /// The listing through the test binaries the lane's batches then run (issue #15):
+    /// one `go list` for the packages (with the prefix's `-tags`), each package with test
+    /// files built once (`go test -c`, as [`GoTest::binaries`]; a failed build, vet's
+    /// findings included, is [`RunnerError::CouldNotRun`] quoting go), then each binary's
+    /// `-test.list .` in its package's folder, as `go test -list .` runs it: one link per
+    /// package instead of one for the listing and one for the build.
+    fn list_through_binaries(
+        &self,
+        context: &Context<'_>,
+        split: &SplitPrefix,
+    ) -> Result<Vec<ListedTest>, RunnerError> {
+        let mut argv = vec![Self::go(split), "list".to_owned()];
+        argv.extend(list_flags(&split.build));
+        argv.extend(strings(&["-f", LIST_FORMAT, ALL_PACKAGES]));
+        let packages = parse_packages(&context.probe("go-list-packages", argv, &[])?)?;
+        {
+            let mut built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
+            let built = Self::built_for(&mut built, context);
+            for package in &packages {
+                built
+                    .dirs
+                    .insert(package.import_path.clone(), package.dir.clone());
+            }
+        }
+        let tested: Vec<String> = packages
+            .iter()
+            .filter(|p| p.tested)
+            .map(|p| p.import_path.clone())
+            .collect();
+        let binaries = self.binaries(context, &tested, split)?;
+        let listings = in_parallel(&tested, self.workers(), |package| {
+            let binary = binaries.get(package).ok_or_else(|| RunnerError::Output {
+                what: "go test -c".to_owned(),
+                message: format!("no test binary was built for `{package}`"),
+            })?;
+            let mut argv = vec![binary.path.to_string_lossy().into_owned()];
+            argv.extend(split.binary.iter().cloned());
+            argv.push("-test.list=.".to_owned());
+            let dir = binary.dir.to_string_lossy().into_owned();
+            let env = [("PWD".to_owned(), dir)];
+            context.probe_in("go-test-list", argv, &binary.dir, &env)
+        });
+        let mut tests = Vec::new();
+        for (package, output) in tested.iter().zip(listings) {
+            tests.extend(binary_listing(package, &output?));
+        }
+        Ok(tests)
     }
 
     /// A batch's report: its processes' outputs written one after another to `report`,
@@ -308,11 +497,7 @@ impl GoTest {
             }
         }
         let binaries = self.binaries(context, &packages, split)?;
-        let go = split
-            .build
-            .first()
-            .cloned()
-            .unwrap_or_else(|| "go".to_owned());
+        let test2json = self.test2json(context, split)?;
         let results: Vec<Result<(PathBuf, InvocationRecord), RunnerError>> =
             in_parallel(&runs, self.workers(), |(package, pattern)| {
                 let binary = binaries.get(package).ok_or_else(|| RunnerError::Output {
@@ -320,8 +505,8 @@ impl GoTest {
                     message: format!("no test binary was built for `{package}`"),
                 })?;
                 let part = context.scratch_path("go-test.jsonl");
-                let mut argv = vec![go.clone()];
-                argv.extend(strings(&["tool", "test2json", "-p"]));
+                let mut argv = vec![test2json.clone()];
+                argv.push("-p".to_owned());
                 argv.push(package.clone());
                 argv.push("-t".to_owned());
                 argv.push(binary.path.to_string_lossy().into_owned());
@@ -450,32 +635,7 @@ impl GoTest {
     /// (`-run '^P$/^(?:a|b)$' PKG`), as go's `-run` matches each level of a test path
     /// apart: subtests of different parents in one pattern would select their cousins.
     fn batch_plans(test_ids: &[String], seed: u64) -> Result<Vec<BatchPlan>, RunnerError> {
-        let mut top: Vec<(String, Vec<String>)> = Vec::new();
-        let mut nested: Vec<((String, String), Vec<String>)> = Vec::new();
-        for test_id in test_ids {
-            let (package, test) = split_id(test_id)?;
-            if !test_id.contains("::") {
-                return Err(RunnerError::NotATestId {
-                    id: test_id.clone(),
-                    kind: RunnerKind::Go,
-                    reason: "a batched test must name its package (`pkg::TestName`)".to_owned(),
-                });
-            }
-            let (parent, name) = match test.rsplit_once('/') {
-                Some((parent, name)) => (Some(parent), name),
-                None => (None, test),
-            };
-            match parent {
-                None => add_to_group(&mut top, package.to_owned(), name),
-                Some(parent) => {
-                    add_to_group(&mut nested, (package.to_owned(), parent.to_owned()), name);
-                }
-            }
-        }
-        let alternation = |names: &[&String]| {
-            let escaped: Vec<String> = names.iter().map(|n| regex::escape(n)).collect();
-            format!("^(?:{})$", escaped.join("|"))
-        };
+        let BatchGroups { top, nested } = BatchGroups::of(test_ids)?;
         let mut plans = Vec::new();
         if !top.is_empty() {
             let mut names: Vec<&String> = Vec::new();
@@ -538,64 +698,11 @@ impl GoTest {
     }
 }
 
-/// Runs `work` on each item, up to `workers` at once, the results in the items' order.
-fn in_parallel<T: Sync, R: Send>(
-    items: &[T],
-    workers: Option<u32>,
-    work: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let workers = workers
-        .and_then(|n| usize::try_from(n).ok())
-        .unwrap_or(1)
-        .clamp(1, items.len().max(1));
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new(items.iter().map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(index) else { break };
-                    let result = work(item);
-                    results.lock().unwrap_or_else(PoisonError::into_inner)[index] = Some(result);
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner)
-        .into_iter()
-        .flatten()
-        .collect()
-}
-
 /// A batch's processes when each package's test binary runs alone: per package its
 /// top-level tests in one `-test.run` alternation, then per parent its subtests
 /// (`^P$/^(?:a|b)$`), packages in the order first named, each name escaped.
 fn direct_runs(test_ids: &[String]) -> Result<Vec<(String, String)>, RunnerError> {
-    let mut top: Vec<(String, Vec<String>)> = Vec::new();
-    let mut nested: Vec<((String, String), Vec<String>)> = Vec::new();
-    for test_id in test_ids {
-        let (package, test) = split_id(test_id)?;
-        if !test_id.contains("::") {
-            return Err(RunnerError::NotATestId {
-                id: test_id.clone(),
-                kind: RunnerKind::Go,
-                reason: "a batched test must name its package (`pkg::TestName`)".to_owned(),
-            });
-        }
-        match test.rsplit_once('/') {
-            Some((parent, name)) => {
-                add_to_group(&mut nested, (package.to_owned(), parent.to_owned()), name);
-            }
-            None => add_to_group(&mut top, package.to_owned(), test),
-        }
-    }
-    let alternation = |names: &[String]| {
-        let escaped: Vec<String> = names.iter().map(|n| regex::escape(n)).collect();
-        format!("^(?:{})$", escaped.join("|"))
-    };
+    let BatchGroups { top, nested } = BatchGroups::of(test_ids)?;
     let mut runs: Vec<(String, String)> = top
         .iter()
         .map(|(package, names)| (package.clone(), alternation(names)))
@@ -607,6 +714,50 @@ fn direct_runs(test_ids: &[String]) -> Result<Vec<(String, String)>, RunnerError
         ));
     }
     Ok(runs)
+}
+
+/// A batch's ids split as go's `-run` needs them: top-level tests by package, subtests
+/// by package and parent (go matches each level of a pattern apart, so subtests of
+/// different parents in one pattern would select their cousins); groups and names in
+/// the order first named, each name once.
+struct BatchGroups {
+    top: Vec<(String, Vec<String>)>,
+    nested: Vec<((String, String), Vec<String>)>,
+}
+
+impl BatchGroups {
+    fn of(test_ids: &[String]) -> Result<Self, RunnerError> {
+        let mut groups = BatchGroups {
+            top: Vec::new(),
+            nested: Vec::new(),
+        };
+        for test_id in test_ids {
+            let (package, test) = split_id(test_id)?;
+            if !test_id.contains("::") {
+                return Err(RunnerError::NotATestId {
+                    id: test_id.clone(),
+                    kind: RunnerKind::Go,
+                    reason: "a batched test must name its package (`pkg::TestName`)".to_owned(),
+                });
+            }
+            match test.rsplit_once('/') {
+                Some((parent, name)) => add_to_group(
+                    &mut groups.nested,
+                    (package.to_owned(), parent.to_owned()),
+                    name,
+                ),
+                None => add_to_group(&mut groups.top, package.to_owned(), test),
+            }
+        }
+        Ok(groups)
+    }
+}
+
+/// `^(?:A|B)$` of `names`, each escaped: exactly those names at one level of a `-run`
+/// pattern.
+fn alternation<S: AsRef<str>>(names: &[S]) -> String {
+    let escaped: Vec<String> = names.iter().map(|n| regex::escape(n.as_ref())).collect();
+    format!("^(?:{})$", escaped.join("|"))
 }
 
 /// Adds `name` to the group `key`, once, groups and names in the order first seen.
@@ -724,6 +875,10 @@ impl Adapter for GoTest {
     }
 
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
+        let split = split_prefix(&self.prefix);
+        if !split.exec {
+            return self.list_through_binaries(context, &split);
+        }
         let mut argv = self.prefix.clone();
         argv.extend(strings(&["-json", "-list", ".", ALL_PACKAGES]));
         let output = context.probe("go-list", argv, &[])?;
@@ -888,10 +1043,7 @@ fn parse_listing(output: &str) -> Result<Vec<ListedTest>, RunnerError> {
             message: error.to_string(),
         })?;
         let name = event.output.trim();
-        let runnable = ["Test", "Example", "Fuzz"]
-            .iter()
-            .any(|prefix| name.starts_with(prefix));
-        if event.action == "output" && runnable && !name.contains(char::is_whitespace) {
+        if event.action == "output" && runnable(name) {
             tests.push(ListedTest {
                 id: ids::go(&event.package, name),
                 file: None,
@@ -899,6 +1051,29 @@ fn parse_listing(output: &str) -> Result<Vec<ListedTest>, RunnerError> {
         }
     }
     Ok(tests)
+}
+
+/// Test names from a test binary's `-test.list .` (what `go test -list .` prints of it):
+/// lines that are top-level tests, examples or fuzz targets, as [`parse_listing`] keeps.
+fn binary_listing(package: &str, output: &str) -> Vec<ListedTest> {
+    output
+        .lines()
+        .map(str::trim)
+        .filter(|name| runnable(name))
+        .map(|name| ListedTest {
+            id: ids::go(package, name),
+            file: None,
+        })
+        .collect()
+}
+
+/// A listed name that `go test -run` runs: a test, an example or a fuzz target (a
+/// benchmark needs `-bench`), one word.
+fn runnable(name: &str) -> bool {
+    ["Test", "Example", "Fuzz"]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+        && !name.contains(char::is_whitespace)
 }
 
 #[cfg(test)]
@@ -1063,14 +1238,69 @@ mod tests {
         assert!(direct_runs(&["TestNoPackage".to_owned()]).is_err());
     }
 
+    /// #15 item 2 (one link per package): `go list` sees the test files `go test` builds
+    /// (`-tags` in every spelling), and nothing it does not take.
     #[test]
-    fn work_in_parallel_keeps_the_items_order() {
-        let items: Vec<u32> = (0..7).collect();
+    fn go_list_gets_the_prefix_s_tags_and_nothing_else() {
+        let split = split_prefix(&strings(&[
+            "go",
+            "test",
+            "-tags",
+            "integration",
+            "-race",
+            "-vet=off",
+            "-mod=vendor",
+            "-cover",
+            "--tags=a,b",
+            "tags",
+        ]));
         assert_eq!(
-            in_parallel(&items, Some(3), |n| n * 2),
-            [0, 2, 4, 6, 8, 10, 12]
+            list_flags(&split.build),
+            strings(&["-tags", "integration", "-race", "-mod=vendor", "--tags=a,b"])
         );
-        assert!(in_parallel(&Vec::<u32>::new(), Some(2), |n| *n).is_empty());
+    }
+
+    /// #15 item 2: the listing's packages, which have test files, and a line that is not
+    /// `go list`'s is an error, never a package without tests.
+    #[test]
+    fn go_list_lines_give_packages_and_whether_they_have_tests() {
+        let output = "m/a\t/r/a\t2\t0\nm/b\t/r/b\t0\t0\nm/c\t/r/c d\t0\t1\n\n";
+        let packages = parse_packages(output).unwrap_or_default();
+        let seen: Vec<(&str, &str, bool)> = packages
+            .iter()
+            .map(|p| {
+                (
+                    p.import_path.as_str(),
+                    p.dir.to_str().unwrap_or(""),
+                    p.tested,
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("m/a", "/r/a", true),
+                ("m/b", "/r/b", false),
+                ("m/c", "/r/c d", true)
+            ]
+        );
+        assert!(parse_packages("m/a\t/r/a\n").is_err());
+        assert!(parse_packages("m/a\t/r/a\tx\t0\n").is_err());
+    }
+
+    /// #15 item 2: a binary's `-test.list .` keeps what `go test -list` would: tests,
+    /// examples, fuzz targets, not benchmarks nor a `TestMain`'s stray words.
+    #[test]
+    fn a_binary_s_listing_keeps_runnable_tests_only() {
+        let output = "TestA\nBenchmarkB\nExampleC\nFuzzD\nTesting setup done\nTestÜ_x\n";
+        let ids: Vec<String> = binary_listing("m/p", output)
+            .into_iter()
+            .map(|t| t.id)
+            .collect();
+        assert_eq!(
+            ids,
+            ["m/p::TestA", "m/p::ExampleC", "m/p::FuzzD", "m/p::TestÜ_x"]
+        );
     }
 
     #[test]

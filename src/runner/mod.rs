@@ -66,7 +66,8 @@ use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -1083,6 +1084,38 @@ fn available_parallelism() -> Option<u32> {
         .and_then(|n| u32::try_from(n.get()).ok())
 }
 
+/// Runs `work` on each item, up to `workers` at once, the results in the items' order.
+pub(super) fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    workers: Option<u32>,
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let workers = workers
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(1)
+        .clamp(1, items.len().max(1));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new(items.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { break };
+                    let result = work(item);
+                    results.lock().unwrap_or_else(PoisonError::into_inner)[index] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
 /// The value of an option in argv before any `--`, spelled `name VALUE`, `name=VALUE` or,
 /// when `attached` (clap and argparse short options), `-nVALUE`. The last occurrence wins,
 /// as in most parsers.
@@ -1154,6 +1187,16 @@ mod tests {
                 .iter()
                 .any(|(n, v)| n == "PYTHONHASHSEED" && v == "0")
         );
+    }
+
+    #[test]
+    fn work_in_parallel_keeps_the_items_order() {
+        let items: Vec<u32> = (0..7).collect();
+        assert_eq!(
+            in_parallel(&items, Some(3), |n| n * 2),
+            [0, 2, 4, 6, 8, 10, 12]
+        );
+        assert!(in_parallel(&Vec::<u32>::new(), Some(2), |n| *n).is_empty());
     }
 
     #[test]

@@ -14,7 +14,9 @@ use crate::triage_support;
 
 use triage_support::{Suite, empty, git};
 
-const POLICY_TOUCHED: &str = "[lane]\nreplay = \"touched\"\n";
+/// Two runner processes at once whatever the machine has, so the rounds side by side are
+/// the same everywhere.
+const POLICY_TOUCHED: &str = "[lane]\nreplay = \"touched\"\njobs = 2\n";
 
 const GO_BASE_A: &str = "package a\n\nimport \"testing\"\n\nvar baseRan bool\n\nfunc TestBase(t *testing.T) {\n\tbaseRan = true\n}\n";
 
@@ -184,6 +186,25 @@ fn touched_go_tests_replay_in_one_go_test_then_separated_rounds() {
     // Built once per package for the whole lane, never per batch.
     assert_eq!(logs_named(&suite, "go-test-c"), 2, "{report:#}");
     let rounds = report["batching"]["rounds"].as_array().expect("rounds");
+    // #15: round 1, one process per package, is the round with nothing beside it; the
+    // separated rounds' smaller processes run side by side.
+    assert_eq!(report["batching"]["solo_round"], 1, "{report:#}");
+    let beside: Vec<Vec<bool>> = rounds
+        .iter()
+        .map(|r| {
+            r["batches"]
+                .as_array()
+                .expect("batches")
+                .iter()
+                .map(|b| b["beside_others"] == true)
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        beside,
+        [vec![false], vec![true, true], vec![true, true]],
+        "{report:#}"
+    );
     let mut first = strings(&rounds[0]["batches"][0]["tests"]);
     first.sort();
     let mut want = touched.clone();
@@ -794,7 +815,61 @@ fn a_go_lane_builds_its_own_binaries_and_runs_them_in_the_package_folder() {
             .all(|r| r["outcome"] == "fail"),
         "{report:#}"
     );
-    assert_eq!(logs_named(&suite, "go-test-c"), 2, "one build per lane");
+    // #15 item 2: each lane links each package's test binary once, in its listing
+    // (packages `a` and `b`), lists with it, and its batches run it: no `go test -list`.
+    assert_eq!(
+        logs_named(&suite, "go-test-c"),
+        4,
+        "one build per package per lane"
+    );
+    assert_eq!(
+        logs_named(&suite, "go-test-list"),
+        4,
+        "one listing per binary"
+    );
+    assert_eq!(logs_named(&suite, "go-list"), 0, "no `go test -list`");
+}
+
+/// #15 item 2 (one link per package): the listing builds each package's test binary and
+/// lists with it, so what does not build stops the lane there: exit 2 quoting the
+/// compiler (`file:line:`), never a red test; `go vet`'s findings, which fail `go test`,
+/// stop it too. A package without test files is no error.
+#[test]
+fn a_go_build_or_vet_failure_is_exit_2_with_go_s_words() {
+    let broken = "package a\n\nimport \"testing\"\n\nfunc TestBroken(t *testing.T) {\n\tvar x int = \"s\"\n\t_ = x\n}\n";
+    let suite = go_change(&[
+        ("a/broken_test.go", broken),
+        ("c/c.go", "package c\n\nconst C = 1\n"),
+    ]);
+    let ran = suite.candor(&["gate"], &[]);
+    assert_eq!(ran.exit, 2, "{ran:?}");
+    assert!(ran.stderr.contains("-c"), "{ran:?}");
+    assert!(ran.stderr.contains("broken_test.go:6"), "{ran:?}");
+
+    let vet = "package a\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\nfunc TestVet(t *testing.T) {\n\t_ = fmt.Sprintf(\"%d\", \"s\")\n}\n";
+    let suite = go_change(&[("a/vet_test.go", vet)]);
+    let ran = suite.candor(&["gate"], &[]);
+    assert_eq!(ran.exit, 2, "{ran:?}");
+    assert!(ran.stderr.contains("vet_test.go:9"), "{ran:?}");
+    assert!(ran.stderr.contains("Sprintf format %d"), "{ran:?}");
+
+    let fine = "package a\n\nimport \"testing\"\n\nfunc TestFine(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n";
+    let suite = go_change(&[
+        ("a/fine_test.go", fine),
+        ("c/c.go", "package c\n\nconst C = 1\n"),
+    ]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(
+        touched(&report),
+        ["example.com/shop/a::TestFine"],
+        "{report:#}"
+    );
+    assert_eq!(
+        logs_named(&suite, "go-test-c"),
+        2,
+        "no build for `c`: {report:#}"
+    );
 }
 
 /// #15 (lane binaries run directly): cargo's `[env]` configuration sets variables for
