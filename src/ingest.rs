@@ -198,11 +198,9 @@ pub fn ingest_file_with(
                         source,
                     })?;
                 // Stopping at the first refusal drops the receiver, which stops the reader.
-                let stored = receiver.into_iter().try_for_each(|batch: Vec<Signed>| {
-                    batch.into_iter().try_for_each(|(execution, signature)| {
-                        session.add_with_signature(execution, signature)
-                    })
-                });
+                let stored = receiver
+                    .into_iter()
+                    .try_for_each(|mut batch: Vec<Signed>| session.add_batch(&mut batch));
                 let read = reading
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -249,20 +247,38 @@ enum ReadFailure {
 /// time to spare while the store writes.
 type Signed = (Execution, Option<String>);
 
-/// [`Threads::One`]: parses `reader` straight into `session`, then reads what is left so
-/// that every byte reaches the hash. A refusal of the store stops the parse and comes
-/// back as [`ParseError::Sink`], which [`parse_failure`] turns back into the store's
-/// error.
+/// Executions [`Threads::One`] gathers before storing them: enough for the store to look
+/// their tests up together ([`IngestSession::add_batch`]), few enough that their texts
+/// are still in the cache when they are stored.
+const ONE_THREAD_BATCH: usize = 64;
+
+/// [`Threads::One`]: parses `reader` into `session` a few executions at a time, then
+/// reads what is left so that every byte reaches the hash. A refusal of the store stops
+/// the parse and comes back as [`ParseError::Sink`], which [`parse_failure`] turns back
+/// into the store's error.
 fn read_and_store(
     mut reader: io::BufReader<HashingReader<fs_err::File>>,
     options: &ParseOptions,
     session: &mut dyn IngestSession,
 ) -> Result<(ParseSummary, [u8; 32]), ReadFailure> {
-    let summary = results::parse(&mut reader, options, &mut |execution| {
+    let mut batch = Vec::with_capacity(ONE_THREAD_BATCH);
+    let mut batch_text = 0;
+    let mut store = |batch: &mut Vec<Signed>| {
         session
-            .add(execution)
+            .add_batch(batch)
             .map_err(|error| ParseError::Sink(Box::new(error)))
+    };
+    let summary = results::parse(&mut reader, options, &mut |execution| {
+        batch_text += text_bytes(&execution);
+        let signature = execution.signature();
+        batch.push((execution, signature));
+        if batch.len() >= ONE_THREAD_BATCH || batch_text >= BATCH_TEXT_BYTES {
+            batch_text = 0;
+            store(&mut batch)?;
+        }
+        Ok(())
     })
+    .and_then(|summary| store(&mut batch).map(|()| summary))
     .map_err(ReadFailure::Parse)?;
     finish_reading(reader).map(|hash| (summary, hash))
 }

@@ -446,6 +446,16 @@ pub trait IngestSession {
         execution: Execution,
         signature: Option<String>,
     ) -> Result<(), HistoryError>;
+    /// Adds a batch of executions with their signatures, in order, leaving `batch` empty:
+    /// the same as [`IngestSession::add_with_signature`] on each. A store may look the
+    /// batch's tests up together (the SQLite store reaches for every name's place in its
+    /// tables of names before it stores the first execution, so that the cache misses
+    /// overlap instead of following one another).
+    fn add_batch(&mut self, batch: &mut Vec<(Execution, Option<String>)>) -> Result<(), HistoryError> {
+        batch
+            .drain(..)
+            .try_for_each(|(execution, signature)| self.add_with_signature(execution, signature))
+    }
     /// Commits unless a run with the same `content_key` exists already, in which case the
     /// transaction is rolled back and the report says nothing was added and names the
     /// existing run.

@@ -179,8 +179,17 @@ impl NewNames {
         self.first_id + self.hashes.len() as i64
     }
 
-    fn home(&self, hash: i64) -> usize {
+    fn home_slot(&self, hash: i64) -> usize {
         (((hash as u64 >> 32) * self.slots.len() as u64) >> 32) as usize
+    }
+
+    /// What the first slot a name with this hash is looked for in holds: a cheap read
+    /// that brings its place in the table into the cache before a lookup or a push.
+    pub fn home(&self, hash: i64) -> u32 {
+        self.slots
+            .get(self.home_slot(hash))
+            .copied()
+            .unwrap_or_default()
     }
 
     /// Adds a name with this hash; returns its id.
@@ -197,7 +206,7 @@ impl NewNames {
     }
 
     fn place(&mut self, position: usize) {
-        let mut at = self.home(self.hashes[position]);
+        let mut at = self.home_slot(self.hashes[position]);
         while self.slots[at] != 0 {
             at = (at + 1) % self.slots.len();
         }
@@ -207,7 +216,7 @@ impl NewNames {
     /// The ids of the names held with this hash.
     pub fn find(&self, hash: i64) -> Vec<i64> {
         let mut found = Vec::new();
-        let mut at = self.home(hash);
+        let mut at = self.home_slot(hash);
         while let Some(&slot) = self.slots.get(at).filter(|&&slot| slot != 0) {
             let position = slot as usize - 1;
             if self.hashes[position] == hash {

@@ -44,6 +44,8 @@ pub(super) struct SqliteIngest<'a> {
     names: Names,
     blocks: OpenBlocks,
     tuning: Tuning,
+    /// The name hashes of the batch being added (kept for its allocation).
+    batch_hashes: Vec<i64>,
 }
 
 struct Statements<'a> {
@@ -151,6 +153,7 @@ impl<'a> SqliteIngest<'a> {
             names,
             blocks: OpenBlocks::default(),
             tuning,
+            batch_hashes: Vec::new(),
         })
     }
 
@@ -161,8 +164,7 @@ impl<'a> SqliteIngest<'a> {
     /// the filter ("never seen": a new test, no lookup), the name after the last one
     /// found (a file in the order its tests were first seen), the tests this ingest has
     /// added, and last the name index. Every answer but "new" is a name compared.
-    fn test_row(&mut self, name: &str) -> rusqlite::Result<i64> {
-        let hash = name_hash(name);
+    fn test_row(&mut self, name: &str, hash: i64) -> rusqlite::Result<i64> {
         self.names.lookups += 1;
         if self.names.filter.is_none() && self.names.lookups > self.tuning.filter_after {
             let tests = usize::try_from(self.names.next_id()).unwrap_or(0);
@@ -470,8 +472,9 @@ impl<'a> SqliteIngest<'a> {
         &mut self,
         mut execution: Execution,
         signature: Option<String>,
+        hash: i64,
     ) -> rusqlite::Result<()> {
-        let test = self.test_row(&execution.test_id)?;
+        let test = self.test_row(&execution.test_id, hash)?;
         let (block, slot) = block_and_slot(test);
         if self.seen.insert(test) {
             self.tests += 1;
@@ -571,6 +574,21 @@ impl Names {
     /// The id the next new test gets: ids are dense and follow first sight.
     fn next_id(&self) -> i64 {
         self.new.next_id()
+    }
+
+    /// Reads the places of these names in the filter and among this ingest's new names,
+    /// ahead of their lookups: both are tables of megabytes read at random, so each
+    /// lookup's first read misses the cache, and read back to back the misses overlap
+    /// (a lookup waits on one before it can make the next).
+    fn reach(&self, hashes: &[i64]) {
+        let mut seen = 0u64;
+        for &hash in hashes {
+            if let Some(filter) = &self.filter {
+                seen += u64::from(filter.may_contain(hash));
+            }
+            seen += u64::from(self.new.home(hash));
+        }
+        std::hint::black_box(seen);
     }
 
     /// Records that the name looked up is `test`.
@@ -720,8 +738,28 @@ impl IngestSession for SqliteIngest<'_> {
         execution: Execution,
         signature: Option<String>,
     ) -> Result<(), HistoryError> {
-        self.try_add(execution, signature)
+        let hash = name_hash(&execution.test_id);
+        self.try_add(execution, signature, hash)
             .map_err(|e| self.origin.error(e))
+    }
+
+    fn add_batch(
+        &mut self,
+        batch: &mut Vec<(Execution, Option<String>)>,
+    ) -> Result<(), HistoryError> {
+        let mut hashes = std::mem::take(&mut self.batch_hashes);
+        hashes.clear();
+        hashes.extend(batch.iter().map(|(execution, _)| name_hash(&execution.test_id)));
+        self.names.reach(&hashes);
+        let added = batch
+            .drain(..)
+            .zip(hashes.iter().copied())
+            .try_for_each(|((execution, signature), hash)| {
+                self.try_add(execution, signature, hash)
+            })
+            .map_err(|e| self.origin.error(e));
+        self.batch_hashes = hashes;
+        added
     }
 
     fn commit(mut self: Box<Self>, content: &RunContent) -> Result<IngestReport, HistoryError> {
