@@ -163,8 +163,9 @@ impl<'a> SqliteIngest<'a> {
     /// name up first, and it holds the write lock. The cheapest answer is tried first:
     /// the filter ("never seen": a new test, no lookup), the name after the last one
     /// found (a file in the order its tests were first seen), the tests this ingest has
-    /// added, and last the name index. Every answer but "new" is a name compared.
-    fn test_row(&mut self, name: &str, hash: i64) -> rusqlite::Result<i64> {
+    /// added, and last the name index. Every answer but "new" is a name compared. A new
+    /// test's name is taken out of `name` (left empty) rather than copied.
+    fn test_row(&mut self, name: &mut String, hash: i64) -> rusqlite::Result<i64> {
         self.names.lookups += 1;
         if self.names.filter.is_none() && self.names.lookups > self.tuning.filter_after {
             let tests = usize::try_from(self.names.next_id()).unwrap_or(0);
@@ -173,7 +174,7 @@ impl<'a> SqliteIngest<'a> {
         if let Some(filter) = &self.names.filter
             && !filter.may_contain(hash)
         {
-            return self.add_test(name, hash);
+            return self.add_test(std::mem::take(name), hash);
         }
         let predicted = self.names.predicted;
         if (0..self.names.next_id()).contains(&predicted) {
@@ -192,7 +193,7 @@ impl<'a> SqliteIngest<'a> {
                 return Ok(self.names.found(test));
             }
         }
-        self.add_test(name, hash)
+        self.add_test(std::mem::take(name), hash)
     }
 
     /// Looks for `name` at test `predicted`, then among the other names of its block (a
@@ -251,9 +252,9 @@ impl<'a> SqliteIngest<'a> {
         Ok(self.names.cache.insert(block, names))
     }
 
-    fn add_test(&mut self, name: &str, hash: i64) -> rusqlite::Result<i64> {
+    fn add_test(&mut self, name: String, hash: i64) -> rusqlite::Result<i64> {
         let test = self.names.new.push(hash);
-        self.names.open.push(name.to_owned());
+        self.names.open.push(name);
         if self.names.open.len() == BLOCK_TESTS {
             self.write_open_names()?;
             self.names.open_block += 1;
@@ -319,7 +320,10 @@ impl<'a> SqliteIngest<'a> {
             let open = if self.blocks.written.remove(&block) {
                 self.read_block_back(block)?
             } else {
-                OpenBlock::default()
+                OpenBlock {
+                    details: self.blocks.spare_details.pop().unwrap_or_default(),
+                    ..OpenBlock::default()
+                }
             };
             self.blocks.open.insert(block, open);
         }
@@ -394,9 +398,13 @@ impl<'a> SqliteIngest<'a> {
 
     fn write_block(&mut self, block: i64) -> rusqlite::Result<()> {
         self.write_details_part(block)?;
-        let Some(open) = self.blocks.open.remove(&block) else {
+        let Some(mut open) = self.blocks.open.remove(&block) else {
             return Ok(());
         };
+        if self.blocks.spare_details.len() < SPARE_DETAILS {
+            open.details.clear();
+            self.blocks.spare_details.push(std::mem::take(&mut open.details));
+        }
         if open.builder.is_empty() {
             return Ok(());
         }
@@ -474,7 +482,7 @@ impl<'a> SqliteIngest<'a> {
         signature: Option<String>,
         hash: i64,
     ) -> rusqlite::Result<()> {
-        let test = self.test_row(&execution.test_id, hash)?;
+        let test = self.test_row(&mut execution.test_id, hash)?;
         let (block, slot) = block_and_slot(test);
         if self.seen.insert(test) {
             self.tests += 1;
@@ -665,7 +673,15 @@ struct OpenBlocks {
     /// Bytes of details the open blocks hold.
     details_held: usize,
     clock: u64,
+    /// Emptied buffers of written blocks' details, for the next blocks opened: a block's
+    /// details grow to tens of KiB, and growing each block's from nothing copied them
+    /// over again at every doubling.
+    spare_details: Vec<Vec<u8>>,
 }
+
+/// Buffers of details kept for reuse at most. A buffer is at most twice
+/// [`Tuning::details_part_bytes`], so they hold a few MiB at worst.
+const SPARE_DETAILS: usize = 4;
 
 /// One block of this run being gathered: its entries, and the details not yet written,
 /// of the slots in `pending`.
