@@ -191,17 +191,23 @@ pub fn ingest_file_with(
         Threads::Two => {
             let (read, stored) = std::thread::scope(|scope| {
                 let (sender, receiver) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
+                // Stored batches go back to the reading thread, which frees what the store
+                // left of them and fills them again.
+                let (give_back, given_back) = mpsc::channel();
                 let reading = std::thread::Builder::new()
                     .name("candor-read".into())
-                    .spawn_scoped(scope, || read_file(reader, options, sender))
+                    .spawn_scoped(scope, || read_file(reader, options, sender, given_back))
                     .map_err(|source| IngestError::Thread {
                         path: path.to_path_buf(),
                         source,
                     })?;
                 // Stopping at the first refusal drops the receiver, which stops the reader.
-                let stored = receiver
-                    .into_iter()
-                    .try_for_each(|mut batch: Vec<Signed>| session.add_batch(&mut batch));
+                let stored = receiver.into_iter().try_for_each(|mut batch: Vec<Signed>| {
+                    session.add_batch(&mut batch)?;
+                    // A reader that has finished frees nothing more: the batch goes here.
+                    let _ = give_back.send(batch);
+                    Ok::<_, HistoryError>(())
+                });
                 let read = reading
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -265,9 +271,11 @@ fn read_and_store(
     let mut batch = Vec::with_capacity(ONE_THREAD_BATCH);
     let mut batch_text = 0;
     let mut store = |batch: &mut Vec<Signed>| {
-        session
+        let stored = session
             .add_batch(batch)
-            .map_err(|error| ParseError::Sink(Box::new(error)))
+            .map_err(|error| ParseError::Sink(Box::new(error)));
+        batch.clear();
+        stored
     };
     let summary = results::parse(&mut reader, options, &mut |execution| {
         batch_text += text_bytes(&execution);
@@ -299,12 +307,20 @@ fn read_file(
     reader: io::BufReader<HashingReader<fs_err::File>>,
     options: &ParseOptions,
     sender: mpsc::SyncSender<Vec<Signed>>,
+    given_back: mpsc::Receiver<Vec<Signed>>,
 ) -> Result<(ParseSummary, [u8; 32]), ReadFailure> {
     let mut reader = reader;
     let mut batch = Vec::with_capacity(BATCH_EXECUTIONS);
     let mut batch_text = 0;
     let send = |batch: &mut Vec<Signed>| {
-        let full = std::mem::replace(batch, Vec::with_capacity(BATCH_EXECUTIONS));
+        let next = match given_back.try_recv() {
+            Ok(mut stored) => {
+                stored.clear();
+                stored
+            }
+            Err(_) => Vec::with_capacity(BATCH_EXECUTIONS),
+        };
+        let full = std::mem::replace(batch, next);
         // A closed channel means the store refused an execution and stopped; its error
         // is the one reported.
         sender
@@ -823,7 +839,8 @@ mod tests {
                         .map(|execution| (execution.clone(), execution.signature()))
                         .collect();
                     session.add_batch(&mut batch).unwrap();
-                    assert!(batch.is_empty(), "a batch is taken whole");
+                    // What the store left is only the caller's to drop.
+                    drop(batch);
                 }
             }
             let report = session.commit(&content).unwrap();

@@ -126,7 +126,13 @@ impl BlockBuilder {
 
     /// Puts `narrow` in `slot`, replacing what was there.
     pub fn set(&mut self, slot: usize, narrow: Narrow) {
-        let file = match narrow.file {
+        self.set_ref(slot, &narrow);
+    }
+
+    /// [`BlockBuilder::set`] from a borrowed entry: its file is copied only when the
+    /// block has not met it yet.
+    pub fn set_ref(&mut self, slot: usize, narrow: &Narrow) {
+        let file = match &narrow.file {
             Some(file) => self.intern(file),
             None => 0,
         };
@@ -178,11 +184,11 @@ impl BlockBuilder {
 
     /// A block's tests mostly share a handful of files, so they are stored once; the
     /// latest one is the likeliest match.
-    fn intern(&mut self, file: String) -> u32 {
-        if let Some(at) = self.files.iter().rposition(|known| *known == file) {
+    fn intern(&mut self, file: &str) -> u32 {
+        if let Some(at) = self.files.iter().rposition(|known| known == file) {
             return at as u32 + 1;
         }
-        self.files.push(file);
+        self.files.push(file.to_owned());
         self.files.len() as u32
     }
 

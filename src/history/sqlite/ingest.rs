@@ -19,7 +19,7 @@ use crate::history::packed::{
     seal_details, test_of,
 };
 use crate::history::{HistoryError, IngestReport, IngestSession, NewRun, RunContent};
-use crate::results::Execution;
+use crate::results::{Execution, Outcome};
 
 /// One file's ingest: a write transaction holding the run row, its new tests, its blocks
 /// and its details rows.
@@ -430,11 +430,11 @@ impl<'a> SqliteIngest<'a> {
         &mut self,
         block: i64,
         slot: usize,
-        narrow: Narrow,
+        narrow: &Narrow,
         details: Option<&Details>,
     ) -> rusqlite::Result<()> {
         let open = self.open_block(block)?;
-        open.builder.set(slot, narrow);
+        open.builder.set_ref(slot, narrow);
         let added = if let Some(details) = details {
             let before = open.details.len();
             put_details(&mut open.details, slot, details);
@@ -476,10 +476,13 @@ impl<'a> SqliteIngest<'a> {
         Ok(())
     }
 
+    /// Stores `execution`. Its texts are read, not kept: what is left of it (all but a
+    /// new test's name, or all of a retry) is for the caller to drop, so that the thread
+    /// that allocated them frees them ([`IngestSession::add_batch`]).
     fn try_add(
         &mut self,
-        mut execution: Execution,
-        signature: Option<String>,
+        execution: &mut Execution,
+        signature: &mut Option<String>,
         hash: i64,
     ) -> rusqlite::Result<()> {
         let test = self.test_row(&mut execution.test_id, hash)?;
@@ -487,7 +490,7 @@ impl<'a> SqliteIngest<'a> {
         if self.seen.insert(test) {
             self.tests += 1;
             self.red += u64::from(execution.outcome.is_red());
-            let details = Details::take(&mut execution, signature);
+            let details = Details::take(execution, signature.take());
             let narrow = Narrow {
                 outcome: execution.outcome,
                 duration: execution.duration,
@@ -495,8 +498,18 @@ impl<'a> SqliteIngest<'a> {
                 file: execution.file.take(),
                 line: execution.line,
             };
-            return self.put(block, slot, narrow, details.as_ref());
+            let put = self.put(block, slot, &narrow, details.as_ref());
+            execution.file = narrow.file;
+            if let Some(details) = details {
+                *signature = details.signature;
+                execution.failure = details.failure;
+                execution.skip_message = details.skip_message;
+                execution.stdout = details.stdout;
+                execution.stderr = details.stderr;
+            }
+            return put;
         }
+        let execution = std::mem::replace(execution, Execution::new(String::new(), Outcome::Pass));
         // The same test again in this run: a retry. The earlier execution is put back
         // together from the block and its details, merged, and put back.
         let open = self.open_block(block)?;
@@ -529,7 +542,7 @@ impl<'a> SqliteIngest<'a> {
             file: earlier.file,
             line: earlier.line,
         };
-        self.put(block, slot, narrow, details.as_ref())
+        self.put(block, slot, &narrow, details.as_ref())
     }
 
     /// Writes everything still held: the open blocks in block order, the new tests.
@@ -751,11 +764,11 @@ impl SeenTests {
 impl IngestSession for SqliteIngest<'_> {
     fn add_with_signature(
         &mut self,
-        execution: Execution,
-        signature: Option<String>,
+        mut execution: Execution,
+        mut signature: Option<String>,
     ) -> Result<(), HistoryError> {
         let hash = name_hash(&execution.test_id);
-        self.try_add(execution, signature, hash)
+        self.try_add(&mut execution, &mut signature, hash)
             .map_err(|e| self.origin.error(e))
     }
 
@@ -767,8 +780,10 @@ impl IngestSession for SqliteIngest<'_> {
         hashes.clear();
         hashes.extend(batch.iter().map(|(execution, _)| name_hash(&execution.test_id)));
         self.names.reach(&hashes);
+        // What is left of the executions stays in `batch`, for the thread that made
+        // them to free.
         let added = batch
-            .drain(..)
+            .iter_mut()
             .zip(hashes.iter().copied())
             .try_for_each(|((execution, signature), hash)| {
                 self.try_add(execution, signature, hash)
