@@ -193,10 +193,12 @@ pub fn ingest_file_with(
                 let (sender, receiver) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
                 // Stored batches go back to the reading thread, which frees what the store
                 // left of them and fills them again.
-                let (give_back, given_back) = mpsc::channel();
+                let (to_reader, from_store) = mpsc::channel();
                 let reading = std::thread::Builder::new()
                     .name("candor-read".into())
-                    .spawn_scoped(scope, || read_file(reader, options, sender, given_back))
+                    .spawn_scoped(scope, move || {
+                        read_file(reader, options, sender, &from_store)
+                    })
                     .map_err(|source| IngestError::Thread {
                         path: path.to_path_buf(),
                         source,
@@ -205,7 +207,7 @@ pub fn ingest_file_with(
                 let stored = receiver.into_iter().try_for_each(|mut batch: Vec<Signed>| {
                     session.add_batch(&mut batch)?;
                     // A reader that has finished frees nothing more: the batch goes here.
-                    let _ = give_back.send(batch);
+                    let _ = to_reader.send(batch);
                     Ok::<_, HistoryError>(())
                 });
                 let read = reading
@@ -307,13 +309,13 @@ fn read_file(
     reader: io::BufReader<HashingReader<fs_err::File>>,
     options: &ParseOptions,
     sender: mpsc::SyncSender<Vec<Signed>>,
-    given_back: mpsc::Receiver<Vec<Signed>>,
+    from_store: &mpsc::Receiver<Vec<Signed>>,
 ) -> Result<(ParseSummary, [u8; 32]), ReadFailure> {
     let mut reader = reader;
     let mut batch = Vec::with_capacity(BATCH_EXECUTIONS);
     let mut batch_text = 0;
     let send = |batch: &mut Vec<Signed>| {
-        let next = match given_back.try_recv() {
+        let next = match from_store.try_recv() {
             Ok(mut stored) => {
                 stored.clear();
                 stored
@@ -848,7 +850,12 @@ mod tests {
             answered.push((batch_size, answers(&store)));
         }
         let (_, one_at_a_time) = answered.remove(0);
-        assert!(one_at_a_time.1.iter().any(|stored| stored.execution.attempts > 1));
+        assert!(
+            one_at_a_time
+                .1
+                .iter()
+                .any(|stored| stored.execution.attempts > 1)
+        );
         for (batch_size, answers) in answered {
             assert!(answers == one_at_a_time, "batches of {batch_size}");
         }

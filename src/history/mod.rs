@@ -454,7 +454,10 @@ pub trait IngestSession {
     /// `batch` for the caller to drop (the SQLite store leaves the texts it only read,
     /// so that a reading thread that allocated them frees them: a free from another
     /// thread costs both threads more). The caller clears `batch` before reusing it.
-    fn add_batch(&mut self, batch: &mut Vec<(Execution, Option<String>)>) -> Result<(), HistoryError> {
+    fn add_batch(
+        &mut self,
+        batch: &mut Vec<(Execution, Option<String>)>,
+    ) -> Result<(), HistoryError> {
         batch
             .drain(..)
             .try_for_each(|(execution, signature)| self.add_with_signature(execution, signature))

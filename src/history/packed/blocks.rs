@@ -125,17 +125,20 @@ impl BlockBuilder {
     }
 
     /// Puts `narrow` in `slot`, replacing what was there.
-    pub fn set(&mut self, slot: usize, narrow: Narrow) {
-        self.set_ref(slot, &narrow);
+    pub fn set(&mut self, slot: usize, mut narrow: Narrow) {
+        let file = narrow.file.take().map_or(0, |file| self.intern_owned(file));
+        self.put_entry(slot, &narrow, file);
     }
 
     /// [`BlockBuilder::set`] from a borrowed entry: its file is copied only when the
     /// block has not met it yet.
     pub fn set_ref(&mut self, slot: usize, narrow: &Narrow) {
-        let file = match &narrow.file {
-            Some(file) => self.intern(file),
-            None => 0,
-        };
+        let file = narrow.file.as_deref().map_or(0, |file| self.intern(file));
+        self.put_entry(slot, narrow, file);
+    }
+
+    /// Puts `narrow` in `slot` with `file`, its index in the file table (0: none).
+    fn put_entry(&mut self, slot: usize, narrow: &Narrow, file: u32) {
         let entry = Slot {
             code: outcome_code(narrow.outcome),
             attempts: narrow.attempts,
@@ -189,6 +192,15 @@ impl BlockBuilder {
             return at as u32 + 1;
         }
         self.files.push(file.to_owned());
+        self.files.len() as u32
+    }
+
+    /// [`BlockBuilder::intern`] of a file already owned.
+    fn intern_owned(&mut self, file: String) -> u32 {
+        if let Some(at) = self.files.iter().rposition(|known| *known == file) {
+            return at as u32 + 1;
+        }
+        self.files.push(file);
         self.files.len() as u32
     }
 

@@ -403,7 +403,9 @@ impl<'a> SqliteIngest<'a> {
         };
         if self.blocks.spare_details.len() < SPARE_DETAILS {
             open.details.clear();
-            self.blocks.spare_details.push(std::mem::take(&mut open.details));
+            self.blocks
+                .spare_details
+                .push(std::mem::take(&mut open.details));
         }
         if open.builder.is_empty() {
             return Ok(());
@@ -778,16 +780,18 @@ impl IngestSession for SqliteIngest<'_> {
     ) -> Result<(), HistoryError> {
         let mut hashes = std::mem::take(&mut self.batch_hashes);
         hashes.clear();
-        hashes.extend(batch.iter().map(|(execution, _)| name_hash(&execution.test_id)));
+        hashes.extend(
+            batch
+                .iter()
+                .map(|(execution, _)| name_hash(&execution.test_id)),
+        );
         self.names.reach(&hashes);
         // What is left of the executions stays in `batch`, for the thread that made
         // them to free.
         let added = batch
             .iter_mut()
             .zip(hashes.iter().copied())
-            .try_for_each(|((execution, signature), hash)| {
-                self.try_add(execution, signature, hash)
-            })
+            .try_for_each(|((execution, signature), hash)| self.try_add(execution, signature, hash))
             .map_err(|e| self.origin.error(e));
         self.batch_hashes = hashes;
         added
