@@ -5,7 +5,7 @@
 //! are any, then the run's row and block rows (binary `COPY`) in one transaction of
 //! their own. docs/postgres.md (Ingest).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use postgres::Client;
 
@@ -263,6 +263,11 @@ impl Names {
         found
     }
 
+    /// Whether the names of test `id`'s block are at hand.
+    fn has_block_of(&self, id: i64) -> bool {
+        self.is(id, "").is_some()
+    }
+
     /// Whether test `id` is named `name`: `None` when its block is not at hand.
     fn is(&self, id: i64, name: &str) -> Option<bool> {
         let (block, slot) = block_and_slot(id);
@@ -365,7 +370,8 @@ impl<'a> PgIngest<'a> {
         }
         let items = std::mem::take(&mut self.waiting);
         let locked = self.names.adding.is_some();
-        self.read_names_for(&items, locked)
+        let hashes: Vec<i64> = items.iter().map(|item| item.hash).collect();
+        self.read_names_for(&hashes, locked)
             .map_err(|e| self.names_error(e))?;
         for item in items {
             if !locked && self.deferred.hashes.contains(&item.hash) {
@@ -374,28 +380,10 @@ impl<'a> PgIngest<'a> {
                 self.deferred.push(&item);
                 continue;
             }
-            let mut found = None;
-            for id in self.names.candidates(item.hash) {
-                let known = if let Some(known) = self.names.is(id, &item.name) {
-                    known
-                } else {
-                    let block = block_and_slot(id).0;
-                    let read = names::read_blocks(&mut *self.client, &[block])
-                        .map_err(|e| self.names_error(e))?;
-                    for (block, names) in read {
-                        self.names.remember(block, &names);
-                    }
-                    self.names.is(id, &item.name).unwrap_or(false)
-                };
-                if known {
-                    found = Some(id);
-                    break;
-                }
-            }
-            match found {
+            match self.find(&item.name, item.hash)? {
                 Some(id) => self.put(id, item)?,
                 None if locked => {
-                    let id = self.add_name(&item)?;
+                    let id = self.add_name(&item.name, item.hash)?;
                     self.put(id, item)?;
                 }
                 None => self.deferred.push(&item),
@@ -407,9 +395,31 @@ impl<'a> PgIngest<'a> {
         Ok(())
     }
 
+    /// The id of the test named `name` among the index rows and name blocks read (a
+    /// name block not at hand is read).
+    fn find(&mut self, name: &str, hash: i64) -> Result<Option<i64>, HistoryError> {
+        for id in self.names.candidates(hash) {
+            let known = if let Some(known) = self.names.is(id, name) {
+                known
+            } else {
+                let block = block_and_slot(id).0;
+                let read = names::read_blocks(&mut *self.client, &[block])
+                    .map_err(|e| self.names_error(e))?;
+                for (block, names) in read {
+                    self.names.remember(block, &names);
+                }
+                self.names.is(id, name).unwrap_or(false)
+            };
+            if known {
+                return Ok(Some(id));
+            }
+        }
+        Ok(None)
+    }
+
     /// Reads the index rows the batch's hashes fall in and the name blocks of their
     /// candidates, those not read already.
-    fn read_names_for(&mut self, items: &[Item], locked: bool) -> Result<(), NamesError> {
+    fn read_names_for(&mut self, hashes: &[i64], locked: bool) -> Result<(), NamesError> {
         if self.names.keys.is_none() {
             self.names.keys = Some(names::index_keys(&mut *self.client)?);
         }
@@ -417,10 +427,10 @@ impl<'a> PgIngest<'a> {
         if keys.is_empty() {
             return Ok(());
         }
-        let mut rows: Vec<i64> = items
+        let mut rows: Vec<i64> = hashes
             .iter()
-            .filter(|item| locked || !self.deferred.hashes.contains(&item.hash))
-            .filter_map(|item| names::row_of(keys, item.hash))
+            .filter(|&hash| locked || !self.deferred.hashes.contains(hash))
+            .filter_map(|&hash| names::row_of(keys, hash))
             .filter(|key| !self.names.index.contains_key(key))
             .collect();
         rows.sort_unstable();
@@ -429,9 +439,9 @@ impl<'a> PgIngest<'a> {
             self.names.index.insert(key, entries);
         }
         let mut blocks: Vec<i64> = Vec::new();
-        for item in items {
-            for id in self.names.candidates(item.hash) {
-                if self.names.is(id, &item.name).is_none() {
+        for &hash in hashes {
+            for id in self.names.candidates(hash) {
+                if !self.names.has_block_of(id) {
                     blocks.push(block_and_slot(id).0);
                 }
             }
@@ -452,6 +462,21 @@ impl<'a> PgIngest<'a> {
         if self.names.adding.is_some() {
             return Ok(());
         }
+        self.lock_names()?;
+        let deferred = std::mem::take(&mut self.deferred);
+        for item in deferred.items() {
+            let item = item.map_err(|e| self.corrupt(e.to_string()))?;
+            self.waiting.push(item);
+            if self.waiting.len() >= RESOLVE_BATCH {
+                self.resolve()?;
+            }
+        }
+        self.resolve()
+    }
+
+    /// Opens the names transaction, takes the names lock in it and reads where new ids
+    /// start; what was read of the index before is read again.
+    fn lock_names(&mut self) -> Result<(), HistoryError> {
         self.client
             .batch_execute("BEGIN")
             .map_err(|e| self.server(&e))?;
@@ -479,24 +504,71 @@ impl<'a> PgIngest<'a> {
             sealed: Vec::new(),
             new: NewNames::new(next),
         });
+        Ok(())
+    }
+
+    /// At the commit: gives the names that waited their ids and commits them, under the
+    /// names lock for that only (their names looked up again, the rest given the ids
+    /// after the last), then puts their executions in their blocks with the lock
+    /// released: what other jobs adding names wait for is a few reads and writes of
+    /// names, not this run's blocks.
+    fn add_deferred_names(&mut self) -> Result<(), HistoryError> {
+        let mut order: Vec<(String, i64)> = Vec::new();
+        let mut at: HashMap<String, usize> = HashMap::new();
+        for item in self.deferred.items() {
+            let item = item.map_err(|e| self.corrupt(e.to_string()))?;
+            if !at.contains_key(&item.name) {
+                at.insert(item.name.clone(), order.len());
+                order.push((item.name, item.hash));
+            }
+        }
+        self.lock_names()?;
+        let mut ids = Vec::with_capacity(order.len());
+        for chunk in order.chunks(RESOLVE_BATCH) {
+            let hashes: Vec<i64> = chunk.iter().map(|&(_, hash)| hash).collect();
+            self.read_names_for(&hashes, true)
+                .map_err(|e| self.names_error(e))?;
+            for (name, hash) in chunk {
+                let id = match self.find(name, *hash)? {
+                    Some(id) => id,
+                    None => self.add_name(name, *hash)?,
+                };
+                ids.push(id);
+            }
+        }
+        self.commit_names()?;
         let deferred = std::mem::take(&mut self.deferred);
         for item in deferred.items() {
             let item = item.map_err(|e| self.corrupt(e.to_string()))?;
-            self.waiting.push(item);
-            if self.waiting.len() >= RESOLVE_BATCH {
-                self.resolve()?;
-            }
+            let id = at
+                .get(&item.name)
+                .and_then(|&at| ids.get(at))
+                .copied()
+                .ok_or_else(|| self.corrupt("a waiting name without its id".into()))?;
+            self.put(id, item)?;
         }
-        self.resolve()
+        Ok(())
     }
 
-    /// Gives `item`'s name the next id (under the names lock).
-    fn add_name(&mut self, item: &Item) -> Result<i64, HistoryError> {
+    /// Writes the names added under the lock and commits them, releasing the lock.
+    fn commit_names(&mut self) -> Result<(), HistoryError> {
+        if self.names_open {
+            self.write_names()?;
+            self.client
+                .batch_execute("COMMIT")
+                .map_err(|e| self.server(&e))?;
+            self.names_open = false;
+        }
+        Ok(())
+    }
+
+    /// Gives the name `name` (hashing to `hash`) the next id (under the names lock).
+    fn add_name(&mut self, name: &str, hash: i64) -> Result<i64, HistoryError> {
         let Some(adding) = &mut self.names.adding else {
             return Err(self.corrupt("a new name outside the names lock".into()));
         };
-        let id = adding.new.push(item.hash);
-        adding.open.push(item.name.clone());
+        let id = adding.new.push(hash);
+        adding.open.push(name.to_owned());
         if adding.open.len() == BLOCK_TESTS {
             adding.sealed.push(encode_names(&adding.open));
             adding.open.clear();
@@ -746,19 +818,14 @@ impl IngestSession for PgIngest<'_> {
 
     fn commit(mut self: Box<Self>, content: &RunContent) -> Result<IngestReport, HistoryError> {
         self.resolve()?;
+        // The names first, in their own transaction: the lock is held for them only, not
+        // for the run's blocks and commit. A name whose run then fails has no execution:
+        // no question lists it, and a retried upload finds it.
         if self.deferred.count > 0 {
-            self.take_lock()?;
+            self.add_deferred_names()?;
         }
-        if self.names_open {
-            // The names first, in their own transaction: the lock is held for them only,
-            // not for the run's blocks and commit. A name whose run then fails has no
-            // execution: no question lists it, and a retried upload finds it.
-            self.write_names()?;
-            self.client
-                .batch_execute("COMMIT")
-                .map_err(|e| self.server(&e))?;
-            self.names_open = false;
-        }
+        // A file too large to wait for the commit took the lock while it was read.
+        self.commit_names()?;
         let mut open: Vec<i64> = self.blocks.keys().copied().collect();
         open.sort_unstable();
         for block in open {
