@@ -462,9 +462,7 @@ fn an_ingest_storing_its_run_holds_no_names_lock() {
     assert!(store.tests(false).unwrap().is_empty(), "and listed nowhere");
     assert!(store.executions("waiting::test_0", 10).unwrap().is_empty());
     let mut windows = 0;
-    store
-        .windows_in(10, None, &mut |_| windows += 1)
-        .unwrap();
+    store.windows_in(10, None, &mut |_| windows += 1).unwrap();
     assert_eq!(windows, 0);
     drop(store);
     let impatient = format!("{}%20-clock_timeout%3D10s", schema.url);
@@ -524,7 +522,12 @@ fn a_run_failing_after_its_names_committed_stores_nothing_and_its_retry_each_nam
     let store = schema.open();
     assert!(store.runs(10).unwrap().is_empty());
     assert!(store.tests(false).unwrap().is_empty());
-    assert!(store.executions("tests/test_a.py::test_0", 10).unwrap().is_empty());
+    assert!(
+        store
+            .executions("tests/test_a.py::test_0", 10)
+            .unwrap()
+            .is_empty()
+    );
     drop(store);
     let listed = candor(dir.path(), &schema.url, &["tests"]);
     assert_eq!(listed.status.code(), Some(0), "{:?}", text(&listed));
@@ -657,7 +660,10 @@ fn a_read_only_role_reads_and_its_ingest_names_the_missing_privilege() {
     );
     let (out, err) = text(&write);
     assert_eq!(write.status.code(), Some(2), "{out}{err}");
-    assert!(err.contains("permission denied for table test_names"), "{err}");
+    assert!(
+        err.contains("permission denied for table test_names"),
+        "{err}"
+    );
     assert!(err.contains("lacks a privilege"), "{err}");
     let (out, err) = text(&write_known);
     assert_eq!(write_known.status.code(), Some(2), "{out}{err}");

@@ -644,7 +644,11 @@ impl HistoryStore for PgStore {
         let mut run = run.clone();
         // Kept at the store's precision, as the trait says.
         run.started_at = timestamp(micros(run.started_at)).unwrap_or(run.started_at);
-        Ok(Box::new(ingest::PgIngest::new(client.get_mut(), target, run)))
+        Ok(Box::new(ingest::PgIngest::new(
+            client.get_mut(),
+            target,
+            run,
+        )))
     }
 
     fn tests_in(
