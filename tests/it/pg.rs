@@ -673,6 +673,99 @@ fn a_read_only_role_reads_and_its_ingest_names_the_missing_privilege() {
     assert_eq!(index_entries(&schema), 20);
 }
 
+/// #17 pgconc item 1: a writer role that does not own the tables, with the grants
+/// docs/postgres.md (Roles) lists and no more, stores a run of new names (its names
+/// transaction, then its run's), a run too large to hold (the names lock taken while it
+/// is read, full blocks sent to its temporary table) and a run of known names.
+#[test]
+fn a_writer_role_with_the_documented_grants_stores_every_kind_of_run() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    {
+        let mut store = schema.open();
+        let mut session = store.begin_ingest(&run_at(0, "owner")).unwrap();
+        session
+            .add(Execution::new("owner::test", Outcome::Pass))
+            .unwrap();
+        session.commit(&content("owner")).unwrap();
+    }
+    let role = format!("{}_w", schema.name);
+    let mut admin = schema.client();
+    admin
+        .batch_execute(&format!(
+            "CREATE ROLE {role} LOGIN; GRANT USAGE ON SCHEMA {s} TO {role}; \
+             GRANT SELECT ON {s}.candor_schema TO {role}; \
+             GRANT SELECT, INSERT ON {s}.runs, {s}.execution_blocks, {s}.candor_partitions \
+             TO {role}; \
+             GRANT SELECT, INSERT, UPDATE ON {s}.test_names, {s}.test_name_index TO {role}; \
+             GRANT USAGE ON SEQUENCE {s}.runs_id_seq TO {role};",
+            s = schema.name
+        ))
+        .unwrap();
+    let server = pg_support::server().unwrap();
+    let url = pg_support::in_schema(
+        &server.replace("user=candor", &format!("user={role}")),
+        &schema.name,
+    );
+    let seed: u64 = 0x17_c0c0;
+    let stored = std::panic::catch_unwind(|| {
+        let env = |name: &str| std::env::var(name).ok();
+        let mut store =
+            PgStore::open(&candor::history::pg::Target::parse(&url, &env).unwrap()).unwrap();
+        let mut reports = Vec::new();
+        let mut small = store.begin_ingest(&run_at(1, "small")).unwrap();
+        small
+            .add(Execution::new("owner::test", Outcome::Fail))
+            .unwrap();
+        for i in 0..300 {
+            small
+                .add(Execution::new(format!("writer::test_{i}"), Outcome::Pass))
+                .unwrap();
+        }
+        reports.push(small.commit(&content("small")).unwrap());
+        // About 13 MB of failure details that compress by half: past what waits for the
+        // commit and what is held of full blocks.
+        let mut state = seed;
+        let mut large = store.begin_ingest(&run_at(2, "large")).unwrap();
+        for i in 0..40_000 {
+            let name = format!("writer/large.py::test_{i:05}");
+            let execution = if i % 2 == 0 {
+                let mut execution = failing(&name);
+                if let Some(failure) = &mut execution.failure {
+                    failure.text = noise(&mut state, 650);
+                }
+                execution
+            } else {
+                Execution::new(name, Outcome::Pass)
+            };
+            large.add(execution).unwrap();
+        }
+        reports.push(large.commit(&content("large")).unwrap());
+        let mut known = store.begin_ingest(&run_at(3, "known")).unwrap();
+        for i in 0..300 {
+            known
+                .add(Execution::new(format!("writer::test_{i}"), Outcome::Fail))
+                .unwrap();
+        }
+        reports.push(known.commit(&content("known")).unwrap());
+        reports
+    });
+    admin
+        .batch_execute(&format!("DROP OWNED BY {role}; DROP ROLE {role};"))
+        .unwrap();
+    let reports = stored.unwrap_or_else(|_| panic!("seed {seed:#x}"));
+    let counts: Vec<(bool, u64, u64)> = reports.iter().map(|r| (r.added, r.tests, r.red)).collect();
+    assert_eq!(
+        counts,
+        [(true, 301, 1), (true, 40_000, 20_000), (true, 300, 300)],
+        "seed {seed:#x}"
+    );
+    assert_eq!(index_entries(&schema), 1 + 300 + 40_000);
+    let tests = schema.open().tests(false).unwrap();
+    assert_eq!(tests.len(), 1 + 300 + 40_000);
+}
+
 /// A PostgreSQL cluster of the test's own (`.ci/pg-cluster`), stopped when dropped.
 struct Cluster {
     dir: tempfile::TempDir,
