@@ -402,6 +402,147 @@ fn only_an_ingest_with_new_names_takes_the_names_lock() {
     assert_eq!((seven.runs, seven.failures), (3, 1));
 }
 
+/// #17 pgconc item 1: an ingest's new names are committed in a short transaction of
+/// their own, so the names lock is not held while its run is stored. A run whose insert
+/// waits (here behind another transaction's uncommitted run of the same content) holds
+/// no lock that another ingest of new names waits for (a `lock_timeout` would fail it if
+/// it did); the waiting run's names, committed without it, are listed by no question
+/// until its run is stored, then stored once.
+#[test]
+fn an_ingest_storing_its_run_holds_no_names_lock() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    drop(schema.open());
+    let mut holder = schema.client();
+    let mut held = holder.transaction().unwrap();
+    held.execute(
+        "INSERT INTO runs (content_key, started_us, source, ci, executions, red) \
+         VALUES ('waiting', 0, 'ci', true, 0, 0)",
+        &[],
+    )
+    .unwrap();
+    let app = format!("{}_waiting", schema.name);
+    let url = format!("{}&application_name={app}", schema.url);
+    let env = |name: &str| std::env::var(name).ok();
+    let worker = std::thread::spawn(move || {
+        let target = candor::history::pg::Target::parse(&url, &env).unwrap();
+        let mut store = PgStore::open(&target).unwrap();
+        let mut session = store.begin_ingest(&run_at(0, "waiting")).unwrap();
+        for i in 0..600 {
+            session
+                .add(Execution::new(format!("waiting::test_{i}"), Outcome::Pass))
+                .unwrap();
+        }
+        session.commit(&content("waiting"))
+    });
+    // Until the server reports the ingest's run insert waiting for the held row: a wait
+    // it must reach, not a timer.
+    let mut watcher = pg_support::admin(&schema.url);
+    loop {
+        let waiting: i64 = watcher
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE application_name = $1 AND wait_event = 'transactionid'",
+                &[&app],
+            )
+            .unwrap()
+            .get(0);
+        if waiting == 1 {
+            break;
+        }
+        assert!(
+            !worker.is_finished(),
+            "the ingest ended without waiting for the held run: {:?}",
+            worker.join()
+        );
+    }
+    assert_eq!(index_entries(&schema), 600, "its names are committed");
+    let store = schema.open();
+    assert!(store.tests(false).unwrap().is_empty(), "and listed nowhere");
+    assert!(store.executions("waiting::test_0", 10).unwrap().is_empty());
+    let mut windows = 0;
+    store.windows_in(10, None, &mut |_| windows += 1).unwrap();
+    assert_eq!(windows, 0);
+    drop(store);
+    let impatient = format!("{}%20-clock_timeout%3D10s", schema.url);
+    let mut other =
+        PgStore::open(&candor::history::pg::Target::parse(&impatient, &env).unwrap()).unwrap();
+    let mut session = other.begin_ingest(&run_at(1, "other")).unwrap();
+    for i in 0..300 {
+        session
+            .add(Execution::new(format!("other::test_{i}"), Outcome::Fail))
+            .unwrap();
+    }
+    session
+        .add(Execution::new("waiting::test_0", Outcome::Fail))
+        .unwrap();
+    let report = session.commit(&content("other")).unwrap();
+    assert!(report.added && report.tests == 301, "{report:?}");
+    held.rollback().unwrap();
+    let report = worker.join().unwrap().unwrap();
+    assert!(report.added && report.tests == 600, "{report:?}");
+    assert_eq!(index_entries(&schema), 900, "each name indexed once");
+    let tests = schema.open().tests(false).unwrap();
+    assert_eq!(tests.len(), 900);
+    let shared = tests
+        .iter()
+        .find(|t| t.test_id == "waiting::test_0")
+        .unwrap();
+    assert_eq!((shared.runs, shared.failures), (2, 1));
+}
+
+/// #17 pgconc item 1: a run whose names were committed but whose own transaction then
+/// failed (a statement timeout on its insert) is still all-or-nothing: no run, no test
+/// listed, no execution shown; the retried upload finds its names there and stores the
+/// run with each name once.
+#[test]
+fn a_run_failing_after_its_names_committed_stores_nothing_and_its_retry_each_name_once() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = junit(dir.path(), "r.xml", "a", 50, 5);
+    drop(schema.open());
+    let mut holder = schema.client();
+    let mut lock = holder.transaction().unwrap();
+    lock.batch_execute("LOCK TABLE runs IN ACCESS EXCLUSIVE MODE")
+        .unwrap();
+    let url = format!(
+        "{}&options=-csearch_path%3D{}%20-cstatement_timeout%3D300",
+        pg_support::server().unwrap(),
+        schema.name
+    );
+    let ran = candor(dir.path(), &url, &["ingest", file.to_str().unwrap()]);
+    lock.rollback().unwrap();
+    let (out, err) = text(&ran);
+    assert_eq!(ran.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("statement timeout"), "{err}");
+    assert_eq!(index_entries(&schema), 50, "the names were committed first");
+    let store = schema.open();
+    assert!(store.runs(10).unwrap().is_empty());
+    assert!(store.tests(false).unwrap().is_empty());
+    assert!(
+        store
+            .executions("tests/test_a.py::test_0", 10)
+            .unwrap()
+            .is_empty()
+    );
+    drop(store);
+    let listed = candor(dir.path(), &schema.url, &["tests"]);
+    assert_eq!(listed.status.code(), Some(0), "{:?}", text(&listed));
+    assert!(!text(&listed).0.contains("test_a"), "{:?}", text(&listed));
+
+    let again = candor(dir.path(), &schema.url, &["ingest", file.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(0), "{:?}", text(&again));
+    assert_eq!(index_entries(&schema), 50, "each name indexed once");
+    let store = schema.open();
+    assert_eq!(store.runs(10).unwrap().len(), 1);
+    let tests = store.tests(false).unwrap();
+    assert_eq!(tests.len(), 50);
+    assert_eq!(tests.iter().map(|t| t.failures).sum::<u64>(), 10);
+}
+
 /// #17 item 7: a dropped connection in the middle of the `COPY` stores nothing.
 #[test]
 fn a_connection_dropped_during_copy_stores_nothing() {
@@ -502,8 +643,12 @@ fn a_read_only_role_reads_and_its_ingest_names_the_missing_privilege() {
         &schema.name,
     );
     let read = candor(dir.path(), &url, &["tests", "--failing"]);
+    // New names are written first (their own transaction), a run of known tests has
+    // only its run to write.
     let other = junit(dir.path(), "s.xml", "b", 5, 0);
     let write = candor(dir.path(), &url, &["ingest", other.to_str().unwrap()]);
+    let known = junit(dir.path(), "t.xml", "a", 20, 3);
+    let write_known = candor(dir.path(), &url, &["ingest", known.to_str().unwrap()]);
     admin
         .batch_execute(&format!("DROP OWNED BY {role}; DROP ROLE {role};"))
         .unwrap();
@@ -515,9 +660,110 @@ fn a_read_only_role_reads_and_its_ingest_names_the_missing_privilege() {
     );
     let (out, err) = text(&write);
     assert_eq!(write.status.code(), Some(2), "{out}{err}");
+    assert!(
+        err.contains("permission denied for table test_names"),
+        "{err}"
+    );
+    assert!(err.contains("lacks a privilege"), "{err}");
+    let (out, err) = text(&write_known);
+    assert_eq!(write_known.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("permission denied for table runs"), "{err}");
     assert!(err.contains("lacks a privilege"), "{err}");
     assert_eq!(schema.open().runs(10).unwrap().len(), 1);
+    assert_eq!(index_entries(&schema), 20);
+}
+
+/// #17 pgconc item 1: a writer role that does not own the tables, with the grants
+/// docs/postgres.md (Roles) lists and no more, stores a run of new names (its names
+/// transaction, then its run's), a run too large to hold (the names lock taken while it
+/// is read, full blocks sent to its temporary table) and a run of known names.
+#[test]
+fn a_writer_role_with_the_documented_grants_stores_every_kind_of_run() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    {
+        let mut store = schema.open();
+        let mut session = store.begin_ingest(&run_at(0, "owner")).unwrap();
+        session
+            .add(Execution::new("owner::test", Outcome::Pass))
+            .unwrap();
+        session.commit(&content("owner")).unwrap();
+    }
+    let role = format!("{}_w", schema.name);
+    let mut admin = schema.client();
+    admin
+        .batch_execute(&format!(
+            "CREATE ROLE {role} LOGIN; GRANT USAGE ON SCHEMA {s} TO {role}; \
+             GRANT SELECT ON {s}.candor_schema TO {role}; \
+             GRANT SELECT, INSERT ON {s}.runs, {s}.execution_blocks, {s}.candor_partitions \
+             TO {role}; \
+             GRANT SELECT, INSERT, UPDATE ON {s}.test_names, {s}.test_name_index TO {role}; \
+             GRANT USAGE ON SEQUENCE {s}.runs_id_seq TO {role};",
+            s = schema.name
+        ))
+        .unwrap();
+    let server = pg_support::server().unwrap();
+    let url = pg_support::in_schema(
+        &server.replace("user=candor", &format!("user={role}")),
+        &schema.name,
+    );
+    let seed: u64 = 0x17_c0c0;
+    let stored = std::panic::catch_unwind(|| {
+        let env = |name: &str| std::env::var(name).ok();
+        let mut store =
+            PgStore::open(&candor::history::pg::Target::parse(&url, &env).unwrap()).unwrap();
+        let mut reports = Vec::new();
+        let mut small = store.begin_ingest(&run_at(1, "small")).unwrap();
+        small
+            .add(Execution::new("owner::test", Outcome::Fail))
+            .unwrap();
+        for i in 0..300 {
+            small
+                .add(Execution::new(format!("writer::test_{i}"), Outcome::Pass))
+                .unwrap();
+        }
+        reports.push(small.commit(&content("small")).unwrap());
+        // About 13 MB of failure details that compress by half: past what waits for the
+        // commit and what is held of full blocks.
+        let mut state = seed;
+        let mut large = store.begin_ingest(&run_at(2, "large")).unwrap();
+        for i in 0..40_000 {
+            let name = format!("writer/large.py::test_{i:05}");
+            let execution = if i % 2 == 0 {
+                let mut execution = failing(&name);
+                if let Some(failure) = &mut execution.failure {
+                    failure.text = noise(&mut state, 650);
+                }
+                execution
+            } else {
+                Execution::new(name, Outcome::Pass)
+            };
+            large.add(execution).unwrap();
+        }
+        reports.push(large.commit(&content("large")).unwrap());
+        let mut known = store.begin_ingest(&run_at(3, "known")).unwrap();
+        for i in 0..300 {
+            known
+                .add(Execution::new(format!("writer::test_{i}"), Outcome::Fail))
+                .unwrap();
+        }
+        reports.push(known.commit(&content("known")).unwrap());
+        reports
+    });
+    admin
+        .batch_execute(&format!("DROP OWNED BY {role}; DROP ROLE {role};"))
+        .unwrap();
+    let reports = stored.unwrap_or_else(|_| panic!("seed {seed:#x}"));
+    let counts: Vec<(bool, u64, u64)> = reports.iter().map(|r| (r.added, r.tests, r.red)).collect();
+    assert_eq!(
+        counts,
+        [(true, 301, 1), (true, 40_000, 20_000), (true, 300, 300)],
+        "seed {seed:#x}"
+    );
+    assert_eq!(index_entries(&schema), 1 + 300 + 40_000);
+    let tests = schema.open().tests(false).unwrap();
+    assert_eq!(tests.len(), 1 + 300 + 40_000);
 }
 
 /// A PostgreSQL cluster of the test's own (`.ci/pg-cluster`), stopped when dropped.

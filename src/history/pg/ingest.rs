@@ -1,12 +1,13 @@
-//! One file's ingest into the PostgreSQL store (schema 4), in one transaction: each
-//! test's id found on the client through the packed name index and name blocks, the
-//! executions gathered into blocks by id (retries merged there), the names the history
-//! lacks given ids under an advisory lock of their own only when there are any, and the
-//! run's block rows sent with binary `COPY` at the commit. docs/postgres.md (Ingest).
+//! One file's ingest into the PostgreSQL store (schema 4): each test's id found on the
+//! client through the packed name index and name blocks, the executions gathered into
+//! blocks by id (retries merged there), the names the history lacks given ids and
+//! committed in a short transaction under an advisory lock of their own only when there
+//! are any, then the run's row and block rows (binary `COPY`) in one transaction of
+//! their own. docs/postgres.md (Ingest).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use postgres::Transaction;
+use postgres::Client;
 
 use super::blocks::{BlockRow, block_row, read_details};
 use super::names::{self, NamesError};
@@ -262,6 +263,11 @@ impl Names {
         found
     }
 
+    /// Whether the names of test `id`'s block are at hand.
+    fn has_block_of(&self, id: i64) -> bool {
+        self.is(id, "").is_some()
+    }
+
     /// Whether test `id` is named `name`: `None` when its block is not at hand.
     fn is(&self, id: i64, name: &str) -> Option<bool> {
         let (block, slot) = block_and_slot(id);
@@ -292,9 +298,15 @@ struct OpenBlock {
     details: BTreeMap<usize, SlotExtra>,
 }
 
-/// One run being stored; nothing reaches the history's tables before the commit.
+/// One run being stored: its names' ids are found outside any transaction (each read
+/// sees what is committed), new names are committed in a short transaction of their own
+/// under the names lock, and the run (its row and blocks) in a second one: nothing of the
+/// run reaches the history's tables before that commit.
 pub(super) struct PgIngest<'a> {
-    tx: Transaction<'a>,
+    client: &'a mut Client,
+    /// A transaction is open on `client` holding the names lock (`BEGIN` sent by
+    /// [`PgIngest::take_lock`]; committed by the commit, rolled back if dropped).
+    names_open: bool,
     target: &'a Target,
     run: NewRun,
     waiting: Vec<Item>,
@@ -312,9 +324,10 @@ pub(super) struct PgIngest<'a> {
 }
 
 impl<'a> PgIngest<'a> {
-    pub(super) fn new(tx: Transaction<'a>, target: &'a Target, run: NewRun) -> PgIngest<'a> {
+    pub(super) fn new(client: &'a mut Client, target: &'a Target, run: NewRun) -> PgIngest<'a> {
         PgIngest {
-            tx,
+            client,
+            names_open: false,
             target,
             run,
             waiting: Vec::with_capacity(RESOLVE_BATCH),
@@ -357,7 +370,8 @@ impl<'a> PgIngest<'a> {
         }
         let items = std::mem::take(&mut self.waiting);
         let locked = self.names.adding.is_some();
-        self.read_names_for(&items, locked)
+        let hashes: Vec<i64> = items.iter().map(|item| item.hash).collect();
+        self.read_names_for(&hashes, locked)
             .map_err(|e| self.names_error(e))?;
         for item in items {
             if !locked && self.deferred.hashes.contains(&item.hash) {
@@ -366,28 +380,10 @@ impl<'a> PgIngest<'a> {
                 self.deferred.push(&item);
                 continue;
             }
-            let mut found = None;
-            for id in self.names.candidates(item.hash) {
-                let known = if let Some(known) = self.names.is(id, &item.name) {
-                    known
-                } else {
-                    let block = block_and_slot(id).0;
-                    let read = names::read_blocks(&mut self.tx, &[block])
-                        .map_err(|e| self.names_error(e))?;
-                    for (block, names) in read {
-                        self.names.remember(block, &names);
-                    }
-                    self.names.is(id, &item.name).unwrap_or(false)
-                };
-                if known {
-                    found = Some(id);
-                    break;
-                }
-            }
-            match found {
+            match self.find(&item.name, item.hash)? {
                 Some(id) => self.put(id, item)?,
                 None if locked => {
-                    let id = self.add_name(&item)?;
+                    let id = self.add_name(&item.name, item.hash)?;
                     self.put(id, item)?;
                 }
                 None => self.deferred.push(&item),
@@ -399,51 +395,93 @@ impl<'a> PgIngest<'a> {
         Ok(())
     }
 
+    /// The id of the test named `name` among the index rows and name blocks read (a
+    /// name block not at hand is read).
+    fn find(&mut self, name: &str, hash: i64) -> Result<Option<i64>, HistoryError> {
+        for id in self.names.candidates(hash) {
+            let known = if let Some(known) = self.names.is(id, name) {
+                known
+            } else {
+                let block = block_and_slot(id).0;
+                let read = names::read_blocks(&mut *self.client, &[block])
+                    .map_err(|e| self.names_error(e))?;
+                for (block, names) in read {
+                    self.names.remember(block, &names);
+                }
+                self.names.is(id, name).unwrap_or(false)
+            };
+            if known {
+                return Ok(Some(id));
+            }
+        }
+        Ok(None)
+    }
+
     /// Reads the index rows the batch's hashes fall in and the name blocks of their
     /// candidates, those not read already.
-    fn read_names_for(&mut self, items: &[Item], locked: bool) -> Result<(), NamesError> {
+    fn read_names_for(&mut self, hashes: &[i64], locked: bool) -> Result<(), NamesError> {
         if self.names.keys.is_none() {
-            self.names.keys = Some(names::index_keys(&mut self.tx)?);
+            self.names.keys = Some(names::index_keys(&mut *self.client)?);
         }
         let keys = self.names.keys.as_deref().unwrap_or_default();
         if keys.is_empty() {
             return Ok(());
         }
-        let mut rows: Vec<i64> = items
+        let mut rows: Vec<i64> = hashes
             .iter()
-            .filter(|item| locked || !self.deferred.hashes.contains(&item.hash))
-            .filter_map(|item| names::row_of(keys, item.hash))
+            .filter(|&hash| locked || !self.deferred.hashes.contains(hash))
+            .filter_map(|&hash| names::row_of(keys, hash))
             .filter(|key| !self.names.index.contains_key(key))
             .collect();
         rows.sort_unstable();
         rows.dedup();
-        for (key, entries) in names::read_index_rows(&mut self.tx, &rows)? {
+        for (key, entries) in names::read_index_rows(&mut *self.client, &rows)? {
             self.names.index.insert(key, entries);
         }
         let mut blocks: Vec<i64> = Vec::new();
-        for item in items {
-            for id in self.names.candidates(item.hash) {
-                if self.names.is(id, &item.name).is_none() {
+        for &hash in hashes {
+            for id in self.names.candidates(hash) {
+                if !self.names.has_block_of(id) {
                     blocks.push(block_and_slot(id).0);
                 }
             }
         }
         blocks.sort_unstable();
         blocks.dedup();
-        for (block, names) in names::read_blocks(&mut self.tx, &blocks)? {
+        for (block, names) in names::read_blocks(&mut *self.client, &blocks)? {
             self.names.remember(block, &names);
         }
         Ok(())
     }
 
-    /// Takes the names lock (once): from here on no other ingest adds names until this
-    /// one ends. The names that waited are looked up again (another job may have added
-    /// them since this one looked) and the rest get ids after the last.
+    /// Opens the names transaction and takes the names lock in it (once): from here on
+    /// no other ingest adds names until this one's names are committed. The names that
+    /// waited are looked up again (another job may have added them since this one
+    /// looked) and the rest get ids after the last.
     fn take_lock(&mut self) -> Result<(), HistoryError> {
         if self.names.adding.is_some() {
             return Ok(());
         }
-        self.tx
+        self.lock_names()?;
+        let deferred = std::mem::take(&mut self.deferred);
+        for item in deferred.items() {
+            let item = item.map_err(|e| self.corrupt(e.to_string()))?;
+            self.waiting.push(item);
+            if self.waiting.len() >= RESOLVE_BATCH {
+                self.resolve()?;
+            }
+        }
+        self.resolve()
+    }
+
+    /// Opens the names transaction, takes the names lock in it and reads where new ids
+    /// start; what was read of the index before is read again.
+    fn lock_names(&mut self) -> Result<(), HistoryError> {
+        self.client
+            .batch_execute("BEGIN")
+            .map_err(|e| self.server(&e))?;
+        self.names_open = true;
+        self.client
             .execute(
                 "SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || ' names'))",
                 &[&LOCK_SPACE],
@@ -452,7 +490,7 @@ impl<'a> PgIngest<'a> {
         // What was read before may be missing what others added meanwhile.
         self.names.keys = None;
         self.names.index.clear();
-        let last = names::last_block(&mut self.tx).map_err(|e| self.names_error(e))?;
+        let last = names::last_block(&mut *self.client).map_err(|e| self.names_error(e))?;
         let (open_block, open) = match last {
             Some((block, names)) if names.len() < BLOCK_TESTS => (block, names),
             Some((block, _)) => (block + 1, Vec::new()),
@@ -466,24 +504,71 @@ impl<'a> PgIngest<'a> {
             sealed: Vec::new(),
             new: NewNames::new(next),
         });
+        Ok(())
+    }
+
+    /// At the commit: gives the names that waited their ids and commits them, under the
+    /// names lock for that only (their names looked up again, the rest given the ids
+    /// after the last), then puts their executions in their blocks with the lock
+    /// released: what other jobs adding names wait for is a few reads and writes of
+    /// names, not this run's blocks.
+    fn add_deferred_names(&mut self) -> Result<(), HistoryError> {
+        let mut order: Vec<(String, i64)> = Vec::new();
+        let mut at: HashMap<String, usize> = HashMap::new();
+        for item in self.deferred.items() {
+            let item = item.map_err(|e| self.corrupt(e.to_string()))?;
+            if !at.contains_key(&item.name) {
+                at.insert(item.name.clone(), order.len());
+                order.push((item.name, item.hash));
+            }
+        }
+        self.lock_names()?;
+        let mut ids = Vec::with_capacity(order.len());
+        for chunk in order.chunks(RESOLVE_BATCH) {
+            let hashes: Vec<i64> = chunk.iter().map(|&(_, hash)| hash).collect();
+            self.read_names_for(&hashes, true)
+                .map_err(|e| self.names_error(e))?;
+            for (name, hash) in chunk {
+                let id = match self.find(name, *hash)? {
+                    Some(id) => id,
+                    None => self.add_name(name, *hash)?,
+                };
+                ids.push(id);
+            }
+        }
+        self.commit_names()?;
         let deferred = std::mem::take(&mut self.deferred);
         for item in deferred.items() {
             let item = item.map_err(|e| self.corrupt(e.to_string()))?;
-            self.waiting.push(item);
-            if self.waiting.len() >= RESOLVE_BATCH {
-                self.resolve()?;
-            }
+            let id = at
+                .get(&item.name)
+                .and_then(|&at| ids.get(at))
+                .copied()
+                .ok_or_else(|| self.corrupt("a waiting name without its id".into()))?;
+            self.put(id, item)?;
         }
-        self.resolve()
+        Ok(())
     }
 
-    /// Gives `item`'s name the next id (under the names lock).
-    fn add_name(&mut self, item: &Item) -> Result<i64, HistoryError> {
+    /// Writes the names added under the lock and commits them, releasing the lock.
+    fn commit_names(&mut self) -> Result<(), HistoryError> {
+        if self.names_open {
+            self.write_names()?;
+            self.client
+                .batch_execute("COMMIT")
+                .map_err(|e| self.server(&e))?;
+            self.names_open = false;
+        }
+        Ok(())
+    }
+
+    /// Gives the name `name` (hashing to `hash`) the next id (under the names lock).
+    fn add_name(&mut self, name: &str, hash: i64) -> Result<i64, HistoryError> {
         let Some(adding) = &mut self.names.adding else {
             return Err(self.corrupt("a new name outside the names lock".into()));
         };
-        let id = adding.new.push(item.hash);
-        adding.open.push(item.name.clone());
+        let id = adding.new.push(hash);
+        adding.open.push(name.to_owned());
         if adding.open.len() == BLOCK_TESTS {
             adding.sealed.push(encode_names(&adding.open));
             adding.open.clear();
@@ -607,11 +692,18 @@ impl<'a> PgIngest<'a> {
             return Ok(());
         }
         if self.spilled.is_none() {
-            self.tx
+            // A session's table, dropped by the run's transaction; one left by an ingest
+            // of this session that failed before is dropped here. Its byte strings are
+            // packed already: stored as they are (`EXTERNAL`), as `execution_blocks`
+            // stores them, not compressed again (pglz on LZ4 output took 170 ms of the
+            // server's 330 for the benchmark's file) and carried compressed into it.
+            self.client
                 .batch_execute(
-                    "CREATE TEMPORARY TABLE candor_blocks (block bigint NOT NULL, \
-                     outcomes bytea NOT NULL, entries bytea NOT NULL, details bytea) \
-                     ON COMMIT DROP",
+                    "DROP TABLE IF EXISTS pg_temp.candor_blocks; \
+                     CREATE TEMPORARY TABLE candor_blocks (block bigint NOT NULL, \
+                     outcomes bytea NOT NULL, entries bytea NOT NULL, details bytea); \
+                     ALTER TABLE candor_blocks ALTER COLUMN entries SET STORAGE EXTERNAL, \
+                     ALTER COLUMN details SET STORAGE EXTERNAL",
                 )
                 .map_err(|e| self.server(&e))?;
             self.spilled = Some(crate::history::packed::BlockSet::default());
@@ -623,7 +715,7 @@ impl<'a> PgIngest<'a> {
         self.done_at.clear();
         self.done_bytes = 0;
         let result = (|| -> Result<(), postgres::Error> {
-            let writer = self.tx.copy_in(
+            let writer = self.client.copy_in(
                 "COPY candor_blocks (block, outcomes, entries, details) FROM STDIN BINARY",
             )?;
             let mut writer = postgres::binary_copy::BinaryCopyInWriter::new(
@@ -652,7 +744,7 @@ impl<'a> PgIngest<'a> {
     /// tests came).
     fn read_back(&mut self, block: i64) -> Result<Option<BlockRow>, HistoryError> {
         let row = self
-            .tx
+            .client
             .query_opt(
                 "DELETE FROM candor_blocks WHERE block = $1 RETURNING outcomes, entries, details",
                 &[&block],
@@ -685,7 +777,7 @@ impl<'a> PgIngest<'a> {
         if !adding.open.is_empty() {
             rows.push((adding.open_block, encode_names(&adding.open)));
         }
-        names::write_blocks(&mut self.tx, &rows).map_err(|e| self.server(&e))?;
+        names::write_blocks(&mut *self.client, &rows).map_err(|e| self.server(&e))?;
         let entries = adding
             .new
             .take_sorted()
@@ -696,7 +788,18 @@ impl<'a> PgIngest<'a> {
             .keys
             .as_deref()
             .map(|keys| (keys, &self.names.index));
-        names::merge_into_index(&mut self.tx, &entries, known).map_err(|e| self.names_error(e))
+        names::merge_into_index(&mut *self.client, &entries, known).map_err(|e| self.names_error(e))
+    }
+}
+
+impl Drop for PgIngest<'_> {
+    /// An ingest dropped under the names lock (its run failed, or was abandoned) adds
+    /// no name: its names transaction is rolled back, the lock released with it.
+    fn drop(&mut self) {
+        if self.names_open {
+            // A connection that is lost ends the transaction on the server anyway.
+            let _ = self.client.batch_execute("ROLLBACK");
+        }
     }
 }
 
@@ -715,9 +818,24 @@ impl IngestSession for PgIngest<'_> {
 
     fn commit(mut self: Box<Self>, content: &RunContent) -> Result<IngestReport, HistoryError> {
         self.resolve()?;
+        // The names first, in their own transaction: the lock is held for them only, not
+        // for the run's blocks and commit. A name whose run then fails has no execution:
+        // no question lists it, and a retried upload finds it.
         if self.deferred.count > 0 {
-            self.take_lock()?;
+            self.add_deferred_names()?;
         }
+        // A file too large to wait for the commit took the lock while it was read.
+        self.commit_names()?;
+        let mut open: Vec<i64> = self.blocks.keys().copied().collect();
+        open.sort_unstable();
+        for block in open {
+            self.finish_block(block);
+        }
+        let mut rows: Vec<BlockRow> = std::mem::take(&mut self.done)
+            .into_iter()
+            .flatten()
+            .collect();
+        rows.sort_unstable_by_key(|row| row.block);
         let target = self.target;
         let fail = |e: postgres::Error| server_error(target, &e, false);
         let tests = i64::try_from(self.tests).unwrap_or(i64::MAX);
@@ -725,8 +843,8 @@ impl IngestSession for PgIngest<'_> {
         let run = &self.run;
         let started = micros(run.started_at);
         let workers = run.workers.map(i64::from);
-        let inserted = self
-            .tx
+        let mut tx = self.client.transaction().map_err(fail)?;
+        let inserted = tx
             .query_opt(
                 "INSERT INTO runs (content_key, commit_sha, branch, merge_base, started_us, source, \
                  ci_provider, job, workers, seed, ci, runner, os, format, producer, source_path, \
@@ -760,8 +878,7 @@ impl IngestSession for PgIngest<'_> {
             .map_err(fail)?;
         let Some(inserted) = inserted else {
             // Stored already (by this or a concurrent job, which the insert waited for).
-            let row = self
-                .tx
+            let row = tx
                 .query_one(
                     "SELECT id, executions, red FROM runs WHERE content_key = $1",
                     &[&content.content_key],
@@ -773,34 +890,22 @@ impl IngestSession for PgIngest<'_> {
                 tests: u64::try_from(row.get::<_, i64>(1)).unwrap_or(0),
                 red: u64::try_from(row.get::<_, i64>(2)).unwrap_or(0),
             };
-            self.tx.rollback().map_err(fail)?;
+            tx.rollback().map_err(fail)?;
             return Ok(report);
         };
         let run_id: i64 = inserted.get(0);
-        self.write_names()?;
-        let mut open: Vec<i64> = self.blocks.keys().copied().collect();
-        open.sort_unstable();
-        for block in open {
-            self.finish_block(block);
-        }
-        let mut rows: Vec<BlockRow> = std::mem::take(&mut self.done)
-            .into_iter()
-            .flatten()
-            .collect();
-        rows.sort_unstable_by_key(|row| row.block);
         for chunk in rows.chunks(super::COPY_ROWS) {
-            copy_blocks(&mut self.tx, run_id, started, chunk).map_err(fail)?;
+            copy_blocks(&mut tx, run_id, started, chunk).map_err(fail)?;
         }
         if self.spilled.is_some() {
-            self.tx
-                .execute(
-                    "INSERT INTO execution_blocks (run_id, block, started_us, outcomes, entries, \
-                     details) SELECT $1, block, $2, outcomes, entries, details FROM candor_blocks",
-                    &[&run_id, &started],
-                )
-                .map_err(fail)?;
+            tx.batch_execute(&format!(
+                "INSERT INTO execution_blocks (run_id, block, started_us, outcomes, entries, \
+                 details) SELECT {run_id}, block, {started}, outcomes, entries, details \
+                 FROM candor_blocks; DROP TABLE candor_blocks"
+            ))
+            .map_err(fail)?;
         }
-        self.tx.commit().map_err(fail)?;
+        tx.commit().map_err(fail)?;
         Ok(IngestReport {
             run_id,
             added: true,

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use jiff::Timestamp;
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::{ToSql, Type};
-use postgres::{Client, NoTls, Row};
+use postgres::{Client, GenericClient, NoTls, Row};
 use serde::{Deserialize, Serialize};
 
 use self::blocks::{BlockRow, BlockWriter, read_details};
@@ -523,7 +523,7 @@ fn narrow_of(row: &Row, at: usize) -> Narrow {
 
 /// Sends block rows of one run with binary `COPY`.
 fn copy_blocks(
-    tx: &mut postgres::Transaction<'_>,
+    tx: &mut impl GenericClient,
     run_id: i64,
     started: i64,
     rows: &[BlockRow],
@@ -641,14 +641,14 @@ impl HistoryStore for PgStore {
     ) -> Result<Box<dyn IngestSession + 'a>, HistoryError> {
         self.ensure_partition(run.started_at)?;
         let PgStore { client, target } = self;
-        let tx = client
-            .get_mut()
-            .transaction()
-            .map_err(|e| server_error(target, &e, false))?;
         let mut run = run.clone();
         // Kept at the store's precision, as the trait says.
         run.started_at = timestamp(micros(run.started_at)).unwrap_or(run.started_at);
-        Ok(Box::new(ingest::PgIngest::new(tx, target, run)))
+        Ok(Box::new(ingest::PgIngest::new(
+            client.get_mut(),
+            target,
+            run,
+        )))
     }
 
     fn tests_in(
