@@ -372,26 +372,10 @@ fn only_an_ingest_with_new_names_takes_the_names_lock() {
             .unwrap();
         session.commit(&content("new")).unwrap()
     });
-    // Until the server reports the ingest waiting for the advisory lock: a wait it must
-    // reach, not a timer.
-    let mut watcher = pg_support::admin(&schema.url);
-    loop {
-        let waiting: i64 = watcher
-            .query_one(
-                "SELECT count(*) FROM pg_stat_activity \
-                 WHERE application_name = $1 AND wait_event = 'advisory'",
-                &[&app],
-            )
-            .unwrap()
-            .get(0);
-        if waiting == 1 {
-            break;
-        }
-        assert!(
-            !worker.is_finished(),
-            "the ingest of a new name ended without waiting for the names lock"
-        );
-    }
+    assert!(
+        pg_support::reaches_wait(&schema.url, &app, "advisory", || worker.is_finished()),
+        "the ingest of a new name ended without waiting for the names lock"
+    );
     held.commit().unwrap();
     let report = worker.join().unwrap();
     assert!(report.added && report.tests == 2, "{report:?}");
@@ -436,27 +420,12 @@ fn an_ingest_storing_its_run_holds_no_names_lock() {
         }
         session.commit(&content("waiting"))
     });
-    // Until the server reports the ingest's run insert waiting for the held row: a wait
-    // it must reach, not a timer.
-    let mut watcher = pg_support::admin(&schema.url);
-    loop {
-        let waiting: i64 = watcher
-            .query_one(
-                "SELECT count(*) FROM pg_stat_activity \
-                 WHERE application_name = $1 AND wait_event = 'transactionid'",
-                &[&app],
-            )
-            .unwrap()
-            .get(0);
-        if waiting == 1 {
-            break;
-        }
-        assert!(
-            !worker.is_finished(),
-            "the ingest ended without waiting for the held run: {:?}",
-            worker.join()
-        );
-    }
+    // Until the server reports the ingest's run insert waiting for the held row.
+    assert!(
+        pg_support::reaches_wait(&schema.url, &app, "transactionid", || worker.is_finished()),
+        "the ingest ended without waiting for the held run: {:?}",
+        worker.join()
+    );
     assert_eq!(index_entries(&schema), 600, "its names are committed");
     let store = schema.open();
     assert!(store.tests(false).unwrap().is_empty(), "and listed nowhere");

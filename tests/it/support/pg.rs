@@ -51,6 +51,35 @@ pub fn admin(url: &str) -> postgres::Client {
         .expect("connect to CANDOR_TEST_PG")
 }
 
+/// Whether the server comes to report `application`'s session waiting on `event`
+/// (`advisory`, `transactionid`, …): a wait the test's worker must reach, asked of the
+/// server again and again rather than timed; false when `finished` says the worker ended
+/// before it waited.
+pub fn reaches_wait(
+    url: &str,
+    application: &str,
+    event: &str,
+    finished: impl Fn() -> bool,
+) -> bool {
+    let mut watcher = admin(url);
+    loop {
+        let waiting: i64 = watcher
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE application_name = $1 AND wait_event = $2",
+                &[&application, &event],
+            )
+            .expect("pg_stat_activity answers")
+            .get(0);
+        if waiting == 1 {
+            return true;
+        }
+        if finished() {
+            return false;
+        }
+    }
+}
+
 /// A schema of its own for one test, dropped with everything in it at the end.
 pub struct Schema {
     server: String,
