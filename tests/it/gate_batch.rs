@@ -56,6 +56,47 @@ pub(crate) fn strings(value: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// Every run of `test` in the report had `outcome`.
+pub(crate) fn assert_every_run(report: &serde_json::Value, test: &str, outcome: &str) {
+    let runs: Vec<&serde_json::Value> = report["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .filter(|r| r["test"] == test)
+        .collect();
+    assert!(!runs.is_empty(), "no run of {test}: {report:#}");
+    assert!(runs.iter().all(|r| r["outcome"] == outcome), "{report:#}");
+}
+
+/// The lane rejected the change for `test` with `replay-failed`.
+pub(crate) fn assert_rejected_for(report: &serde_json::Value, test: &str) {
+    assert!(
+        report["reasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .any(|r| r["kind"] == "replay-failed" && r["test"] == test),
+        "{report:#}"
+    );
+}
+
+/// `test`, alone of the touched tests, was red in a batch and replayed alone, red there
+/// too (not merely order-dependent), and the change is rejected for it.
+pub(crate) fn assert_red_alone_and_rejected(report: &serde_json::Value, test: &str) {
+    assert_eq!(
+        strings(&report["batching"]["replayed_alone"]),
+        [test],
+        "{report:#}"
+    );
+    assert!(
+        report["batching"]["order_dependent"]
+            .as_array()
+            .is_some_and(Vec::is_empty),
+        "red alone: not merely order-dependent\n{report:#}"
+    );
+    assert_rejected_for(report, test);
+}
+
 /// #15 item 1: six touched tests, parametrize ids among them, three rounds of one
 /// process each, forward, reversed, forward; every test replayed three times from the
 /// batches' reports.
@@ -131,17 +172,6 @@ fn a_test_that_passes_only_after_another_touched_test_is_not_accepted() {
     assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
     assert_eq!(report["pass"], false);
     let reads = "tests/test_change.py::test_reads";
-    assert_eq!(
-        strings(&report["batching"]["replayed_alone"]),
-        [reads],
-        "{report:#}"
-    );
-    assert!(
-        report["batching"]["order_dependent"]
-            .as_array()
-            .is_some_and(Vec::is_empty),
-        "red alone: not merely order-dependent"
-    );
     let alone: Vec<&serde_json::Value> = report["runs"]
         .as_array()
         .expect("runs")
@@ -155,14 +185,7 @@ fn a_test_that_passes_only_after_another_touched_test_is_not_accepted() {
             .all(|r| r["outcome"] == "fail" && r["batch"].is_null()),
         "{report:#}"
     );
-    assert!(
-        report["reasons"]
-            .as_array()
-            .expect("reasons")
-            .iter()
-            .any(|r| r["kind"] == "replay-failed" && r["test"] == reads),
-        "{report:#}"
-    );
+    assert_red_alone_and_rejected(&report, reads);
 }
 
 /// #15 item 2: `test_clean` fails after `test_pollutes` ran in its process and passes

@@ -9,7 +9,9 @@
 
 use std::path::Path;
 
-use crate::gate_batch::{gate_report, strings};
+use crate::gate_batch::{
+    assert_every_run, assert_red_alone_and_rejected, assert_rejected_for, gate_report, strings,
+};
 use crate::triage_support;
 
 use triage_support::{Suite, empty, git};
@@ -282,25 +284,7 @@ fn a_go_test_that_passes_only_after_another_touched_test_is_not_accepted() {
     let (ran, report) = gate_report(&suite);
     assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
     let reads = "example.com/shop/a::TestReads";
-    assert_eq!(
-        strings(&report["batching"]["replayed_alone"]),
-        [reads],
-        "{report:#}"
-    );
-    assert!(
-        report["batching"]["order_dependent"]
-            .as_array()
-            .is_some_and(Vec::is_empty),
-        "red alone: not merely order-dependent"
-    );
-    assert!(
-        report["reasons"]
-            .as_array()
-            .expect("reasons")
-            .iter()
-            .any(|r| r["kind"] == "replay-failed" && r["test"] == reads),
-        "{report:#}"
-    );
+    assert_red_alone_and_rejected(&report, reads);
 }
 
 /// #15 item 1, the adversary's other diff: the touched `a::TestReads` passes only after
@@ -325,15 +309,7 @@ fn a_go_test_that_passes_only_after_an_untouched_test_the_pattern_selected_is_no
     );
     assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
     let reads = "example.com/shop/a::TestReads";
-    assert!(
-        report["runs"]
-            .as_array()
-            .expect("runs")
-            .iter()
-            .filter(|r| r["test"] == reads)
-            .all(|r| r["outcome"] == "fail"),
-        "{report:#}"
-    );
+    assert_every_run(&report, reads, "fail");
     // Round 1: the shared pattern's process, and `a` again alone.
     assert_eq!(processes_per_round(&report)[0], 2, "{report:#}");
     assert_eq!(logs_per_round(&report, "go-test")[0], 2, "{report:#}");
@@ -407,6 +383,17 @@ fn cargo_change_with(kind: &str, files: &[(&str, &str)]) -> Suite {
 
 /// As [`cargo_change`], with `policy` as the base's candor.toml.
 fn cargo_change_under(policy: &str, files: &[(&str, &str)]) -> Suite {
+    let suite = calc_crate(policy);
+    suite.write(
+        "tests/more.rs",
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
+    );
+    commit_change(&suite, files);
+    suite
+}
+
+/// The `calc` crate's manifest, library and `policy` as candor.toml, nothing committed.
+fn calc_crate(policy: &str) -> Suite {
     let suite = empty();
     suite.write(
         "Cargo.toml",
@@ -414,11 +401,6 @@ fn cargo_change_under(policy: &str, files: &[(&str, &str)]) -> Suite {
     );
     suite.write("candor.toml", policy);
     suite.write("src/lib.rs", CRATE_LIB);
-    suite.write(
-        "tests/more.rs",
-        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
-    );
-    commit_change(&suite, files);
     suite
 }
 
@@ -507,14 +489,7 @@ fn a_cargo_test_that_passes_only_after_another_touched_test_is_not_accepted() {
     let (ran, report) = gate_report(&suite);
     assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
     let reads = "calc::more::b_reads";
-    assert!(
-        report["reasons"]
-            .as_array()
-            .expect("reasons")
-            .iter()
-            .any(|r| r["kind"] == "replay-failed" && r["test"] == reads),
-        "{report:#}"
-    );
+    assert_rejected_for(&report, reads);
     assert!(
         report["runs"]
             .as_array()
@@ -676,16 +651,7 @@ fn a_cargo_test_binary_run_by_the_lane_sees_what_cargo_test_gives_it() {
 /// cargo names: the very file the old binary was is rebuilt, and the test is red.
 #[test]
 fn a_failing_cargo_test_fails_in_the_lane_though_an_old_green_binary_of_its_name_exists() {
-    let suite = empty();
-    suite.write(
-        "Cargo.toml",
-        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
-    );
-    suite.write(
-        "candor.toml",
-        "[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"cargo\"\n",
-    );
-    suite.write("src/lib.rs", CRATE_LIB);
+    let suite = calc_crate("[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"cargo\"\n");
     let green = "#[test]\nfn flips() {\n    assert_eq!(calc::add(1, 1), 2);\n}\n\n#[test]\nfn stays() {\n    assert_eq!(calc::add(0, 0), 0);\n}\n";
     suite.write("tests/flip.rs", green);
     suite.write(".gitignore", "target/\n.candor/\nscore-report.json\n");
@@ -742,29 +708,11 @@ fn a_failing_cargo_test_fails_in_the_lane_though_an_old_green_binary_of_its_name
     let flips = "calc::flip::flips";
     let runs = report["runs"].as_array().expect("runs");
     // Red in its batch (the lane's own binary), so replayed alone, red there too.
-    assert_eq!(
-        strings(&report["batching"]["replayed_alone"]),
-        [flips],
-        "{report:#}"
-    );
-    assert!(
-        report["batching"]["order_dependent"]
-            .as_array()
-            .is_some_and(Vec::is_empty),
-        "{report:#}"
-    );
+    assert_red_alone_and_rejected(&report, flips);
     assert!(
         runs.iter()
             .filter(|r| r["test"] == flips)
             .all(|r| r["outcome"] == "fail"),
-        "{report:#}"
-    );
-    assert!(
-        report["reasons"]
-            .as_array()
-            .expect("reasons")
-            .iter()
-            .any(|r| r["kind"] == "replay-failed" && r["test"] == flips),
         "{report:#}"
     );
     // The lane ran the file of the old binary's name, rebuilt.
@@ -806,15 +754,7 @@ fn a_go_lane_builds_its_own_binaries_and_runs_them_in_the_package_folder() {
     let (ran, report) = gate_report(&suite);
     assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
     let adds = "example.com/shop/a::TestAdds";
-    assert!(
-        report["runs"]
-            .as_array()
-            .expect("runs")
-            .iter()
-            .filter(|r| r["test"] == adds)
-            .all(|r| r["outcome"] == "fail"),
-        "{report:#}"
-    );
+    assert_every_run(&report, adds, "fail");
     // #15 item 2: each lane links each package's test binary once, in its listing
     // (packages `a` and `b`), lists with it, and its batches run it: no `go test -list`.
     assert_eq!(
@@ -882,16 +822,7 @@ fn with_an_env_table_in_cargo_s_configuration_cargo_runs_the_batches() {
         "#[test]\nfn greets() {\n    assert_eq!(std::env::var(\"GREETING\").as_deref(), Ok(\"hi\"));\n}\n",
     );
     // On the base: a change adding it would be a test-infrastructure edit.
-    let suite = empty();
-    suite.write(
-        "Cargo.toml",
-        "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
-    );
-    suite.write(
-        "candor.toml",
-        "[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"cargo\"\n",
-    );
-    suite.write("src/lib.rs", CRATE_LIB);
+    let suite = calc_crate("[lane]\nreplay = \"touched\"\n\n[runner]\nkind = \"cargo\"\n");
     suite.write(
         "tests/more.rs",
         "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
