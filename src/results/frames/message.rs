@@ -100,6 +100,12 @@ pub(super) fn resolve_exception(
 /// `SomeError: message` (or a bare `SomeError`) split into its parts when the head looks
 /// like an exception type.
 pub(super) fn split_type_prefix(text: &str, language: Language) -> Option<(String, String)> {
+    type_prefix(text, language).map(|(kind, rest)| (kind.to_owned(), rest.to_owned()))
+}
+
+/// [`split_type_prefix`] borrowing its parts: a pytest traceback tries it on several lines
+/// and keeps one type, so the copies were made and dropped for every other line.
+pub(super) fn type_prefix(text: &str, language: Language) -> Option<(&str, &str)> {
     let text = text.trim();
     let (head, rest) = match text.split_once(':') {
         Some((head, rest)) => (head, rest.trim()),
@@ -128,7 +134,7 @@ pub(super) fn split_type_prefix(text: &str, language: Language) -> Option<(Strin
     {
         return None;
     }
-    Some((head.to_owned(), rest.to_owned()))
+    Some((head, rest))
 }
 
 pub(super) fn strip_type_prefix<'a>(message: &'a str, kind: Option<&str>) -> &'a str {

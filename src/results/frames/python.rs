@@ -5,7 +5,7 @@ use crate::results::model::Frame;
 use regex::Regex;
 use std::sync::LazyLock;
 
-use super::message::{TextReading, looks_like_type, split_type_prefix, strip_type_prefix};
+use super::message::{TextReading, looks_like_type, strip_type_prefix, type_prefix};
 use super::{Guarded, Language, frame, line_number, regex};
 
 pub(super) static CPYTHON_FRAME: Guarded = Guarded::new(
@@ -197,9 +197,9 @@ pub(super) fn python_read(text: &str) -> (Vec<Frame>, TextReading) {
     let mut blocks: Vec<Vec<Frame>> = vec![Vec::new()];
     let mut last_def: Option<String> = None;
     // The location line closing pytest's report names the type: `x.py:10: ValueError`.
-    let mut from_location: Option<String> = None;
+    let mut from_location: Option<&str> = None;
     let mut first_e_line: Option<&str> = None;
-    let mut typed_e_line: Option<(String, String)> = None;
+    let mut typed_e_line: Option<&str> = None;
     let mut cpython_final: Option<(String, String)> = None;
     let mut after_cpython_frame = false;
     for line in lines(text) {
@@ -249,7 +249,7 @@ pub(super) fn python_read(text: &str) -> (Vec<Frame>, TextReading) {
             // An empty trailer (the location lines between frames) names no type.
             if !trailer.is_empty()
                 && !trailer.starts_with("in ")
-                && let Some((kind, _)) = split_type_prefix(trailer, Language::Python)
+                && let Some((kind, _)) = type_prefix(trailer, Language::Python)
             {
                 from_location = Some(kind);
             }
@@ -266,9 +266,9 @@ pub(super) fn python_read(text: &str) -> (Vec<Frame>, TextReading) {
                 first_e_line = Some(content);
             }
             if typed_e_line.is_none()
-                && let Some(split) = split_type_prefix(content, Language::Python)
+                && let Some((kind, _)) = type_prefix(content, Language::Python)
             {
-                typed_e_line = Some(split);
+                typed_e_line = Some(kind);
             }
             continue;
         }
@@ -292,7 +292,8 @@ pub(super) fn python_read(text: &str) -> (Vec<Frame>, TextReading) {
         .flat_map(|block| block.into_iter().rev())
         .collect();
     let exception = from_location
-        .or_else(|| typed_e_line.as_ref().map(|(kind, _)| kind.clone()))
+        .or(typed_e_line)
+        .map(str::to_owned)
         .or_else(|| cpython_final.as_ref().map(|(kind, _)| kind.clone()));
     let message = match first_e_line {
         Some(line) => Some(strip_type_prefix(line, exception.as_deref()).to_owned()),
