@@ -855,19 +855,17 @@ fn resolve_workspace_from(
     resolved: Option<Resolved>,
 ) -> Workspace {
     let ci = CiEnv::detect(|name| context.var(name));
-    let (head, merge_base) = match resolved {
-        Some(Resolved { head, merge_base }) => (Some(head), merge_base),
-        None => {
-            let head = repo.ask(warnings, "the commit", Git::head_sha);
-            let merge_base = head.as_deref().and_then(|head| {
-                let default_branch =
-                    repo.ask(warnings, "the default branch", Git::default_branch)?;
-                repo.ask(warnings, "the merge base", |git| {
-                    git.merge_base(head, &default_branch)
-                })
-            });
-            (head, merge_base)
-        }
+    let (head, merge_base) = if let Some(Resolved { head, merge_base }) = resolved {
+        (Some(head), merge_base)
+    } else {
+        let head = repo.ask(warnings, "the commit", Git::head_sha);
+        let merge_base = head.as_deref().and_then(|head| {
+            let default_branch = repo.ask(warnings, "the default branch", Git::default_branch)?;
+            repo.ask(warnings, "the merge base", |git| {
+                git.merge_base(head, &default_branch)
+            })
+        });
+        (head, merge_base)
     };
     let branch = match head {
         Some(_) => repo.ask(warnings, "the branch", Git::branch),
