@@ -316,6 +316,41 @@ impl Git {
             .map(Some)
     }
 
+    /// As [`Git::show`] for each of `paths`, in their order, in two git processes (one
+    /// `ls-tree` with every path, one `cat-file --batch`) rather than two a path.
+    pub fn show_many(
+        &self,
+        revision: &str,
+        paths: &[&str],
+    ) -> Result<Vec<Option<Vec<u8>>>, GitError> {
+        // Bounded so that a change touching thousands of files stays under argv's limit.
+        const PATHS_A_CALL: usize = 512;
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let commit = self.require_commit(revision)?;
+        let mut entries: std::collections::HashMap<String, String> =
+            std::collections::HashMap::new();
+        for chunk in paths.chunks(PATHS_A_CALL) {
+            let mut args = vec!["-z", "--full-tree", commit.as_str(), "--"];
+            args.extend_from_slice(chunk);
+            for file in self.ls_tree(&args)? {
+                entries.insert(file.path, file.oid);
+            }
+        }
+        // Which blob each path reads, `None` where no file is there (as `show`: a missing
+        // path, a folder, a submodule).
+        let wanted: Vec<Option<&String>> = paths.iter().map(|path| entries.get(*path)).collect();
+        let oids: Vec<String> = wanted.iter().flatten().map(|oid| (*oid).clone()).collect();
+        let mut blobs: Vec<Option<Vec<u8>>> = vec![None; oids.len()];
+        self.read_blobs(&oids, |index, bytes| blobs[index] = Some(bytes.to_vec()))?;
+        let mut blobs = blobs.into_iter();
+        Ok(wanted
+            .iter()
+            .map(|oid| oid.and_then(|_| blobs.next().flatten()))
+            .collect())
+    }
+
     /// The entry at `path` (repository-relative) in `revision`'s tree, whose mode tells a
     /// symlink (`120000`) from a file; `None` when nothing is there.
     pub fn tree_entry(&self, revision: &str, path: &str) -> Result<Option<TreeFile>, GitError> {
@@ -658,6 +693,10 @@ pub trait Repository {
     fn remove_worktree(&self, path: &Path) -> Result<(), GitError>;
     /// As [`Git::show`].
     fn show(&self, revision: &str, path: &str) -> Result<Option<Vec<u8>>, GitError>;
+    /// As [`Git::show_many`]; by default one [`Repository::show`] a path.
+    fn show_many(&self, revision: &str, paths: &[&str]) -> Result<Vec<Option<Vec<u8>>>, GitError> {
+        paths.iter().map(|path| self.show(revision, path)).collect()
+    }
     /// As [`Git::has_tracked_changes`].
     fn has_tracked_changes(&self) -> Result<bool, GitError>;
     /// As [`Git::diff_unified`].
@@ -687,6 +726,9 @@ impl Repository for Git {
     }
     fn show(&self, revision: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
         Git::show(self, revision, path)
+    }
+    fn show_many(&self, revision: &str, paths: &[&str]) -> Result<Vec<Option<Vec<u8>>>, GitError> {
+        Git::show_many(self, revision, paths)
     }
     fn has_tracked_changes(&self) -> Result<bool, GitError> {
         Git::has_tracked_changes(self)
@@ -877,6 +919,58 @@ mod tests {
             ),
             None
         );
+    }
+
+    // #15 (lanes4 item 2): the gate reads the touched files at each end through
+    // `show_many`; it must answer exactly as `show` a path: a file's bytes, a symlink's
+    // target, nothing for a folder or a missing path, a pathspec's magic taken literally.
+    #[test]
+    fn show_many_answers_as_show_does_path_by_path() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path();
+        git(path, &["init", "--quiet", "-b", "main"]);
+        std::fs::create_dir_all(path.join("tests/sub")).expect("mkdir");
+        std::fs::write(path.join("tests/a.py"), "a").expect("write");
+        std::fs::write(path.join("tests/sub/b.py"), "b").expect("write");
+        std::fs::write(path.join("tests/*.py"), "star").expect("write");
+        std::fs::write(path.join("tests/same.py"), "a").expect("write");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("a.py", path.join("tests/link.py")).expect("symlink");
+        git(path, &["add", "."]);
+        git(path, &["commit", "--quiet", "-m", "files"]);
+        let repo = Git::new(path);
+        let head = repo.head_sha().expect("git runs").expect("a head");
+        let paths = [
+            "tests/sub/b.py",
+            "tests/missing.py",
+            "tests/a.py",
+            "tests/sub",
+            "tests/*.py",
+            "tests/link.py",
+            "tests/same.py",
+            "tests/a.py",
+        ];
+        let many = repo.show_many(&head, &paths).expect("git runs");
+        let one_by_one: Vec<_> = paths
+            .iter()
+            .map(|p| repo.show(&head, p).expect("git runs"))
+            .collect();
+        assert_eq!(many, one_by_one);
+        assert_eq!(many[0].as_deref(), Some(&b"b"[..]));
+        assert_eq!(many[1], None);
+        assert_eq!(many[3], None, "a folder has no content");
+        assert_eq!(
+            many[4].as_deref(),
+            Some(&b"star"[..]),
+            "no glob: the file named so"
+        );
+        #[cfg(unix)]
+        assert_eq!(many[5].as_deref(), Some(&b"a.py"[..]), "a symlink's target");
+        assert_eq!(repo.show_many(&head, &[]).expect("nothing asked"), vec![]);
+        assert!(matches!(
+            repo.show_many("no-such-ref", &["tests/a.py"]),
+            Err(GitError::UnknownRevision { .. })
+        ));
     }
 
     #[test]

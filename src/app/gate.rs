@@ -509,23 +509,32 @@ fn changed_test_files(
     head: &str,
     diff: &Diff,
 ) -> Result<Vec<ChangedTestFile>, CliError> {
+    let candidates: Vec<_> = diff
+        .files
+        .iter()
+        .filter(|file| {
+            !file.binary && file.status != FileStatus::Deleted && files::is_test_file(&file.path)
+        })
+        .collect();
+    // Each end's files in one read of the repository, not one a file.
+    let text = |bytes: Option<Vec<u8>>| bytes.map(|b| String::from_utf8_lossy(&b).into_owned());
+    let paths: Vec<&str> = candidates.iter().map(|file| file.path.as_str()).collect();
+    let at_head = git.show_many(head, &paths)?;
+    let older: Vec<&str> = candidates
+        .iter()
+        .filter(|file| file.status != FileStatus::Added)
+        .map(|file| file.path.as_str())
+        .collect();
+    let mut at_base = git.show_many(base, &older)?.into_iter();
     let mut changed = Vec::new();
-    for file in &diff.files {
-        if file.binary || file.status == FileStatus::Deleted || !files::is_test_file(&file.path) {
-            continue;
-        }
-        let text = |revision: &str| -> Result<Option<String>, CliError> {
-            Ok(git
-                .show(revision, &file.path)?
-                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
-        };
-        let Some(head_text) = text(head)? else {
-            continue;
-        };
+    for (file, head_bytes) in candidates.into_iter().zip(at_head) {
         let base_text = if file.status == FileStatus::Added {
             None
         } else {
-            text(base)?
+            text(at_base.next().flatten())
+        };
+        let Some(head_text) = text(head_bytes) else {
+            continue;
         };
         changed.push(ChangedTestFile {
             path: file.path.clone(),

@@ -634,6 +634,7 @@ impl Settings {
                 workspace: resolve_workspace(context, &repo, &mut warnings, raw.change),
             })),
             RawCommand::Gate(raw) => {
+                let against_default_branch = raw.base.is_none();
                 let change = resolve_lint_diff(
                     RawLintDiff {
                         base: raw.base,
@@ -642,6 +643,19 @@ impl Settings {
                     &repo,
                     &mut warnings,
                 );
+                // Without --base the change's base is HEAD's merge base with the default
+                // branch, the workspace's own: asked of git once, so both name the same
+                // commits even if a ref moves meanwhile.
+                let resolved = against_default_branch
+                    .then(|| {
+                        change.head.as_ref().ok().map(|head| Resolved {
+                            head: head.clone(),
+                            merge_base: change.base.as_ref().ok().cloned(),
+                        })
+                    })
+                    .flatten();
+                let workspace =
+                    resolve_workspace_from(context, &repo, &mut warnings, None, resolved);
                 let root = repo
                     .root(&mut warnings)
                     .unwrap_or_else(|| context.cwd.clone());
@@ -653,7 +667,7 @@ impl Settings {
                     ),
                     approved_by: raw.approved_by,
                     step_summary: context.var(EnvVars::GITHUB_STEP_SUMMARY).map(PathBuf::from),
-                    workspace: resolve_workspace(context, &repo, &mut warnings, None),
+                    workspace,
                     jobs: raw.jobs,
                 }))
             }
@@ -822,18 +836,41 @@ fn resolve_workspace(
     warnings: &mut Vec<String>,
     change: Option<String>,
 ) -> Workspace {
+    resolve_workspace_from(context, repo, warnings, change, None)
+}
+
+/// HEAD and its merge base with the default branch, already asked of git by the caller.
+struct Resolved {
+    head: String,
+    merge_base: Option<String>,
+}
+
+/// As [`resolve_workspace`], taking HEAD and its merge base from `resolved` when the
+/// caller has them rather than asking git again.
+fn resolve_workspace_from(
+    context: &Context<'_>,
+    repo: &Repo,
+    warnings: &mut Vec<String>,
+    change: Option<String>,
+    resolved: Option<Resolved>,
+) -> Workspace {
     let ci = CiEnv::detect(|name| context.var(name));
-    let head = repo.ask(warnings, "the commit", Git::head_sha);
+    let (head, merge_base) = if let Some(Resolved { head, merge_base }) = resolved {
+        (Some(head), merge_base)
+    } else {
+        let head = repo.ask(warnings, "the commit", Git::head_sha);
+        let merge_base = head.as_deref().and_then(|head| {
+            let default_branch = repo.ask(warnings, "the default branch", Git::default_branch)?;
+            repo.ask(warnings, "the merge base", |git| {
+                git.merge_base(head, &default_branch)
+            })
+        });
+        (head, merge_base)
+    };
     let branch = match head {
         Some(_) => repo.ask(warnings, "the branch", Git::branch),
         None => ci.branch.clone(),
     };
-    let merge_base = head.as_deref().and_then(|head| {
-        let default_branch = repo.ask(warnings, "the default branch", Git::default_branch)?;
-        repo.ask(warnings, "the merge base", |git| {
-            git.merge_base(head, &default_branch)
-        })
-    });
     let change = match (&head, change) {
         (_, Some(given)) => match repo.ask(warnings, "the change", |git| git.commit(&given)) {
             Some(base) => Ok(change_since(repo, warnings, Some(base), head.as_deref())),
