@@ -471,19 +471,7 @@ fn a_run_failing_after_its_names_committed_stores_nothing_and_its_retry_each_nam
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let file = junit(dir.path(), "r.xml", "a", 50, 5);
-    drop(schema.open());
-    let mut holder = schema.client();
-    let mut lock = holder.transaction().unwrap();
-    lock.batch_execute("LOCK TABLE runs IN ACCESS EXCLUSIVE MODE")
-        .unwrap();
-    let url = format!(
-        "{}&options=-csearch_path%3D{}%20-cstatement_timeout%3D300",
-        pg_support::server().unwrap(),
-        schema.name
-    );
-    let ran = candor(dir.path(), &url, &["ingest", file.to_str().unwrap()]);
-    lock.rollback().unwrap();
+    let ran = ingest_while_runs_is_locked(&schema, dir.path());
     let (out, err) = text(&ran);
     assert_eq!(ran.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("statement timeout"), "{err}");
@@ -502,6 +490,7 @@ fn a_run_failing_after_its_names_committed_stores_nothing_and_its_retry_each_nam
     assert_eq!(listed.status.code(), Some(0), "{:?}", text(&listed));
     assert!(!text(&listed).0.contains("test_a"), "{:?}", text(&listed));
 
+    let file = dir.path().join("r.xml");
     let again = candor(dir.path(), &schema.url, &["ingest", file.to_str().unwrap()]);
     assert_eq!(again.status.code(), Some(0), "{:?}", text(&again));
     assert_eq!(index_entries(&schema), 50, "each name indexed once");
@@ -559,14 +548,11 @@ fn a_connection_dropped_during_copy_stores_nothing() {
     assert!(store.tests(false).unwrap().is_empty());
 }
 
-/// #17 item 7: a statement timeout is exit 2 with the next step, and stores nothing.
-#[test]
-fn a_statement_timeout_is_exit_2_and_stores_nothing() {
-    let Some(schema) = Schema::on_test_server() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let file = junit(dir.path(), "r.xml", "a", 50, 5);
+/// `candor ingest` of a 50-test file with a 300 ms `statement_timeout` while another
+/// session holds `runs` locked: the open and the names need no lock on `runs`, the run's
+/// insert waits for it and times out.
+fn ingest_while_runs_is_locked(schema: &Schema, dir: &Path) -> Output {
+    let file = junit(dir, "r.xml", "a", 50, 5);
     drop(schema.open()); // the schema exists before the lock is taken
     let mut holder = schema.client();
     let mut lock = holder.transaction().unwrap();
@@ -577,9 +563,19 @@ fn a_statement_timeout_is_exit_2_and_stores_nothing() {
         pg_support::server().unwrap(),
         schema.name
     );
-    // The open and the partition need no lock on runs; the ingest's insert waits for it.
-    let ran = candor(dir.path(), &url, &["ingest", file.to_str().unwrap()]);
+    let ran = candor(dir, &url, &["ingest", file.to_str().unwrap()]);
     lock.rollback().unwrap();
+    ran
+}
+
+/// #17 item 7: a statement timeout is exit 2 with the next step, and stores nothing.
+#[test]
+fn a_statement_timeout_is_exit_2_and_stores_nothing() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ran = ingest_while_runs_is_locked(&schema, dir.path());
     let (out, err) = text(&ran);
     assert_eq!(ran.status.code(), Some(2), "{out}{err}");
     assert!(err.contains("statement timeout"), "{err}");
