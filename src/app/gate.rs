@@ -334,6 +334,18 @@ pub fn gate(
         };
         let replayed = replay(&plan, &touched, ports).and_then(|mut replays| {
             store_replays(history, settings, &replays.reports, repo_root)?;
+            if adapter.kind() == runner::RunnerKind::Go {
+                let head_green = green_in_every_replay(&replays.records);
+                if let Some((judgement, processes, seconds)) =
+                    go_base_version(&base_plan, repo_root, &diff, &collected, &head_green, ports)?
+                {
+                    base_version_seconds = Some(seconds);
+                    if let Some(batching) = &mut replays.batching {
+                        batching.base_version_processes = Some(processes);
+                    }
+                    base_judgement = Some(judgement);
+                }
+            }
             let Some(tree) = &base_tree else {
                 return Ok(replays);
             };
@@ -354,11 +366,7 @@ pub fn gate(
             if let Some(batching) = &mut replays.batching {
                 batching.base_version_processes = Some(processes);
             }
-            let head_green: BTreeSet<String> = classify(&replays.records)
-                .iter()
-                .filter(|c| !c.bucket.is_red())
-                .map(|c| c.test.clone())
-                .collect();
+            let head_green = green_in_every_replay(&replays.records);
             base_judgement = Some(tamper::judge(
                 &modules.touched,
                 &collected,
@@ -1573,6 +1581,184 @@ fn report_outcomes(path: &Path, parse: &ParseOptions) -> Option<BTreeMap<String,
             .map(|e| (e.test_id, e.outcome))
             .collect(),
     )
+}
+
+/// The touched tests whose replays all ended green.
+fn green_in_every_replay(records: &[RunRecord]) -> BTreeSet<String> {
+    classify(records)
+        .iter()
+        .filter(|c| !c.bucket.is_red())
+        .map(|c| c.test.clone())
+        .collect()
+}
+
+/// The base's version of the go test files the change modified or deleted, run against
+/// the head's code (issue #14 item 1 for go; `gate::go_base`): in each package folder
+/// they are in, every `_test.go` file the change touched goes back as the base has it
+/// (one the change added is left out) through `go test -overlay`, in the work tree
+/// itself, and every test those base files define runs in one batch, pinned as the
+/// replays are. `None` when the change modified or deleted no go test file. The
+/// judgement, the runner processes it took and their time.
+fn go_base_version(
+    plan: &BasePlan<'_>,
+    repo_root: &Path,
+    diff: &Diff,
+    collected: &BTreeSet<String>,
+    head_green: &BTreeSet<String>,
+    ports: &mut Ports<'_>,
+) -> Result<Option<(BaseJudgement, u32, f64)>, CliError> {
+    use gate::go_base::{self, BaseGoFile, BaseGoRun};
+    let go_files: Vec<_> = diff
+        .files
+        .iter()
+        .filter(|file| go_base::is_go_test_file(&file.path))
+        .collect();
+    let folders: BTreeSet<&str> = go_files
+        .iter()
+        .filter(|file| file.status != FileStatus::Added)
+        .map(|file| go_base::folder_of(&file.path))
+        .collect();
+    if folders.is_empty() {
+        return Ok(None);
+    }
+    ports.progress("replaying the base's version of the touched go test files…");
+    let in_folders: Vec<_> = go_files
+        .into_iter()
+        .filter(|file| folders.contains(go_base::folder_of(&file.path)))
+        .collect();
+    let older: Vec<&str> = in_folders
+        .iter()
+        .filter(|file| file.status != FileStatus::Added)
+        .map(|file| file.path.as_str())
+        .collect();
+    let mut at_base = plan.git.show_many(plan.base, &older)?.into_iter();
+    let folder = plan.dir.join("base-version").join("go-files");
+    fs_err::create_dir_all(&folder).map_err(|source| CliError::Write {
+        path: folder.clone(),
+        source,
+    })?;
+    let root = std::path::absolute(repo_root).map_err(|source| CliError::Write {
+        path: repo_root.to_path_buf(),
+        source,
+    })?;
+    let mut replace = Vec::new();
+    let mut files = Vec::new();
+    for (index, file) in in_folders.iter().enumerate() {
+        let at = root.join(&file.path).to_string_lossy().into_owned();
+        if file.status == FileStatus::Added {
+            replace.push((at, None));
+            continue;
+        }
+        let bytes = at_base.next().flatten().unwrap_or_default();
+        let copy = folder.join(format!("{}_test.go", index + 1));
+        fs_err::write(&copy, &bytes).map_err(|source| CliError::Write {
+            path: copy.clone(),
+            source,
+        })?;
+        replace.push((at, Some(copy.to_string_lossy().into_owned())));
+        let package = go_package(repo_root, go_base::folder_of(&file.path));
+        let text = String::from_utf8_lossy(&bytes);
+        let tests = go_base::test_names(&text)
+            .iter()
+            .map(|name| crate::results::ids::go(&package, name))
+            .collect();
+        files.push(BaseGoFile {
+            path: file.path.clone(),
+            package,
+            tests,
+            support: go_base::is_support(&text),
+        });
+    }
+    let ids: Vec<String> = files.iter().flat_map(|f| f.tests.iter().cloned()).collect();
+    if ids.is_empty() {
+        return Ok(Some((
+            go_base::judge(
+                &files,
+                collected,
+                head_green,
+                &BaseGoRun::Ran(BTreeMap::new()),
+            ),
+            0,
+            0.0,
+        )));
+    }
+    let overlay = plan.dir.join("base-version").join("go-overlay.json");
+    fs_err::write(&overlay, go_base::overlay_json(&replace)).map_err(|source| CliError::Write {
+        path: overlay.clone(),
+        source,
+    })?;
+    let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+    if left.is_zero() {
+        return Ok(Some((
+            go_base::judge(&files, collected, head_green, &BaseGoRun::NotRun),
+            0,
+            0.0,
+        )));
+    }
+    let mut command = plan
+        .policy
+        .runner
+        .command
+        .clone()
+        .unwrap_or_else(|| runner::RunnerKind::Go.default_command());
+    command.push(format!(
+        "-overlay={}",
+        std::path::absolute(&overlay).unwrap_or(overlay).display()
+    ));
+    let config = runner::RunnerConfig {
+        kind: Some(runner::RunnerKind::Go),
+        command: Some(command),
+        ..plan.policy.runner.clone()
+    };
+    let context = base_context(plan, repo_root, left, "go");
+    let adapter = runner::adapter(&config, &context)?;
+    let parse = ParseOptions {
+        repo_root: Some(repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let (run, processes, seconds) =
+        match adapter.run_batch(&context, &ids, RunOptions { seed: plan.seed }) {
+            Ok(report) => {
+                let processes = u32::try_from(report.invocations.len()).unwrap_or(u32::MAX);
+                let outcomes = report_outcomes(&report.report, &parse).unwrap_or_default();
+                (
+                    BaseGoRun::Ran(outcomes),
+                    processes,
+                    process_seconds(&report),
+                )
+            }
+            Err(runner::RunnerError::CouldNotRun(not_run)) => {
+                let said = not_run.quoted.first().map_or_else(
+                    || not_run.why.clone(),
+                    |line| format!("{} ({line})", not_run.why),
+                );
+                (BaseGoRun::CouldNotRun(said), 1, 0.0)
+            }
+            Err(error) => return Err(error.into()),
+        };
+    Ok(Some((
+        go_base::judge(&files, collected, head_green, &run),
+        processes,
+        seconds,
+    )))
+}
+
+/// The import path of the go package in `folder` (repository-relative): the nearest
+/// `go.mod` at or above it declares the module. Without one, the folder itself.
+fn go_package(repo_root: &Path, folder: &str) -> String {
+    let mut at = folder;
+    loop {
+        let go_mod = repo_root.join(at).join("go.mod");
+        if let Ok(text) = fs_err::read_to_string(&go_mod)
+            && let Some(module) = gate::go_base::module_path(&text)
+        {
+            return gate::go_base::package_path(&module, at, folder);
+        }
+        if at.is_empty() {
+            return folder.to_owned();
+        }
+        at = gate::go_base::folder_of(at);
+    }
 }
 
 /// The pytest modules the change touched.

@@ -12,6 +12,7 @@ pub mod data;
 pub mod diff;
 pub mod files;
 pub mod freeze;
+pub mod go_base;
 pub mod human_owned;
 pub mod infrastructure;
 pub mod lane;

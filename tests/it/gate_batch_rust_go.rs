@@ -24,8 +24,16 @@ const GO_BASE_A: &str = "package a\n\nimport \"testing\"\n\nvar baseRan bool\n\n
 
 /// A go module on `main` (packages `a` and `b`, one test each, both named `TestBase`),
 /// then a `change` branch writing `files`.
-fn go_change(files: &[(&str, &str)]) -> Suite {
+pub(crate) fn go_change(files: &[(&str, &str)]) -> Suite {
+    go_change_from(&[], files)
+}
+
+/// As [`go_change`], with `more` files on `main` too.
+pub(crate) fn go_change_from(more: &[(&str, &str)], files: &[(&str, &str)]) -> Suite {
     let suite = empty();
+    for (path, text) in more {
+        suite.write(path, text);
+    }
     suite.write("go.mod", "module example.com/shop\n\ngo 1.19\n");
     suite.write("candor.toml", POLICY_TOUCHED);
     suite.write(

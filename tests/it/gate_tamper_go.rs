@@ -1,0 +1,133 @@
+//! The go lane judges a change with the base's version of its go test files (issue #14
+//! item 1, built for go): a real go module in a real git repository, a change that
+//! regresses the code and makes its test agree (weakened), deletes the failing test
+//! (removed) or loosens a shared helper (test-support code), each refused; a clean change
+//! and an approved rewrite accepted. The work tree is never written by the base's version.
+
+use crate::gate_batch::{gate_report, strings};
+use crate::gate_batch_rust_go::go_change;
+
+/// `Twice` regressed: 2·x + 1.
+const REGRESSED: &str = "package b\n\nfunc Twice(x int) int { return 2*x + 1 }\n";
+
+fn kinds(report: &serde_json::Value) -> Vec<String> {
+    report["reasons"]
+        .as_array()
+        .expect("reasons")
+        .iter()
+        .map(|r| r["kind"].as_str().expect("a kind").to_owned())
+        .collect()
+}
+
+fn weakened(report: &serde_json::Value) -> Vec<String> {
+    report["base_judgement"]["weakened"]
+        .as_array()
+        .expect("weakened")
+        .iter()
+        .map(|w| w["test"].as_str().expect("a test").to_owned())
+        .collect()
+}
+
+#[test]
+fn issue_14_item_1_a_go_test_made_to_agree_with_regressed_code_is_weakened() {
+    let suite = go_change(&[
+        ("b/b.go", REGRESSED),
+        (
+            "b/b_test.go",
+            "package b\n\nimport \"testing\"\n\nfunc TestBase(t *testing.T) {\n\tif Twice(2) != 5 {\n\t\tt.Fatal(\"twice\")\n\t}\n}\n",
+        ),
+    ]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert!(
+        kinds(&report).contains(&"weakened-test".to_owned()),
+        "{report:#}"
+    );
+    assert_eq!(
+        weakened(&report),
+        ["example.com/shop/b::TestBase"],
+        "{report:#}"
+    );
+    assert_eq!(
+        strings(&report["base_judgement"]["files"]),
+        ["b/b_test.go"],
+        "{report:#}"
+    );
+    // The work tree still holds the head's test: the base's version went through go's
+    // overlay, not onto disk.
+    let on_disk = std::fs::read_to_string(suite.repo.join("b/b_test.go")).expect("b_test.go");
+    assert!(on_disk.contains("!= 5"), "{on_disk}");
+    // A human may approve a deliberate change of behaviour.
+    let approved = suite.candor(&["gate", "--format", "json", "--approved-by", "ana"], &[]);
+    assert_eq!(approved.exit, 0, "{approved:?}");
+}
+
+#[test]
+fn issue_14_item_1_a_deleted_go_test_is_removed_and_a_clean_edit_is_accepted() {
+    let suite = go_change(&[(
+        "a/a_test.go",
+        "package a\n\nimport \"testing\"\n\nfunc TestOther(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
+    )]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert!(
+        kinds(&report).contains(&"tests-removed".to_owned()),
+        "{report:#}"
+    );
+    assert_eq!(
+        strings(&report["base_judgement"]["removed"]),
+        ["example.com/shop/a::TestBase"]
+    );
+
+    // The same test kept and a test added beside it: nothing weakened or removed.
+    let clean = go_change(&[(
+        "a/a_test.go",
+        "package a\n\nimport \"testing\"\n\nvar baseRan bool\n\nfunc TestBase(t *testing.T) {\n\tbaseRan = true\n}\n\nfunc TestOther(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
+    )]);
+    let (ran, report) = gate_report(&clean);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(
+        strings(&report["base_judgement"]["files"]),
+        ["a/a_test.go"],
+        "{report:#}"
+    );
+    assert_eq!(report["base_judgement"]["weakened"], serde_json::json!([]));
+    assert_eq!(report["base_judgement"]["removed"], serde_json::json!([]));
+}
+
+#[test]
+fn issue_14_item_1_a_loosened_go_helper_is_refused_whether_or_not_its_users_are_touched() {
+    // The base: b's test checks through a helper in its own file.
+    let helper = "package b\n\nimport \"testing\"\n\nfunc check(t *testing.T, got, want int) {\n\tt.Helper()\n\tif got != want {\n\t\tt.Fatalf(\"got %d, want %d\", got, want)\n\t}\n}\n";
+    let loose = "package b\n\nimport \"testing\"\n\nfunc check(t *testing.T, got, want int) {\n\tt.Helper()\n}\n";
+    let uses = "package b\n\nimport \"testing\"\n\nfunc TestUses(t *testing.T) {\n\tcheck(t, Twice(3), 6)\n}\n";
+    let suite = crate::gate_batch_rust_go::go_change_from(
+        &[("b/check_test.go", helper), ("b/uses_test.go", uses)],
+        &[("b/b.go", REGRESSED), ("b/check_test.go", loose)],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert!(
+        kinds(&report).contains(&"weakened-test".to_owned()),
+        "{report:#}"
+    );
+    assert_eq!(weakened(&report), ["b/check_test.go"], "{report:#}");
+
+    // The user touched too: its base version, with the base's helper, fails against the
+    // regressed code.
+    let suite = crate::gate_batch_rust_go::go_change_from(
+        &[("b/check_test.go", helper), ("b/uses_test.go", uses)],
+        &[
+            ("b/b.go", REGRESSED),
+            ("b/check_test.go", loose),
+            ("b/uses_test.go", &format!("{uses}\n// checked\n")),
+        ],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(
+        weakened(&report),
+        ["b/check_test.go", "example.com/shop/b::TestUses"],
+        "{report:#}"
+    );
+}
