@@ -180,7 +180,14 @@ pub fn gate(
     let mut suite_left = 0;
     let mut base_judgement = None;
     let mut base_version_seconds = None;
-    if runs_anything || !modules.touched.is_empty() {
+    // Test files whose base version is judged by text (Rust) or run (go) need the
+    // listing even when nothing else would run: a deleted test file is in neither.
+    let rust_changed = rust_changes(git, &base, &head, &diff, &changed)?;
+    let go_changed = diff
+        .files
+        .iter()
+        .any(|f| f.status != FileStatus::Added && gate::go_base::is_go_test_file(&f.path));
+    if runs_anything || !modules.touched.is_empty() || !rust_changed.is_empty() || go_changed {
         let dir = scratch(repo_root, "gate")?;
         let executor = ports.executor;
         let listing_context = runner::Context::new(repo_root, dir.join("listing"), executor)
@@ -247,6 +254,16 @@ pub fn gate(
         };
         listing_seconds = Some(listing_started.elapsed().as_secs_f64());
         touched = touched_tests(adapter.kind(), &listed, &changed);
+        if matches!(
+            adapter.kind(),
+            runner::RunnerKind::Cargo | runner::RunnerKind::Nextest
+        ) && !rust_changed.is_empty()
+        {
+            let kind = adapter.kind();
+            base_judgement = Some(gate::rust_base::judge(&rust_changed, |path| {
+                gate::touched::ids_in_unit_of(kind, &listed, path)
+            }));
+        }
         let collected: BTreeSet<String> = listed.iter().map(|t| t.id.clone()).collect();
         let seed = lane_seed(&*adapter, &base);
         let plan = ReplayPlan {
@@ -1667,6 +1684,10 @@ fn go_base_version(
             package,
             tests,
             support: go_base::is_support(&text),
+            // The work tree's, which the replays ran (a deleted file defines nothing).
+            head_defines: fs_err::read_to_string(repo_root.join(&file.path))
+                .map(|head| go_base::test_names(&head))
+                .unwrap_or_default(),
         });
     }
     let ids: Vec<String> = files.iter().flat_map(|f| f.tests.iter().cloned()).collect();
@@ -1701,6 +1722,9 @@ fn go_base_version(
         .command
         .clone()
         .unwrap_or_else(|| runner::RunnerKind::Go.default_command());
+    // vet reads the files on disk, not the overlay (go 1.19: "open a_test.go: no such
+    // file" for a file only the overlay has); the head's build already ran it.
+    command.push("-vet=off".to_owned());
     command.push(format!(
         "-overlay={}",
         std::path::absolute(&overlay).unwrap_or(overlay).display()
@@ -1741,6 +1765,56 @@ fn go_base_version(
         processes,
         seconds,
     )))
+}
+
+/// The Rust files the change modified or deleted whose base defines a test, at both ends
+/// (`gate::rust_base`), reusing the texts the touched test files were read with.
+fn rust_changes(
+    git: &dyn Repository,
+    base: &str,
+    head: &str,
+    diff: &Diff,
+    changed: &[ChangedTestFile],
+) -> Result<Vec<gate::rust_base::RustFileChange>, CliError> {
+    let older: Vec<&gate::diff::ChangedFile> = diff
+        .files
+        .iter()
+        .filter(|f| {
+            !f.binary
+                && f.status != FileStatus::Added
+                && Path::new(&f.path).extension().is_some_and(|e| e == "rs")
+        })
+        .collect();
+    let unread: Vec<&str> = older
+        .iter()
+        .filter(|f| !changed.iter().any(|c| c.path == f.path))
+        .map(|f| f.path.as_str())
+        .collect();
+    let text = |bytes: Option<Vec<u8>>| bytes.map(|b| String::from_utf8_lossy(&b).into_owned());
+    let mut at_base = git.show_many(base, &unread)?.into_iter();
+    let mut at_head = git.show_many(head, &unread)?.into_iter();
+    let mut files = Vec::new();
+    for file in older {
+        let (base_text, head_text) = match changed.iter().find(|c| c.path == file.path) {
+            Some(read) => (read.base_text.clone(), Some(read.head_text.clone())),
+            None => (
+                text(at_base.next().flatten()),
+                text(at_head.next().flatten()),
+            ),
+        };
+        let Some(base_text) = base_text else {
+            continue;
+        };
+        if gate::rust_base::test_functions(&base_text).is_empty() {
+            continue;
+        }
+        files.push(gate::rust_base::RustFileChange {
+            path: file.path.clone(),
+            base_text,
+            head_text,
+        });
+    }
+    Ok(files)
 }
 
 /// The import path of the go package in `folder` (repository-relative): the nearest

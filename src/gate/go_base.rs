@@ -109,6 +109,20 @@ pub struct BaseGoFile {
     pub tests: Vec<String>,
     /// Whether its base version is test-support code ([`is_support`]).
     pub support: bool,
+    /// The test names (`TestX`) its head version defines (none when deleted).
+    pub head_defines: Vec<String>,
+}
+
+impl BaseGoFile {
+    /// The base's tests the head neither collects nor still defines in this file.
+    fn removed<'f>(&'f self, head_ids: &'f BTreeSet<String>) -> impl Iterator<Item = &'f String> {
+        self.tests.iter().filter(move |test| {
+            let name = test
+                .rsplit_once("::")
+                .map_or(test.as_str(), |(_, name)| name);
+            !head_ids.contains(*test) && !self.head_defines.iter().any(|h| h == name)
+        })
+    }
 }
 
 /// How the base's version ran: every test's outcome, or why it could not run.
@@ -151,6 +165,9 @@ pub fn judge(
             judgement.not_run = u32::try_from(files.len()).unwrap_or(u32::MAX);
         }
         BaseGoRun::CouldNotRun(said) => {
+            for file in files {
+                judgement.removed.extend(file.removed(head_ids).cloned());
+            }
             for file in files.iter().filter(|f| !f.tests.is_empty()) {
                 judgement.weakened.push(Weakened {
                     test: file.path.clone(),
@@ -166,9 +183,9 @@ pub fn judge(
                 if !reported {
                     continue;
                 }
+                judgement.removed.extend(file.removed(head_ids).cloned());
                 for test in &file.tests {
                     if !head_ids.contains(test) {
-                        judgement.removed.push(test.clone());
                         continue;
                     }
                     if !head_green.contains(test) {
@@ -254,6 +271,7 @@ mod tests {
             package: "m/p".to_owned(),
             tests: tests.iter().map(|t| format!("m/p::{t}")).collect(),
             support: tests.is_empty(),
+            head_defines: Vec::new(),
         }
     }
 
@@ -301,6 +319,8 @@ mod tests {
         );
         assert_eq!(judged.weakened.len(), 1);
         assert_eq!(judged.weakened[0].test, "p/a_test.go");
+        // Removed by the texts: not collected and no longer defined at the head.
+        assert_eq!(judged.removed, ["m/p::TestGone"]);
         // A file the binary never reported (a build tag): not judged.
         let judged = judge(
             files,

@@ -20,6 +20,7 @@ pub mod locks;
 pub mod oracle;
 pub mod receipts;
 pub mod rules;
+pub mod rust_base;
 pub mod skips;
 pub mod tamper;
 pub mod touched;

@@ -66,6 +66,24 @@ pub fn touched_tests(
     touched
 }
 
+/// The listed tests that belong to `path`'s unit: those the runner names the file of,
+/// else those of the file's package (go) or module (cargo unit tests), whatever the
+/// file's text defines now.
+pub fn ids_in_unit_of<'l>(
+    runner: RunnerKind,
+    listed: &'l [ListedTest],
+    path: &str,
+) -> Vec<&'l str> {
+    listed
+        .iter()
+        .filter(|test| match &test.file {
+            Some(file) => file == path,
+            None => same_unit(runner, &test.id, path),
+        })
+        .map(|test| test.id.as_str())
+        .collect()
+}
+
 /// Whether `text` defines the test: its function, or for Rust also the macro call or
 /// `fn` its name comes from (see [`rust_anchor`]).
 fn defines(runner: RunnerKind, text: &str, id: &str, function: &str) -> bool {
@@ -252,6 +270,69 @@ impl<'t> RustNames<'t> {
         }
         names
     }
+}
+
+/// `text` with every comment and every string and char literal's contents blanked
+/// (newlines kept), so that code can be searched without meeting words in them.
+pub(crate) fn rust_code_only(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut kept = bytes.to_vec();
+    let mut blank = |from: usize, to: usize| {
+        for byte in &mut kept[from..to.min(bytes.len())] {
+            if *byte != b'\n' {
+                *byte = b' ';
+            }
+        }
+    };
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'/' if bytes.get(at + 1) == Some(&b'/') => {
+                let end = text[at..].find('\n').map_or(bytes.len(), |end| at + end);
+                blank(at, end);
+                at = end;
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                let end = skip_block_comment(bytes, at);
+                blank(at, end);
+                at = end;
+            }
+            b'"' => {
+                let end = skip_string(bytes, at + 1, 0);
+                blank(at + 1, end.saturating_sub(1));
+                at = end;
+            }
+            b'r' if raw_string_hashes(bytes, at).is_some() => {
+                let hashes = raw_string_hashes(bytes, at).unwrap_or(0);
+                let end = skip_string(bytes, at + 2 + hashes, hashes);
+                blank(at + 2 + hashes, end.saturating_sub(1 + hashes));
+                at = end;
+            }
+            b'\'' => {
+                // A char literal ('"', '\'', 'é'), else a lifetime.
+                let end = if bytes.get(at + 1) == Some(&b'\\') {
+                    text[at + 2..]
+                        .find('\'')
+                        .map_or(bytes.len(), |end| at + 2 + end + 1)
+                } else {
+                    let width = text[at + 1..].chars().next().map_or(1, char::len_utf8);
+                    if bytes.get(at + 1 + width) == Some(&b'\'') {
+                        at + width + 2
+                    } else {
+                        at + 1
+                    }
+                };
+                if end > at + 1 {
+                    blank(at + 1, end - 1);
+                }
+                at = end;
+            }
+            _ => at += 1,
+        }
+    }
+    // Only ASCII bytes were blanked, so what was UTF-8 stays UTF-8 unless a blanked span
+    // cut a character; then the lossy form keeps the lengths that matter (newlines).
+    String::from_utf8(kept).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// The index after a block comment that opens at `at` (they nest in Rust).

@@ -377,7 +377,7 @@ const CRATE_LIB: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[
 
 /// A crate `calc` on `main` (a unit test, an integration test file), then a `change`
 /// branch writing `files`.
-fn cargo_change(files: &[(&str, &str)]) -> Suite {
+pub(crate) fn cargo_change(files: &[(&str, &str)]) -> Suite {
     cargo_change_with("cargo", files)
 }
 

@@ -42,7 +42,7 @@ mod gate_batch_rust_go;
 mod gate_parts;
 mod gate_replay;
 mod gate_tamper;
-mod gate_tamper_go;
+mod gate_tamper_runners;
 mod history;
 mod history_migration;
 mod ids;

@@ -1,11 +1,13 @@
-//! The go lane judges a change with the base's version of its go test files (issue #14
-//! item 1, built for go): a real go module in a real git repository, a change that
-//! regresses the code and makes its test agree (weakened), deletes the failing test
-//! (removed) or loosens a shared helper (test-support code), each refused; a clean change
-//! and an approved rewrite accepted. The work tree is never written by the base's version.
+//! The go and cargo lanes judge a change with the base's version of its test files
+//! (issue #14 item 1, built past pytest): a real go module in a real git repository, a
+//! change that regresses the code and makes its test agree (weakened), deletes the
+//! failing test (removed) or loosens a shared helper (test-support code), each refused;
+//! a clean change and an approved rewrite accepted; the work tree is never written by the
+//! base's version. For cargo, what the texts tell without a second build: a deleted test,
+//! a test stripped of `#[test]`, a test that gained `#[should_panic]`.
 
 use crate::gate_batch::{gate_report, strings};
-use crate::gate_batch_rust_go::go_change;
+use crate::gate_batch_rust_go::{cargo_change, go_change};
 
 /// `Twice` regressed: 2·x + 1.
 const REGRESSED: &str = "package b\n\nfunc Twice(x int) int { return 2*x + 1 }\n";
@@ -79,6 +81,18 @@ fn issue_14_item_1_a_deleted_go_test_is_removed_and_a_clean_edit_is_accepted() {
         ["example.com/shop/a::TestBase"]
     );
 
+    // The whole file deleted: nothing is left to list from it, and its tests are removed.
+    let deleted = go_change(&[("a/doc.go", "package a\n")]);
+    crate::triage_support::git(&deleted.repo, &["rm", "--quiet", "a/a_test.go"]);
+    crate::triage_support::git(&deleted.repo, &["commit", "--quiet", "-m", "no tests"]);
+    let (ran, report) = gate_report(&deleted);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(
+        strings(&report["base_judgement"]["removed"]),
+        ["example.com/shop/a::TestBase"],
+        "{report:#}"
+    );
+
     // The same test kept and a test added beside it: nothing weakened or removed.
     let clean = go_change(&[(
         "a/a_test.go",
@@ -130,4 +144,64 @@ fn issue_14_item_1_a_loosened_go_helper_is_refused_whether_or_not_its_users_are_
         ["b/check_test.go", "example.com/shop/b::TestUses"],
         "{report:#}"
     );
+}
+
+#[test]
+fn issue_14_item_1_a_deleted_or_unmarked_cargo_test_is_removed() {
+    // tests/more.rs holds `base` at the base; the change deletes it for another test.
+    let suite = cargo_change(&[(
+        "tests/more.rs",
+        "#[test]\nfn other() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n",
+    )]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert!(
+        kinds(&report).contains(&"tests-removed".to_owned()),
+        "{report:#}"
+    );
+    assert_eq!(
+        strings(&report["base_judgement"]["removed"]),
+        ["tests/more.rs::base"]
+    );
+
+    // The unit test in src/lib.rs kept as a function, its `#[test]` taken away.
+    let unmarked = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    #[allow(dead_code)]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
+    let suite = cargo_change(&[("src/lib.rs", unmarked)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(
+        strings(&report["base_judgement"]["removed"]),
+        ["src/lib.rs::adds"],
+        "{report:#}"
+    );
+
+    // A test added beside the old one: nothing removed, accepted.
+    let suite = cargo_change(&[(
+        "tests/more.rs",
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n\n#[test]\nfn other() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n",
+    )]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(report["base_judgement"]["removed"], serde_json::json!([]));
+}
+
+#[test]
+fn issue_14_item_1_a_cargo_test_that_gains_should_panic_beside_regressed_code_is_weakened() {
+    let suite = cargo_change(&[
+        (
+            "src/lib.rs",
+            "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n",
+        ),
+        (
+            "tests/more.rs",
+            "#[test]\n#[should_panic]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
+        ),
+    ]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert!(
+        kinds(&report).contains(&"weakened-test".to_owned()),
+        "{report:#}"
+    );
+    assert_eq!(weakened(&report), ["calc::more::base"], "{report:#}");
 }
