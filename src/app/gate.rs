@@ -1684,8 +1684,14 @@ fn go_base_version(
             package,
             tests,
             support: go_base::is_support(&text),
-            // The work tree's, which the replays ran (a deleted file defines nothing).
+            // The work tree's, which the replays ran (a deleted file defines nothing); a
+            // file whose build constraints changed counts as defining nothing, or a
+            // `//go:build never` would hide its tests while they still read as defined.
             head_defines: fs_err::read_to_string(repo_root.join(&file.path))
+                .ok()
+                .filter(|head| {
+                    go_base::build_constraints(head) == go_base::build_constraints(&text)
+                })
                 .map(|head| go_base::test_names(&head))
                 .unwrap_or_default(),
         });

@@ -69,6 +69,24 @@ fn functions_named(text: &str, prefixes: &[&str]) -> Vec<String> {
     names
 }
 
+/// A file's build constraints (`//go:build …`, `// +build …` lines before its `package`
+/// clause), trimmed: a change to them can take the file's tests out of the build while
+/// its text still defines them.
+pub fn build_constraints(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with("package ") {
+            break;
+        }
+        let tight: String = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        if tight.starts_with("//go:build") || tight.starts_with("// +build") {
+            lines.push(tight);
+        }
+    }
+    lines
+}
+
 /// The module path a `go.mod` declares (`module example.com/m`, quoted or not).
 pub fn module_path(go_mod: &str) -> Option<String> {
     go_mod.lines().find_map(|line| {
@@ -243,6 +261,16 @@ mod tests {
             "package p\n\nfunc BenchmarkX(b *testing.B) {}\n"
         ));
         assert!(!is_support("package p\n\nfunc ExampleX() {}\n"));
+    }
+
+    #[test]
+    fn build_constraints_are_read_before_the_package_clause() {
+        let text = "// Copyright\n//go:build  linux && !never\n// +build linux\n\npackage p\n//go:build later\n";
+        assert_eq!(
+            build_constraints(text),
+            ["//go:build linux && !never", "// +build linux"]
+        );
+        assert!(build_constraints("package p\n").is_empty());
     }
 
     #[test]

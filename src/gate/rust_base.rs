@@ -64,6 +64,23 @@ pub fn test_functions(text: &str) -> Vec<RustTest> {
     tests
 }
 
+/// Every `cfg` attribute of a file (`#[cfg(…)]`, `#![cfg(…)]`, `#[cfg_attr(…)]`),
+/// outside comments and literals, without whitespace, sorted: a change to them can take
+/// tests out of the build while the text still defines them.
+pub fn cfg_attributes(text: &str) -> Vec<String> {
+    static CFG: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"#\s*!?\s*\[\s*cfg(?:_attr)?\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\s*\]")
+            .expect("a valid pattern")
+    });
+    let code = rust_code_only(text);
+    let mut found: Vec<String> = CFG
+        .find_iter(&code)
+        .map(|m| m.as_str().split_whitespace().collect())
+        .collect();
+    found.sort();
+    found
+}
+
 /// One Rust file the change modified or deleted, at both ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RustFileChange {
@@ -76,7 +93,7 @@ pub struct RustFileChange {
 }
 
 /// Judges the changed files: a base test is removed when the head's file no longer
-/// defines it as a test and no id the head collects in its file's unit (`head_ids_of(path)`)
+/// defines it as a test (or changed its `cfg`s) and no id the head collects in its file's unit (`head_ids_of(path)`)
 /// has its name as a segment (rstest's `adds::case_1` keeps `adds`; a test moved inside
 /// its unit is kept); a base test without `#[should_panic]` that has it at the head is
 /// weakened.
@@ -97,6 +114,11 @@ pub fn judge<'a>(
             .as_deref()
             .map(test_functions)
             .unwrap_or_default();
+        // With the file's `cfg`s changed, a test still written may no longer be built.
+        let cfg_changed = file
+            .head_text
+            .as_deref()
+            .is_some_and(|head| cfg_attributes(head) != cfg_attributes(&file.base_text));
         let ids = head_ids_of(&file.path);
         for test in &base {
             let collected: BTreeSet<&str> = ids
@@ -107,7 +129,7 @@ pub fn judge<'a>(
             let at_head = head.iter().find(|h| h.name == test.name);
             // Removed only where the head's text no longer defines it as a test: one
             // behind a `cfg` the lane does not set is defined and not collected.
-            if at_head.is_none() && collected.is_empty() {
+            if (at_head.is_none() || cfg_changed) && collected.is_empty() {
                 judgement
                     .removed
                     .push(format!("{}::{}", file.path, test.name));
@@ -196,6 +218,20 @@ mod tests {
         // Defined at the head behind a `cfg` the lane does not set: not collected, kept.
         let judged = judge(&[change(base, Some(base))], |_| Vec::new());
         assert!(judged.removed.is_empty());
+        // A `cfg` the change added hides a test it still writes: removed.
+        let hidden = base.replacen("#[test]\nfn adds", "#[cfg(any())]\n#[test]\nfn adds", 1);
+        let judged = judge(&[change(base, Some(&hidden))], |_| {
+            vec!["calc::calc::subtracts", "calc::calc::cases"]
+        });
+        assert_eq!(judged.removed, ["tests/calc.rs::adds"]);
+        let module = "#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {}\n}\n";
+        let hidden = module.replace("#[cfg(test)]", "#[cfg(all(test, feature = \"never\"))]");
+        let judged = judge(&[change(module, Some(&hidden))], |_| Vec::new());
+        assert_eq!(judged.removed, ["tests/calc.rs::adds"]);
+        assert_eq!(
+            cfg_attributes("#[cfg( test )]\n#![cfg(unix)]\n// #[cfg(x)]\n#[cfg_attr(a, b(c))]"),
+            ["#![cfg(unix)]", "#[cfg(test)]", "#[cfg_attr(a,b(c))]"]
+        );
         // A test that had should_panic already is not weakened by keeping it.
         let both = "#[test]\n#[should_panic]\nfn adds() {}\n";
         let judged = judge(&[change(both, Some(both))], |_| vec!["calc::calc::adds"]);

@@ -20,7 +20,7 @@ use triage_support::{Suite, empty, git};
 /// the same everywhere.
 const POLICY_TOUCHED: &str = "[lane]\nreplay = \"touched\"\njobs = 2\n";
 
-const GO_BASE_A: &str = "package a\n\nimport \"testing\"\n\nvar baseRan bool\n\nfunc TestBase(t *testing.T) {\n\tbaseRan = true\n}\n";
+pub(crate) const GO_BASE_A: &str = "package a\n\nimport \"testing\"\n\nvar baseRan bool\n\nfunc TestBase(t *testing.T) {\n\tbaseRan = true\n}\n";
 
 /// A go module on `main` (packages `a` and `b`, one test each, both named `TestBase`),
 /// then a `change` branch writing `files`.

@@ -93,6 +93,23 @@ fn issue_14_item_1_a_deleted_go_test_is_removed_and_a_clean_edit_is_accepted() {
         "{report:#}"
     );
 
+    // A build constraint no build sets: the text still defines the test, go no longer
+    // builds it.
+    let tagged = go_change(&[(
+        "a/a_test.go",
+        &format!(
+            "//go:build never\n\n{}",
+            crate::gate_batch_rust_go::GO_BASE_A
+        ),
+    )]);
+    let (ran, report) = gate_report(&tagged);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(
+        strings(&report["base_judgement"]["removed"]),
+        ["example.com/shop/a::TestBase"],
+        "{report:#}"
+    );
+
     // The same test kept and a test added beside it: nothing weakened or removed.
     let clean = go_change(&[(
         "a/a_test.go",
@@ -165,6 +182,17 @@ fn issue_14_item_1_a_deleted_or_unmarked_cargo_test_is_removed() {
     );
 
     // The unit test in src/lib.rs kept as a function, its `#[test]` taken away.
+    // Or hidden behind a `cfg` no build sets, still written.
+    let hidden = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(all(test, feature = \"never\"))]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
+    let suite = cargo_change(&[("src/lib.rs", hidden)]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(
+        strings(&report["base_judgement"]["removed"]),
+        ["src/lib.rs::adds"],
+        "{report:#}"
+    );
+
     let unmarked = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    #[allow(dead_code)]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
     let suite = cargo_change(&[("src/lib.rs", unmarked)]);
     let (ran, report) = gate_report(&suite);
