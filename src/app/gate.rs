@@ -182,12 +182,37 @@ pub fn gate(
     let mut base_version_seconds = None;
     // Test files whose base version is judged by text (Rust) or run (go) need the
     // listing even when nothing else would run: a deleted test file is in neither.
-    let rust_changed = rust_changes(git, &base, &head, &diff, &changed)?;
+    let rust_changed = judged_by_text(
+        git,
+        &base,
+        &head,
+        &diff,
+        &changed,
+        |path| Path::new(path).extension().is_some_and(|e| e == "rs"),
+        |text| !gate::rust_base::test_functions(text).is_empty(),
+    )?;
+    let js_changed = judged_by_text(
+        git,
+        &base,
+        &head,
+        &diff,
+        &changed,
+        |path| {
+            files::Language::of(path) == Some(files::Language::JavaScript)
+                && files::is_test_file(path)
+        },
+        |text| !gate::js_base::test_titles(text).is_empty(),
+    )?;
     let go_changed = diff
         .files
         .iter()
         .any(|f| f.status != FileStatus::Added && gate::go_base::is_go_test_file(&f.path));
-    if runs_anything || !modules.touched.is_empty() || !rust_changed.is_empty() || go_changed {
+    if runs_anything
+        || !modules.touched.is_empty()
+        || !rust_changed.is_empty()
+        || !js_changed.is_empty()
+        || go_changed
+    {
         let dir = scratch(repo_root, "gate")?;
         let executor = ports.executor;
         let listing_context = runner::Context::new(repo_root, dir.join("listing"), executor)
@@ -261,6 +286,12 @@ pub fn gate(
         {
             let kind = adapter.kind();
             base_judgement = Some(gate::rust_base::judge(&rust_changed, |path| {
+                gate::touched::ids_in_unit_of(kind, &listed, path)
+            }));
+        }
+        if adapter.kind().is_javascript() && !js_changed.is_empty() {
+            let kind = adapter.kind();
+            base_judgement = Some(gate::js_base::judge(&js_changed, |path| {
                 gate::touched::ids_in_unit_of(kind, &listed, path)
             }));
         }
@@ -1773,23 +1804,22 @@ fn go_base_version(
     )))
 }
 
-/// The Rust files the change modified or deleted whose base defines a test, at both ends
-/// (`gate::rust_base`), reusing the texts the touched test files were read with.
-fn rust_changes(
+/// The files the change modified or deleted that `picked` keeps and whose base text
+/// `defines_tests`, at both ends (`gate::rust_base`, `gate::js_base`), reusing the texts
+/// the touched test files were read with.
+fn judged_by_text(
     git: &dyn Repository,
     base: &str,
     head: &str,
     diff: &Diff,
     changed: &[ChangedTestFile],
-) -> Result<Vec<gate::rust_base::RustFileChange>, CliError> {
+    picked: impl Fn(&str) -> bool,
+    defines_tests: impl Fn(&str) -> bool,
+) -> Result<Vec<tamper::FileTexts>, CliError> {
     let older: Vec<&gate::diff::ChangedFile> = diff
         .files
         .iter()
-        .filter(|f| {
-            !f.binary
-                && f.status != FileStatus::Added
-                && Path::new(&f.path).extension().is_some_and(|e| e == "rs")
-        })
+        .filter(|f| !f.binary && f.status != FileStatus::Added && picked(&f.path))
         .collect();
     let unread: Vec<&str> = older
         .iter()
@@ -1811,10 +1841,10 @@ fn rust_changes(
         let Some(base_text) = base_text else {
             continue;
         };
-        if gate::rust_base::test_functions(&base_text).is_empty() {
+        if !defines_tests(&base_text) {
             continue;
         }
-        files.push(gate::rust_base::RustFileChange {
+        files.push(tamper::FileTexts {
             path: file.path.clone(),
             base_text,
             head_text,

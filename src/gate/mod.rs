@@ -15,6 +15,7 @@ pub mod freeze;
 pub mod go_base;
 pub mod human_owned;
 pub mod infrastructure;
+pub mod js_base;
 pub mod lane;
 pub mod locks;
 pub mod oracle;

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::tamper::{BaseJudgement, Weakened};
+use super::tamper::{BaseJudgement, FileTexts, Weakened};
 use super::touched::rust_code_only;
 
 /// A test function a Rust file defines.
@@ -81,27 +81,13 @@ pub fn cfg_attributes(text: &str) -> Vec<String> {
     found
 }
 
-/// One Rust file the change modified or deleted, at both ends.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RustFileChange {
-    /// The file, repository-relative.
-    pub path: String,
-    /// Its text at the base.
-    pub base_text: String,
-    /// Its text at the head (`None`: deleted).
-    pub head_text: Option<String>,
-}
-
 /// Judges the changed files: a base test is removed when the head's file no longer
 /// defines it as a test (or changed its `cfg`s) and no id the head collects in its file's unit (`head_ids_of(path)`)
 /// has its name as a segment (rstest's `adds::case_1` keeps `adds`; a test moved inside
 /// its unit is kept); a base test without `#[should_panic]` that has it at the head is
 /// weakened.
 /// Files whose base defines no test are left out.
-pub fn judge<'a>(
-    files: &[RustFileChange],
-    head_ids_of: impl Fn(&str) -> Vec<&'a str>,
-) -> BaseJudgement {
+pub fn judge<'a>(files: &[FileTexts], head_ids_of: impl Fn(&str) -> Vec<&'a str>) -> BaseJudgement {
     let mut judgement = BaseJudgement::default();
     for file in files {
         let base = test_functions(&file.base_text);
@@ -189,8 +175,8 @@ mod tests {
         );
     }
 
-    fn change(base: &str, head: Option<&str>) -> RustFileChange {
-        RustFileChange {
+    fn change(base: &str, head: Option<&str>) -> FileTexts {
+        FileTexts {
             path: "tests/calc.rs".to_owned(),
             base_text: base.to_owned(),
             head_text: head.map(str::to_owned),

@@ -25,6 +25,18 @@ pub fn is_pytest_module(path: &str) -> bool {
         .is_some_and(|stem| stem.starts_with("test_") || stem.ends_with("_test"))
 }
 
+/// A test file the change modified or deleted, at both ends: what the lanes judge by
+/// text (`rust_base`, `js_base`) where the base's version is not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileTexts {
+    /// The file, repository-relative.
+    pub path: String,
+    /// Its text at the base.
+    pub base_text: String,
+    /// Its text at the head (`None`: deleted).
+    pub head_text: Option<String>,
+}
+
 /// One run of a test module's base version against the head's code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaseRun {

@@ -248,6 +248,12 @@ fn gate_replays_a_new_jest_test_and_accepts_a_clean_change() {
     JEST.gate_replays_a_new_test_and_accepts_a_clean_change();
 }
 
+/// #14 item 1: a jest test deleted or hidden by the change is refused as removed.
+#[test]
+fn gate_refuses_a_deleted_jest_test() {
+    JEST.gate_refuses_a_deleted_test();
+}
+
 /// #15 item 1: one process selects exactly the batch's tests, hostile titles included; a
 /// pair the title pattern cannot tell apart refuses the batch.
 #[test]

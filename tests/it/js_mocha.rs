@@ -251,6 +251,12 @@ fn gate_replays_a_new_mocha_test_and_accepts_a_clean_change() {
     MOCHA.gate_replays_a_new_test_and_accepts_a_clean_change();
 }
 
+/// #14 item 1: a mocha test deleted or hidden by the change is refused as removed.
+#[test]
+fn gate_refuses_a_deleted_mocha_test() {
+    MOCHA.gate_refuses_a_deleted_test();
+}
+
 #[test]
 fn a_mocha_run_stopped_by_the_clock_is_timed_out_not_an_error() {
     MOCHA.a_run_stopped_by_the_clock_is_timed_out_not_an_error();

@@ -133,6 +133,12 @@ fn gate_replays_a_new_node_test_and_accepts_a_clean_change() {
     NODE.gate_replays_a_new_test_and_accepts_a_clean_change();
 }
 
+/// #14 item 1: a node test deleted or hidden by the change is refused as removed.
+#[test]
+fn gate_refuses_a_deleted_node_test() {
+    NODE.gate_refuses_a_deleted_test();
+}
+
 #[test]
 fn a_node_run_stopped_by_the_clock_is_timed_out_not_an_error() {
     NODE.a_run_stopped_by_the_clock_is_timed_out_not_an_error();

@@ -121,6 +121,12 @@ fn gate_replays_a_new_vitest_test_and_accepts_a_clean_change() {
     VITEST.gate_replays_a_new_test_and_accepts_a_clean_change();
 }
 
+/// #14 item 1: a vitest test deleted or hidden by the change is refused as removed.
+#[test]
+fn gate_refuses_a_deleted_vitest_test() {
+    VITEST.gate_refuses_a_deleted_test();
+}
+
 /// #15 item 1: one process selects exactly the batch's tests, hostile titles included; a
 /// pair the title pattern cannot tell apart refuses the batch.
 #[test]

@@ -457,6 +457,66 @@ impl Js {
         );
     }
 
+    /// #14 item 1 (JS): a change that deletes its failing test from the file, or hides it
+    /// in a branch that never runs while its text stays, is refused as `tests-removed`;
+    /// the test kept and another added is accepted.
+    pub fn gate_refuses_a_deleted_test(&self) {
+        let suite = self.project();
+        for file in ["basic.test.js", "hostile.test.js"] {
+            std::fs::remove_file(suite.repo.join(self.tests).join(file))
+                .expect("remove a fixture test");
+        }
+        let cart = format!("{}/cart.test.js", self.tests);
+        let totals = "it('totals', () => {\n  if (1 + 2 !== 3) throw new Error('1 + 2');\n});\n";
+        let taxes = "it('taxes', () => {\n  if (2 * 3 !== 6) throw new Error('2 * 3');\n});\n";
+        suite.write(&cart, &format!("{}{totals}{taxes}", self.prelude));
+        suite.write(
+            "candor.toml",
+            "[lane]\nreplay = \"touched\"\nmin_replays = 3\nmax_wall_seconds = 300\n",
+        );
+        triage_support::git(&suite.repo, &["checkout", "--quiet", "main"]);
+        commit(&suite, "a clean suite");
+        let removed = |report: &serde_json::Value| -> Vec<String> {
+            report["base_judgement"]["removed"]
+                .as_array()
+                .map(|r| {
+                    r.iter()
+                        .filter_map(|t| t.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        for (branch, head) in [
+            ("deleted", format!("{}{totals}", self.prelude)),
+            (
+                "hidden",
+                format!("{}{totals}if (false) {{\n{taxes}}}\n", self.prelude),
+            ),
+        ] {
+            // The gate's report is not part of any commit.
+            let _ = std::fs::remove_file(suite.repo.join("score-report.json"));
+            triage_support::git(&suite.repo, &["checkout", "--quiet", "-B", branch, "main"]);
+            suite.write(&cart, &head);
+            commit(&suite, branch);
+            let ran = suite.candor(&["gate", "--format", "json"], &[]);
+            assert_eq!(ran.exit, 1, "{branch}: {ran:?}");
+            let line = &ran.lines_of("gate")[0];
+            assert_eq!(
+                removed(line),
+                [format!("{cart}::taxes")],
+                "{branch}: {line:#}"
+            );
+        }
+        let _ = std::fs::remove_file(suite.repo.join("score-report.json"));
+        triage_support::git(&suite.repo, &["checkout", "--quiet", "-B", "kept", "main"]);
+        let more = "it('discounts', () => {\n  if (10 - 1 !== 9) throw new Error('10 - 1');\n});\n";
+        suite.write(&cart, &format!("{}{totals}{taxes}{more}", self.prelude));
+        commit(&suite, "one more test");
+        let ran = suite.candor(&["gate", "--format", "json"], &[]);
+        assert_eq!(ran.exit, 0, "{ran:?}");
+        assert!(removed(&ran.lines_of("gate")[0]).is_empty(), "{ran:?}");
+    }
+
     /// #15 item 1 (JS): several chosen tests of two files in one runner process, hostile
     /// titles among them, selected exactly: the report holds those tests and no other,
     /// each with its outcome, and the flaky test (not chosen) never ran. Then two tests the
