@@ -1,5 +1,5 @@
-//! One file's ingest into the PostgreSQL store (schema 4): each test's id found on the
-//! client through the packed name index and name blocks, the executions gathered into
+//! One file's ingest into the PostgreSQL store (schema 5): each test's id found on the
+//! client through the packed name index (its base rows and deltas) and name blocks, the executions gathered into
 //! blocks by id (retries merged there), the names the history lacks given ids and
 //! committed in a short transaction under an advisory lock of their own only when there
 //! are any, then the run's row and block rows (binary `COPY`) in one transaction of
@@ -213,6 +213,8 @@ struct Adding {
     /// went) and on.
     sealed_from: i64,
     sealed: Vec<Vec<u8>>,
+    /// The id the first new name got: the key of this ingest's delta row.
+    first_id: i64,
     new: NewNames,
 }
 
@@ -222,6 +224,8 @@ struct Names {
     /// The first hash of every index row (read once, and again under the lock).
     keys: Option<Vec<i64>>,
     index: BlockMap<Vec<IndexEntry>>,
+    /// Every delta row of the index (read with the keys), each sorted.
+    deltas: Vec<(i64, Vec<IndexEntry>)>,
     blocks: BlockMap<NameBlock>,
     cached_bytes: usize,
     adding: Option<Adding>,
@@ -249,6 +253,15 @@ impl Names {
             .and_then(|keys| names::row_of(keys, hash))
             .and_then(|key| self.index.get(&key))
         {
+            let start = entries.partition_point(|&(known, _)| known < hash);
+            found.extend(
+                entries[start..]
+                    .iter()
+                    .take_while(|&&(known, _)| known == hash)
+                    .map(|&(_, id)| i64::from(id)),
+            );
+        }
+        for (_, entries) in &self.deltas {
             let start = entries.partition_point(|&(known, _)| known < hash);
             found.extend(
                 entries[start..]
@@ -420,9 +433,7 @@ impl<'a> PgIngest<'a> {
     /// Reads the index rows the batch's hashes fall in and the name blocks of their
     /// candidates, those not read already.
     fn read_names_for(&mut self, hashes: &[i64], locked: bool) -> Result<(), NamesError> {
-        if self.names.keys.is_none() {
-            self.names.keys = Some(names::index_keys(&mut *self.client)?);
-        }
+        self.read_index_keys()?;
         let keys = self.names.keys.as_deref().unwrap_or_default();
         if keys.is_empty() {
             return Ok(());
@@ -450,6 +461,16 @@ impl<'a> PgIngest<'a> {
         blocks.dedup();
         for (block, names) in names::read_blocks(&mut *self.client, &blocks)? {
             self.names.remember(block, &names);
+        }
+        Ok(())
+    }
+
+    /// Reads the index's keys and its delta rows, unless read already (since the lock
+    /// was taken, when it is held).
+    fn read_index_keys(&mut self) -> Result<(), NamesError> {
+        if self.names.keys.is_none() {
+            self.names.keys = Some(names::index_keys(&mut *self.client)?);
+            self.names.deltas = names::read_deltas(&mut *self.client)?;
         }
         Ok(())
     }
@@ -490,6 +511,7 @@ impl<'a> PgIngest<'a> {
         // What was read before may be missing what others added meanwhile.
         self.names.keys = None;
         self.names.index.clear();
+        self.names.deltas.clear();
         let last = names::last_block(&mut *self.client).map_err(|e| self.names_error(e))?;
         let (open_block, open) = match last {
             Some((block, names)) if names.len() < BLOCK_TESTS => (block, names),
@@ -502,6 +524,7 @@ impl<'a> PgIngest<'a> {
             open,
             sealed_from: open_block,
             sealed: Vec::new(),
+            first_id: next,
             new: NewNames::new(next),
         });
         Ok(())
@@ -782,13 +805,22 @@ impl<'a> PgIngest<'a> {
             .new
             .take_sorted()
             .map_err(|e| self.corrupt(e.to_string()))?;
-        // The keys and rows read under the lock are current: nobody else writes them.
+        // The keys, rows and deltas read under the lock are current: nobody else writes
+        // them (and the deltas must all be known to merge them).
+        self.read_index_keys().map_err(|e| self.names_error(e))?;
         let known = self
             .names
             .keys
             .as_deref()
             .map(|keys| (keys, &self.names.index));
-        names::merge_into_index(&mut *self.client, &entries, known).map_err(|e| self.names_error(e))
+        names::add_to_index(
+            &mut *self.client,
+            adding.first_id,
+            &entries,
+            known,
+            &self.names.deltas,
+        )
+        .map_err(|e| self.names_error(e))
     }
 }
 
