@@ -347,7 +347,12 @@ fn new_names_are_appended_as_deltas_and_merged_once_they_outgrow_the_base() {
     let store = schema.open();
     let tests = store.tests(false).unwrap();
     assert_eq!(tests.len(), 3200, "each name listed once");
-    for (name, runs) in [(&all[0], 2), (&all[150], 1), (&first[10], 2), (&second[599], 1)] {
+    for (name, runs) in [
+        (&all[0], 2),
+        (&all[150], 1),
+        (&first[10], 2),
+        (&second[599], 1),
+    ] {
         assert_eq!(store.executions(name, 10).unwrap().len(), runs, "{name}");
     }
     drop(store);
@@ -363,12 +368,21 @@ fn new_names_are_appended_as_deltas_and_merged_once_they_outgrow_the_base() {
     let third = ingest_names(&schema, 4, "third", 1000, &second[..10]);
     all.extend(third.iter().cloned());
     let (counts, _) = index_shape(&schema);
-    assert_eq!(counts, (4200, 0, 0), "deltas merged into the base and deleted");
+    assert_eq!(
+        counts,
+        (4200, 0, 0),
+        "deltas merged into the base and deleted"
+    );
     assert_eq!(index_entries(&schema), 4200, "each name indexed once");
     let store = schema.open();
     let tests = store.tests(false).unwrap();
     assert_eq!(tests.len(), 4200, "each name listed once");
-    for (name, runs) in [(&all[0], 3), (&first[599], 2), (&second[5], 3), (&third[999], 1)] {
+    for (name, runs) in [
+        (&all[0], 3),
+        (&first[599], 2),
+        (&second[5], 3),
+        (&third[999], 1),
+    ] {
         assert_eq!(store.executions(name, 10).unwrap().len(), runs, "{name}");
     }
     drop(store);
@@ -746,7 +760,8 @@ fn a_read_only_role_reads_and_its_ingest_names_the_missing_privilege() {
 
 /// #17 pgconc item 1: a writer role that does not own the tables, with the grants
 /// docs/postgres.md (Roles) lists and no more, stores a run of new names (its names
-/// transaction, then its run's), a run too large to hold (the names lock taken while it
+/// transaction, then its run's), a run whose few new names go to a delta row (pgconc2),
+/// a run too large to hold (the names lock taken while it
 /// is read, full blocks sent to its temporary table) and a run of known names.
 #[test]
 fn a_writer_role_with_the_documented_grants_stores_every_kind_of_run() {
@@ -796,8 +811,16 @@ fn a_writer_role_with_the_documented_grants_stores_every_kind_of_run() {
                 .unwrap();
         }
         reports.push(small.commit(&content("small")).unwrap());
+        // Fewer new names than the index holds: appended as a delta row (`INSERT`).
+        let mut few = store.begin_ingest(&run_at(4, "few")).unwrap();
+        for i in 0..100 {
+            few.add(Execution::new(format!("writer::few_{i}"), Outcome::Pass))
+                .unwrap();
+        }
+        reports.push(few.commit(&content("few")).unwrap());
         // About 13 MB of failure details that compress by half: past what waits for the
-        // commit and what is held of full blocks.
+        // commit and what is held of full blocks; its names outgrow the base, so the
+        // delta is merged into it (`DELETE` of the delta).
         let mut state = seed;
         let mut large = store.begin_ingest(&run_at(2, "large")).unwrap();
         for i in 0..40_000 {
@@ -830,12 +853,23 @@ fn a_writer_role_with_the_documented_grants_stores_every_kind_of_run() {
     let counts: Vec<(bool, u64, u64)> = reports.iter().map(|r| (r.added, r.tests, r.red)).collect();
     assert_eq!(
         counts,
-        [(true, 301, 1), (true, 40_000, 20_000), (true, 300, 300)],
+        [
+            (true, 301, 1),
+            (true, 100, 0),
+            (true, 40_000, 20_000),
+            (true, 300, 300)
+        ],
         "seed {seed:#x}"
     );
-    assert_eq!(index_entries(&schema), 1 + 300 + 40_000);
+    assert_eq!(index_entries(&schema), 1 + 300 + 100 + 40_000);
+    let deltas: i64 = schema
+        .client()
+        .query_one("SELECT count(*) FROM test_name_delta", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(deltas, 0, "the delta merged into the base");
     let tests = schema.open().tests(false).unwrap();
-    assert_eq!(tests.len(), 1 + 300 + 40_000);
+    assert_eq!(tests.len(), 1 + 300 + 100 + 40_000);
 }
 
 /// A PostgreSQL cluster of the test's own (`.ci/pg-cluster`), stopped when dropped.

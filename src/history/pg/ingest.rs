@@ -263,7 +263,10 @@ impl Names {
         for at in order {
             let hash = hashes[at as usize];
             let start = found.ids.len();
-            if let Some(key) = self.keys.as_deref().and_then(|keys| names::row_of(keys, hash))
+            if let Some(key) = self
+                .keys
+                .as_deref()
+                .and_then(|keys| names::row_of(keys, hash))
                 && let Some(entries) = self.index.get(&key)
             {
                 let from = match row {
@@ -457,12 +460,7 @@ impl<'a> PgIngest<'a> {
 
     /// The id of the test named `name` among its stored candidates `stored` and the
     /// names this ingest is adding (a name block not at hand is read).
-    fn find(
-        &mut self,
-        name: &str,
-        hash: i64,
-        stored: &[i64],
-    ) -> Result<Option<i64>, HistoryError> {
+    fn find(&mut self, name: &str, hash: i64, stored: &[i64]) -> Result<Option<i64>, HistoryError> {
         let adding = self
             .names
             .adding

@@ -203,6 +203,10 @@ pub(super) fn add_to_index(
         )?;
         return Ok(());
     }
+    if deltas.is_empty() {
+        // No copy: a first ingest's hundreds of thousands of names are merged as they are.
+        return merge_into_index(client, new, known);
+    }
     let mut all: Vec<IndexEntry> = Vec::with_capacity(in_deltas + new.len());
     for (_, entries) in deltas {
         all.extend_from_slice(entries);
@@ -211,9 +215,7 @@ pub(super) fn add_to_index(
     // Equal hashes keep their ids ascending, as the merge expects.
     all.sort_unstable();
     merge_into_index(client, &all, known)?;
-    if !deltas.is_empty() {
-        client.execute("DELETE FROM test_name_delta", &[])?;
-    }
+    client.execute("DELETE FROM test_name_delta", &[])?;
     Ok(())
 }
 
