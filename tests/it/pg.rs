@@ -261,16 +261,136 @@ fn concurrent_ingests_store_each_run_exactly_once() {
     );
 }
 
-/// Test names the name index lists, each entry 12 bytes (hash, id).
+/// Test names the name index lists, its base rows and its deltas, each entry 12 bytes
+/// (hash, id).
 fn index_entries(schema: &Schema) -> i64 {
     schema
         .client()
         .query_one(
-            "SELECT coalesce(sum(length(entries) / 12), 0)::bigint FROM test_name_index",
+            "SELECT (SELECT coalesce(sum(length(entries) / 12), 0) FROM test_name_index) \
+             + (SELECT coalesce(sum(length(entries) / 12), 0) FROM test_name_delta)",
             &[],
         )
         .unwrap()
         .get(0)
+}
+
+/// The name index's shape: (base entries, delta rows, delta entries), and each base
+/// row's key with the transaction that wrote it (which a rewrite changes).
+fn index_shape(schema: &Schema) -> ((i64, i64, i64), Vec<(i64, String)>) {
+    let mut client = schema.client();
+    let counts = client
+        .query_one(
+            "SELECT (SELECT coalesce(sum(length(entries) / 12), 0)::bigint FROM test_name_index), \
+             (SELECT count(*) FROM test_name_delta), \
+             (SELECT coalesce(sum(length(entries) / 12), 0)::bigint FROM test_name_delta)",
+            &[],
+        )
+        .map(|row| (row.get(0), row.get(1), row.get(2)))
+        .unwrap();
+    let rows = client
+        .query(
+            "SELECT first_hash, xmin::text FROM test_name_index ORDER BY first_hash",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|row| (row.get(0), row.get(1)))
+        .collect();
+    (counts, rows)
+}
+
+/// Stores one run of `new` new names (`prefix::test_i`) and every name of `known`,
+/// each passing; returns the names it added.
+fn ingest_names(
+    schema: &Schema,
+    at: i64,
+    prefix: &str,
+    new: usize,
+    known: &[String],
+) -> Vec<String> {
+    let added: Vec<String> = (0..new).map(|i| format!("{prefix}::test_{i}")).collect();
+    let mut store = schema.open();
+    let mut session = store.begin_ingest(&run_at(at, prefix)).unwrap();
+    for name in known.iter().chain(&added) {
+        session
+            .add(Execution::new(name.clone(), Outcome::Pass))
+            .unwrap();
+    }
+    assert!(session.commit(&content(prefix)).unwrap().added);
+    added
+}
+
+/// #17 pgconc2 (the first upload): a job adding fewer names than the index holds appends
+/// them as one delta row and rewrites no base row (so jobs adding names at once no longer
+/// rewrite the whole index one after another); every question and the next ingest see
+/// base and deltas, each name once; the job whose delta would make the deltas outgrow
+/// the base merges them all into it and deletes them.
+#[test]
+fn new_names_are_appended_as_deltas_and_merged_once_they_outgrow_the_base() {
+    let Some(schema) = Schema::on_test_server() else {
+        return;
+    };
+    let mut all = ingest_names(&schema, 0, "base", 2000, &[]);
+    let ((base, deltas, _), rows) = index_shape(&schema);
+    assert_eq!((base, deltas), (2000, 0), "the first names make the base");
+
+    let first = ingest_names(&schema, 1, "first", 600, &all[..100]);
+    let second = ingest_names(&schema, 2, "second", 600, &first[..50]);
+    let (counts, rows_after) = index_shape(&schema);
+    assert_eq!(counts, (2000, 2, 1200), "each job's names in a delta row");
+    assert_eq!(rows_after, rows, "no base row rewritten");
+    all.extend(first.iter().cloned());
+    all.extend(second.iter().cloned());
+
+    // Every name found through base or delta: listed once, each execution in place.
+    let store = schema.open();
+    let tests = store.tests(false).unwrap();
+    assert_eq!(tests.len(), 3200, "each name listed once");
+    for (name, runs) in [
+        (&all[0], 2),
+        (&all[150], 1),
+        (&first[10], 2),
+        (&second[599], 1),
+    ] {
+        assert_eq!(store.executions(name, 10).unwrap().len(), runs, "{name}");
+    }
+    drop(store);
+    // A run of every known name adds none.
+    ingest_names(&schema, 3, "known", 0, &all);
+    let (counts, rows_after) = index_shape(&schema);
+    assert_eq!(counts, (2000, 2, 1200), "known names add nothing");
+    assert_eq!(rows_after, rows);
+    let tests = schema.open().tests(false).unwrap();
+    assert_eq!(tests.len(), 3200);
+
+    // 1,200 in deltas and 1,000 more would outgrow the 2,000 of the base: merged.
+    let third = ingest_names(&schema, 4, "third", 1000, &second[..10]);
+    all.extend(third.iter().cloned());
+    let (counts, _) = index_shape(&schema);
+    assert_eq!(
+        counts,
+        (4200, 0, 0),
+        "deltas merged into the base and deleted"
+    );
+    assert_eq!(index_entries(&schema), 4200, "each name indexed once");
+    let store = schema.open();
+    let tests = store.tests(false).unwrap();
+    assert_eq!(tests.len(), 4200, "each name listed once");
+    for (name, runs) in [
+        (&all[0], 3),
+        (&first[599], 2),
+        (&second[5], 3),
+        (&third[999], 1),
+    ] {
+        assert_eq!(store.executions(name, 10).unwrap().len(), runs, "{name}");
+    }
+    drop(store);
+    // And the next run of all of them adds none.
+    ingest_names(&schema, 5, "again", 0, &all);
+    assert_eq!(index_shape(&schema).0, (4200, 0, 0));
+    let tests = schema.open().tests(false).unwrap();
+    assert_eq!(tests.len(), 4200);
 }
 
 /// #17 pgnames item 3: an ingest that found names missing, while another ingest added
@@ -640,7 +760,8 @@ fn a_read_only_role_reads_and_its_ingest_names_the_missing_privilege() {
 
 /// #17 pgconc item 1: a writer role that does not own the tables, with the grants
 /// docs/postgres.md (Roles) lists and no more, stores a run of new names (its names
-/// transaction, then its run's), a run too large to hold (the names lock taken while it
+/// transaction, then its run's), a run whose few new names go to a delta row (pgconc2),
+/// a run too large to hold (the names lock taken while it
 /// is read, full blocks sent to its temporary table) and a run of known names.
 #[test]
 fn a_writer_role_with_the_documented_grants_stores_every_kind_of_run() {
@@ -664,6 +785,7 @@ fn a_writer_role_with_the_documented_grants_stores_every_kind_of_run() {
              GRANT SELECT, INSERT ON {s}.runs, {s}.execution_blocks, {s}.candor_partitions \
              TO {role}; \
              GRANT SELECT, INSERT, UPDATE ON {s}.test_names, {s}.test_name_index TO {role}; \
+             GRANT SELECT, INSERT, DELETE ON {s}.test_name_delta TO {role}; \
              GRANT USAGE ON SEQUENCE {s}.runs_id_seq TO {role};",
             s = schema.name
         ))
@@ -689,8 +811,16 @@ fn a_writer_role_with_the_documented_grants_stores_every_kind_of_run() {
                 .unwrap();
         }
         reports.push(small.commit(&content("small")).unwrap());
+        // Fewer new names than the index holds: appended as a delta row (`INSERT`).
+        let mut few = store.begin_ingest(&run_at(4, "few")).unwrap();
+        for i in 0..100 {
+            few.add(Execution::new(format!("writer::few_{i}"), Outcome::Pass))
+                .unwrap();
+        }
+        reports.push(few.commit(&content("few")).unwrap());
         // About 13 MB of failure details that compress by half: past what waits for the
-        // commit and what is held of full blocks.
+        // commit and what is held of full blocks; its names outgrow the base, so the
+        // delta is merged into it (`DELETE` of the delta).
         let mut state = seed;
         let mut large = store.begin_ingest(&run_at(2, "large")).unwrap();
         for i in 0..40_000 {
@@ -723,12 +853,23 @@ fn a_writer_role_with_the_documented_grants_stores_every_kind_of_run() {
     let counts: Vec<(bool, u64, u64)> = reports.iter().map(|r| (r.added, r.tests, r.red)).collect();
     assert_eq!(
         counts,
-        [(true, 301, 1), (true, 40_000, 20_000), (true, 300, 300)],
+        [
+            (true, 301, 1),
+            (true, 100, 0),
+            (true, 40_000, 20_000),
+            (true, 300, 300)
+        ],
         "seed {seed:#x}"
     );
-    assert_eq!(index_entries(&schema), 1 + 300 + 40_000);
+    assert_eq!(index_entries(&schema), 1 + 300 + 100 + 40_000);
+    let deltas: i64 = schema
+        .client()
+        .query_one("SELECT count(*) FROM test_name_delta", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(deltas, 0, "the delta merged into the base");
     let tests = schema.open().tests(false).unwrap();
-    assert_eq!(tests.len(), 1 + 300 + 40_000);
+    assert_eq!(tests.len(), 1 + 300 + 100 + 40_000);
 }
 
 /// A PostgreSQL cluster of the test's own (`.ci/pg-cluster`), stopped when dropped.

@@ -248,8 +248,8 @@ fn a_schema_1_postgres_history_gains_the_ci_columns() {
     let store = schema.open();
     assert_eq!(
         store.schema_version().unwrap(),
-        4,
-        "migrated through the CI columns to the packed layout and packed names"
+        5,
+        "migrated through the CI columns to the packed layout, packed names and name deltas"
     );
     let runs = store.runs(10).unwrap();
     assert_eq!(runs.len(), 1);

@@ -347,7 +347,7 @@ fn a_populated_schema_2_history_is_packed_in_place_and_answers_as_before() {
         "{last} {tests}: the ids have holes, some a block long"
     );
     let mut pg = schema.open();
-    assert_eq!(pg.schema_version().unwrap(), 4);
+    assert_eq!(pg.schema_version().unwrap(), 5);
     let left: bool = client
         .query_one("SELECT to_regclass('tests') IS NULL", &[])
         .unwrap()
@@ -409,7 +409,7 @@ fn a_populated_schema_2_history_is_packed_in_place_and_answers_as_before() {
     // And opening it again migrates nothing.
     drop(pg);
     let again = schema.open();
-    assert_eq!(again.schema_version().unwrap(), 4);
+    assert_eq!(again.schema_version().unwrap(), 5);
     assert_eq!(again.runs(100).unwrap().len(), 8);
 
     // Retention drops the migrated month whole.

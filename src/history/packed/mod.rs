@@ -18,7 +18,7 @@ pub use blocks::{BlockBuilder, Entries, Narrow, outcome_nibble, outcome_of_nibbl
 pub use details::{Details, find_details, open_details, put_details, seal_details};
 pub use filter::NameFilter;
 pub use hash::{BlockMap, BlockSet, name_hash};
-pub use index::{IndexEntry, NewNames, decode_index, index_lookup, merged_rows};
+pub use index::{IndexEntry, NewNames, decode_index, encode_index, index_lookup, merged_rows};
 pub use names::{decode_names, encode_names};
 
 use crate::results::Outcome;

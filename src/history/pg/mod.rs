@@ -31,11 +31,12 @@ use crate::results::{Execution, Failure, Outcome};
 pub use target::Target;
 
 /// Migrations in order; the schema version is how many have run.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_ci_run.sql"),
     include_str!("migrations/0003_packed_executions.sql"),
     include_str!("migrations/0004_packed_names.sql"),
+    include_str!("migrations/0005_name_deltas.sql"),
 ];
 
 /// The schema version that packs executions in blocks: migrating to it moves the rows of

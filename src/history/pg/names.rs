@@ -1,14 +1,15 @@
-//! The PostgreSQL store's test names (schema 4): packed per block of test ids in
-//! `test_names` and found through the packed hash index `test_name_index`, in the SQLite
-//! store's encodings (`history::packed`). The reads every question and the ingest share,
-//! the writes of new names, and the migration step that packs schema 3's `tests`.
+//! The PostgreSQL store's test names (schema 4, deltas since 5): packed per block of
+//! test ids in `test_names` and found through the packed hash index `test_name_index`
+//! and its delta rows `test_name_delta`, in the SQLite store's encodings
+//! (`history::packed`). The reads every question and the ingest share, the writes of new
+//! names, and the migration step that packs schema 3's `tests`.
 
 use postgres::GenericClient;
 
 use super::COPY_ROWS;
 use crate::history::packed::{
     BLOCK_TESTS, BlockMap, Corrupt, IndexEntry, block_and_slot, decode_index, decode_names,
-    encode_names, index_lookup, merged_rows, test_of,
+    encode_index, encode_names, index_lookup, merged_rows, test_of,
 };
 
 /// A failure of a names read: the server's, or packed data this build cannot read.
@@ -90,18 +91,21 @@ pub(super) fn id_of(
     name: &str,
     hash: i64,
 ) -> Result<Option<i64>, NamesError> {
-    let Some(row) = client.query_opt(
-        "SELECT entries FROM test_name_index WHERE first_hash <= $1 \
-         ORDER BY first_hash DESC LIMIT 1",
+    // One statement, so one snapshot: a compaction (deltas merged into the base and
+    // deleted) is seen whole or not at all.
+    let rows = client.query(
+        "(SELECT entries FROM test_name_index WHERE first_hash <= $1 \
+          ORDER BY first_hash DESC LIMIT 1) \
+         UNION ALL SELECT entries FROM test_name_delta",
         &[&hash],
-    )?
-    else {
+    )?;
+    let mut candidates: Vec<i64> = Vec::new();
+    for row in &rows {
+        candidates.extend(index_lookup(row.get(0), hash)?.into_iter().map(i64::from));
+    }
+    if candidates.is_empty() {
         return Ok(None);
-    };
-    let candidates: Vec<i64> = index_lookup(row.get(0), hash)?
-        .into_iter()
-        .map(i64::from)
-        .collect();
+    }
     Ok(names_of_ids(client, &candidates)?
         .into_iter()
         .find(|(known, _)| known == name)
@@ -144,6 +148,75 @@ pub(super) fn read_index_rows(
         found.push((row.get(0), decode_index(row.get(1))?));
     }
     Ok(found)
+}
+
+/// Every delta row of the name index: its first id and its entries (sorted).
+pub(super) fn read_deltas(
+    client: &mut impl GenericClient,
+) -> Result<Vec<(i64, Vec<IndexEntry>)>, NamesError> {
+    let rows = client.query(
+        "SELECT first_id, entries FROM test_name_delta ORDER BY first_id",
+        &[],
+    )?;
+    let mut found = Vec::with_capacity(rows.len());
+    for row in rows {
+        found.push((row.get(0), decode_index(row.get(1))?));
+    }
+    Ok(found)
+}
+
+/// Entries in the base rows of the name index (from the rows' sizes: nothing is read).
+pub(super) fn base_entries(client: &mut impl GenericClient) -> Result<i64, NamesError> {
+    Ok(client
+        .query_one(
+            "SELECT (coalesce(sum(length(entries)), 0) / 12)::bigint FROM test_name_index",
+            &[],
+        )?
+        .get(0))
+}
+
+/// Adds sorted new entries (ids from `first_id` on) to the name index, under the names
+/// lock: appended as one delta row, or, when the deltas would then hold more entries
+/// than the base (or the base is empty), merged with every delta into the base rows
+/// and the deltas deleted. The base's rewrite is paid once the deltas have grown as
+/// large as the base: each entry is rewritten a few times in the history's life, not
+/// once per job adding names, and a lookup reads at most twice the index.
+///
+/// `known`: the keys and base rows the caller read under the same lock; `deltas`: the
+/// delta rows it read under it (all of them).
+pub(super) fn add_to_index(
+    client: &mut impl GenericClient,
+    first_id: i64,
+    new: &[IndexEntry],
+    known: Option<(&[i64], &BlockMap<Vec<IndexEntry>>)>,
+    deltas: &[(i64, Vec<IndexEntry>)],
+) -> Result<(), NamesError> {
+    if new.is_empty() {
+        return Ok(());
+    }
+    let in_deltas: usize = deltas.iter().map(|(_, entries)| entries.len()).sum();
+    let base = usize::try_from(base_entries(client)?).unwrap_or(usize::MAX);
+    if base > 0 && in_deltas + new.len() <= base {
+        client.execute(
+            "INSERT INTO test_name_delta (first_id, entries) VALUES ($1, $2)",
+            &[&first_id, &encode_index(new)],
+        )?;
+        return Ok(());
+    }
+    if deltas.is_empty() {
+        // No copy: a first ingest's hundreds of thousands of names are merged as they are.
+        return merge_into_index(client, new, known);
+    }
+    let mut all: Vec<IndexEntry> = Vec::with_capacity(in_deltas + new.len());
+    for (_, entries) in deltas {
+        all.extend_from_slice(entries);
+    }
+    all.extend_from_slice(new);
+    // Equal hashes keep their ids ascending, as the merge expects.
+    all.sort_unstable();
+    merge_into_index(client, &all, known)?;
+    client.execute("DELETE FROM test_name_delta", &[])?;
+    Ok(())
 }
 
 /// The last block of names and its names: where new ids go on (`None`: no names yet).
