@@ -91,31 +91,22 @@ impl IngestError {
     }
 }
 
-/// Executions handed from the reading thread to the storing one at a time: enough to
-/// make the hand-over cost little next to storing them (each is a wake-up on each side;
-/// 64 made 3,800 of them for 200,000 executions), few enough that a batch's texts are
-/// still in the cache when the other thread stores them.
-const BATCH_EXECUTIONS: usize = 256;
-
-/// A batch is handed over early once its texts reach this size, so that what is in flight
-/// stays small whatever the test cases carry.
+/// A batch is stored early once its texts reach this size, so that what is held stays
+/// small whatever the test cases carry.
 const BATCH_TEXT_BYTES: usize = 256 * 1024;
-
-/// Batches waiting for the store. With the one being filled and the one being stored,
-/// at most this many plus two are held at once.
-const BATCHES_IN_FLIGHT: usize = 4;
 
 /// How an ingest spreads its work over threads. Both store the same history; they differ
 /// in time only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Threads {
-    /// Reads, parses and stores on the calling thread, 64 executions at a time: the least
-    /// CPU time (no hand-overs, no wake-ups, every text freed by the thread that made it,
-    /// while it is still in the cache), and so the shortest wait where only one core is
-    /// there to do the work.
+    /// Reads, hashes, parses and stores on the calling thread, 64 executions at a time:
+    /// the least CPU time (no hand-overs, no wake-ups), and so the shortest wait where
+    /// only one core is there to do the work.
     One,
-    /// A second thread reads, parses and hashes while the calling thread stores: more CPU
-    /// time in all, but the wall time is the longer of the two jobs, not their sum.
+    /// A second thread reads the file and hashes it, a chunk at a time, while the calling
+    /// thread parses and stores: the wall time of [`Threads::One`] less the hash and the
+    /// reads, for about its CPU time (a parse and store split over two threads cost 14%
+    /// more CPU, docs/benchmarks.md, "Issue #15 item 5").
     Two,
 }
 
@@ -149,12 +140,11 @@ pub fn ingest_file(
 /// adds nothing. The run's format and producer come from what the parser saw (the
 /// caller's values are kept when it saw none). On any error the store is left as it was.
 ///
-/// With [`Threads::Two`], reading and storing overlap: a second thread reads, hashes and
-/// parses the file and hands executions over in batches through a bounded channel, while
-/// this thread stores them, so the wall time is the slower of the two rather than their
-/// sum and memory holds a few batches, never the file. Storing is the longer of the two
-/// jobs, so the hash is worked out on the reading thread. With [`Threads::One`], this
-/// thread does it all, storing executions a few at a time as they are parsed.
+/// With [`Threads::Two`], a second thread reads and hashes the file ahead of the parse
+/// and hands it over in chunks through a bounded channel (memory holds a few chunks,
+/// never the file), while this thread parses and stores. With [`Threads::One`], this
+/// thread does it all. Either way executions are stored a few at a time as they are
+/// parsed.
 pub fn ingest_file_with(
     store: &mut dyn HistoryStore,
     path: &Path,
@@ -162,11 +152,10 @@ pub fn ingest_file_with(
     options: &ParseOptions,
     threads: Threads,
 ) -> Result<FileIngest, IngestError> {
-    let read_error = |source| IngestError::Read {
+    let file = fs_err::File::open(path).map_err(|source| IngestError::Read {
         path: path.to_path_buf(),
         source,
-    };
-    let file = fs_err::File::open(path).map_err(read_error)?;
+    })?;
     // A run starts when its file says it did (a suite timestamp, the first go event), so
     // that backfilled artifacts land where they belong in every test's window.
     let modified = file
@@ -174,102 +163,211 @@ pub fn ingest_file_with(
         .and_then(|metadata| metadata.modified())
         .ok()
         .and_then(|modified| jiff::Timestamp::try_from(modified).ok());
-    let mut reader = io::BufReader::with_capacity(results::SNIFF_BYTES, HashingReader::new(file));
-    let head = reader.fill_buf().map_err(read_error)?;
-    let mut run = run.clone();
-    let stamp = results::started_at_stamp(head);
-    if let Some((started_at, _)) = stamp {
-        run.started_at = started_at;
-    }
-    let zoned_stamp = stamp.filter(|(_, zoned)| *zoned).map(|(at, _)| at);
-    let written_at_from_content = zoned_stamp.is_some();
-    let written_at = zoned_stamp.or(modified);
-    let run = &run;
-    let mut session = store.begin_ingest(run)?;
-    let read = match threads {
-        Threads::One => read_and_store(reader, options, &mut *session),
-        Threads::Two => {
-            let (read, stored) = std::thread::scope(|scope| {
-                let (sender, receiver) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
-                // Stored batches go back to the reading thread, which frees what the store
-                // left of them and fills them again.
-                let (to_reader, from_store) = mpsc::channel();
-                let reading = std::thread::Builder::new()
-                    .name("candor-read".into())
-                    .spawn_scoped(scope, move || {
-                        read_file(reader, options, sender, &from_store)
-                    })
-                    .map_err(|source| IngestError::Thread {
-                        path: path.to_path_buf(),
-                        source,
-                    })?;
-                // Stopping at the first refusal drops the receiver, which stops the reader.
-                let stored = receiver.into_iter().try_for_each(|mut batch: Vec<Signed>| {
-                    session.add_batch(&mut batch)?;
-                    // A reader that has finished frees nothing more: the batch goes here.
-                    let _ = to_reader.send(batch);
-                    Ok::<_, HistoryError>(())
-                });
-                let read = reading
+    let file_in = FileIn {
+        path,
+        run,
+        options,
+        modified,
+    };
+    match threads {
+        Threads::One => file_in.store(
+            store,
+            HashingReader::new(file),
+            |reader: HashingReader<fs_err::File>| Ok(reader.finish()),
+        ),
+        Threads::Two => std::thread::scope(|scope| {
+            let (sender, chunks) = mpsc::sync_channel(CHUNKS_IN_FLIGHT);
+            // Read chunks go back to the hashing thread, which fills them again.
+            let (spare, from_parser) = mpsc::channel();
+            let hashing = std::thread::Builder::new()
+                .name("candor-read".into())
+                .spawn_scoped(scope, move || read_ahead(file, &sender, &from_parser))
+                .map_err(|source| IngestError::Thread {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            let reader = ChunkReader {
+                chunks,
+                spare,
+                current: Vec::new(),
+                at: 0,
+            };
+            file_in.store(store, reader, |reader: ChunkReader| {
+                // The hashing thread has read to the end once the last chunk is taken.
+                drop(reader);
+                hashing
                     .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                Ok::<_, IngestError>((read, stored))
-            })?;
-            // The store's own refusal comes first: the reader only stopped because of it.
-            stored?;
-            read
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    .ok_or_else(|| io::Error::other("the thread reading the file stopped early"))
+            })
+        }),
+    }
+}
+
+/// What one file's ingest is about, besides its bytes.
+#[derive(Clone, Copy)]
+struct FileIn<'a> {
+    path: &'a Path,
+    run: &'a NewRun,
+    options: &'a ParseOptions,
+    modified: Option<jiff::Timestamp>,
+}
+
+impl FileIn<'_> {
+    /// Parses `source` into one run of `store`, reads it to its end, and commits the run
+    /// under the key made of the SHA-256 that `hashed` gives back for the source.
+    fn store<R: Read>(
+        self,
+        store: &mut dyn HistoryStore,
+        source: R,
+        hashed: impl FnOnce(R) -> io::Result<[u8; 32]>,
+    ) -> Result<FileIngest, IngestError> {
+        let FileIn {
+            path,
+            run,
+            options,
+            modified,
+        } = self;
+        let read_error = |source| IngestError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut reader = io::BufReader::with_capacity(results::SNIFF_BYTES, source);
+        let head = reader.fill_buf().map_err(read_error)?;
+        let mut run = run.clone();
+        let stamp = results::started_at_stamp(head);
+        if let Some((started_at, _)) = stamp {
+            run.started_at = started_at;
         }
-    };
-    // Dropping the session on an error path rolls the whole file back.
-    let (summary, file_sha256) = read.map_err(|error| match error {
-        ReadFailure::Parse(error) => parse_failure(path, error),
-        ReadFailure::Rest(source) => read_error(source),
-    })?;
-    let content_key = content_key(run, &file_sha256);
-    let content = RunContent {
-        content_key,
-        format: summary
-            .format
-            .map(|format| format.as_str().to_owned())
-            .or_else(|| run.format.clone()),
-        producer: summary.producer.clone().or_else(|| run.producer.clone()),
-    };
-    let report = session.commit(&content)?;
-    Ok(FileIngest {
-        path: path.to_path_buf(),
-        report,
-        summary,
-        content_key: content.content_key,
-        written_at,
-        written_at_from_content,
-    })
+        let zoned_stamp = stamp.filter(|(_, zoned)| *zoned).map(|(at, _)| at);
+        let written_at_from_content = zoned_stamp.is_some();
+        let written_at = zoned_stamp.or(modified);
+        let run = &run;
+        let mut session = store.begin_ingest(run)?;
+        // Dropping the session on an error path rolls the whole file back.
+        let summary = read_and_store(&mut reader, options, &mut *session)
+            .map_err(|error| parse_failure(path, error))?;
+        // Every byte after the document reaches the hash too.
+        io::copy(&mut reader, &mut io::sink()).map_err(read_error)?;
+        let file_sha256 = hashed(reader.into_inner()).map_err(read_error)?;
+        let content_key = content_key(run, &file_sha256);
+        let content = RunContent {
+            content_key,
+            format: summary
+                .format
+                .map(|format| format.as_str().to_owned())
+                .or_else(|| run.format.clone()),
+            producer: summary.producer.clone().or_else(|| run.producer.clone()),
+        };
+        let report = session.commit(&content)?;
+        Ok(FileIngest {
+            path: path.to_path_buf(),
+            report,
+            summary,
+            content_key: content.content_key,
+            written_at,
+            written_at_from_content,
+        })
+    }
 }
 
-/// Why the reading thread stopped short.
-enum ReadFailure {
-    Parse(ParseError),
-    /// Reading past the end of the document, for the hash, failed.
-    Rest(io::Error),
+/// Bytes the hashing thread of [`Threads::Two`] reads at a time: few hand-overs (about
+/// 200 for a 50 MiB file), and small enough to be in the cache still when parsed.
+const CHUNK_BYTES: usize = 256 * 1024;
+
+/// Chunks read ahead of the parse; memory holds at most this many plus three.
+const CHUNKS_IN_FLIGHT: usize = 4;
+
+/// The hashing thread of [`Threads::Two`]: reads the file to its end in chunks, hashes
+/// them and hands them to the parsing thread. `None` when it stopped early: the parser
+/// stopped taking chunks (it failed, and its error is the one reported) or a read failed
+/// (the error went to the parser in place of the chunk).
+fn read_ahead(
+    mut file: fs_err::File,
+    chunks: &mpsc::SyncSender<io::Result<Vec<u8>>>,
+    spare: &mpsc::Receiver<Vec<u8>>,
+) -> Option<[u8; 32]> {
+    let mut hasher = Sha256::new();
+    loop {
+        let mut chunk = spare.try_recv().unwrap_or_default();
+        chunk.resize(CHUNK_BYTES, 0);
+        let mut filled = 0;
+        while filled < chunk.len() {
+            match file.read(&mut chunk[filled..]) {
+                Ok(0) => break,
+                Ok(count) => filled += count,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => {
+                    let _ = chunks.send(Err(error));
+                    return None;
+                }
+            }
+        }
+        if filled == 0 {
+            return Some(hasher.finalize().into());
+        }
+        chunk.truncate(filled);
+        hasher.update(&chunk);
+        chunks.send(Ok(chunk)).ok()?;
+    }
 }
 
-/// An execution with its failure signature, worked out by the reading thread, which has
-/// time to spare while the store writes.
+/// The parsing thread's side of [`read_ahead`]: the chunks as one stream, each handed
+/// back once read.
+struct ChunkReader {
+    chunks: mpsc::Receiver<io::Result<Vec<u8>>>,
+    spare: mpsc::Sender<Vec<u8>>,
+    current: Vec<u8>,
+    at: usize,
+}
+
+impl io::BufRead for ChunkReader {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.at >= self.current.len() {
+            // A closed channel is the end of the file: the hashing thread has finished.
+            if let Ok(next) = self.chunks.recv() {
+                let read = std::mem::replace(&mut self.current, next?);
+                self.at = 0;
+                if read.capacity() > 0 {
+                    // A hashing thread that has finished takes no more.
+                    let _ = self.spare.send(read);
+                }
+            }
+        }
+        Ok(self.current.get(self.at..).unwrap_or_default())
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.at = self.at.saturating_add(amount).min(self.current.len());
+    }
+}
+
+impl Read for ChunkReader {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let count = available.len().min(buffer.len());
+        buffer[..count].copy_from_slice(&available[..count]);
+        self.consume(count);
+        Ok(count)
+    }
+}
+
+/// An execution with its failure signature.
 type Signed = (Execution, Option<String>);
 
-/// Executions [`Threads::One`] gathers before storing them: enough for the store to look
+/// Executions gathered before they are stored: enough for the store to look
 /// their tests up together ([`IngestSession::add_batch`]), few enough that their texts
 /// are still in the cache when they are stored.
 const ONE_THREAD_BATCH: usize = 64;
 
-/// [`Threads::One`]: parses `reader` into `session` a few executions at a time, then
-/// reads what is left so that every byte reaches the hash. A refusal of the store stops
-/// the parse and comes back as [`ParseError::Sink`], which [`parse_failure`] turns back
-/// into the store's error.
-fn read_and_store(
-    mut reader: io::BufReader<HashingReader<fs_err::File>>,
+/// Parses `reader` into `session` a few executions at a time. A refusal of the store
+/// stops the parse and comes back as [`ParseError::Sink`], which [`parse_failure`] turns
+/// back into the store's error.
+fn read_and_store<R: io::BufRead>(
+    reader: &mut R,
     options: &ParseOptions,
     session: &mut dyn IngestSession,
-) -> Result<(ParseSummary, [u8; 32]), ReadFailure> {
+) -> Result<ParseSummary, ParseError> {
     let mut batch = Vec::with_capacity(ONE_THREAD_BATCH);
     let mut batch_text = 0;
     let mut store = |batch: &mut Vec<Signed>| {
@@ -279,7 +377,7 @@ fn read_and_store(
         batch.clear();
         stored
     };
-    let summary = results::parse(&mut reader, options, &mut |execution| {
+    results::parse(reader, options, &mut |execution| {
         batch_text += text_bytes(&execution);
         let signature = execution.signature();
         batch.push((execution, signature));
@@ -290,64 +388,6 @@ fn read_and_store(
         Ok(())
     })
     .and_then(|summary| store(&mut batch).map(|()| summary))
-    .map_err(ReadFailure::Parse)?;
-    finish_reading(reader).map(|hash| (summary, hash))
-}
-
-/// Reads what a parser left after the end of its document, so that the key covers every
-/// byte; the file's SHA-256.
-fn finish_reading(
-    mut reader: io::BufReader<HashingReader<fs_err::File>>,
-) -> Result<[u8; 32], ReadFailure> {
-    io::copy(&mut reader, &mut io::sink()).map_err(ReadFailure::Rest)?;
-    Ok(reader.into_inner().finish())
-}
-
-/// The reading thread of [`Threads::Two`]: parses `reader`, sending executions in
-/// batches, then reads what is left so that every byte reaches the hash.
-fn read_file(
-    reader: io::BufReader<HashingReader<fs_err::File>>,
-    options: &ParseOptions,
-    sender: mpsc::SyncSender<Vec<Signed>>,
-    from_store: &mpsc::Receiver<Vec<Signed>>,
-) -> Result<(ParseSummary, [u8; 32]), ReadFailure> {
-    let mut reader = reader;
-    let mut batch = Vec::with_capacity(BATCH_EXECUTIONS);
-    let mut batch_text = 0;
-    let send = |batch: &mut Vec<Signed>| {
-        let next = match from_store.try_recv() {
-            Ok(mut stored) => {
-                stored.clear();
-                stored
-            }
-            Err(_) => Vec::with_capacity(BATCH_EXECUTIONS),
-        };
-        let full = std::mem::replace(batch, next);
-        // A closed channel means the store refused an execution and stopped; its error
-        // is the one reported.
-        sender
-            .send(full)
-            .map_err(|_| ParseError::Sink(Box::new(StoreStopped)))
-    };
-    let summary = results::parse(&mut reader, options, &mut |execution| {
-        batch_text += text_bytes(&execution);
-        let signature = execution.signature();
-        batch.push((execution, signature));
-        if batch.len() >= BATCH_EXECUTIONS || batch_text >= BATCH_TEXT_BYTES {
-            batch_text = 0;
-            send(&mut batch)?;
-        }
-        Ok(())
-    })
-    .and_then(|summary| {
-        if !batch.is_empty() {
-            send(&mut batch)?;
-        }
-        Ok(summary)
-    })
-    .map_err(ReadFailure::Parse)?;
-    drop(sender);
-    finish_reading(reader).map(|hash| (summary, hash))
 }
 
 /// The texts an execution holds, which is most of its memory.
@@ -358,11 +398,6 @@ fn text_bytes(execution: &Execution) -> usize {
     let optional = |text: &Option<String>| text.as_ref().map_or(0, String::len);
     failure + optional(&execution.stdout) + optional(&execution.stderr)
 }
-
-/// The store stopped taking executions; the reason is its own error.
-#[derive(Debug, thiserror::Error)]
-#[error("the store stopped taking executions")]
-struct StoreStopped;
 
 /// The key that makes ingest idempotent: lowercase hex of
 ///
@@ -859,6 +894,68 @@ mod tests {
         for (batch_size, answers) in answered {
             assert!(answers == one_at_a_time, "batches of {batch_size}");
         }
+    }
+
+    /// Issue 15 item 5 (two cores): the thread that reads ahead hashes every byte of the
+    /// file, those after the document too, across many chunks: the content key is the
+    /// one made of the file's own SHA-256, on either threading.
+    #[test]
+    fn the_reading_thread_hashes_every_byte_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.xml");
+        let mut xml = mixed_junit(3_000);
+        // A comment after the root, longer than a chunk, is part of the file's bytes.
+        xml.push_str("\n<!-- ");
+        xml.push_str(&"trailing ".repeat(CHUNK_BYTES / 4));
+        xml.push_str(" -->\n");
+        assert!(xml.len() > 4 * CHUNK_BYTES, "{}", xml.len());
+        fs_err::write(&path, &xml).unwrap();
+        let expected = content_key(&test_run(), &Sha256::digest(xml.as_bytes()).into());
+        for (name, threads) in [("one.db", Threads::One), ("two.db", Threads::Two)] {
+            let mut store = crate::history::SqliteStore::open(
+                dir.path().join(name),
+                std::time::Duration::from_secs(5),
+            )
+            .unwrap();
+            let done = ingest_file_with(
+                &mut store,
+                &path,
+                &test_run(),
+                &ParseOptions::default(),
+                threads,
+            )
+            .unwrap();
+            assert_eq!(done.content_key, expected, "{name}");
+            assert_eq!(done.report.tests, 3_000, "{name}");
+        }
+    }
+
+    /// Issue 15 item 5 (two cores): damage early in a file many chunks long stops the
+    /// parse while the reading thread still has chunks to hand over; it stops too (the
+    /// ingest returns instead of waiting on it), and nothing is stored.
+    #[test]
+    fn damage_early_in_a_long_file_stops_the_reading_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.xml");
+        let mut xml = String::from("<testsuite><testcase name=\"a\"></testsuite>\n");
+        xml.push_str(&"<!-- padding -->\n".repeat(CHUNK_BYTES * (CHUNKS_IN_FLIGHT + 4) / 17));
+        fs_err::write(&path, &xml).unwrap();
+        let mut store = crate::history::SqliteStore::open(
+            dir.path().join("two.db"),
+            std::time::Duration::from_secs(5),
+        )
+        .unwrap();
+        let error = ingest_file_with(
+            &mut store,
+            &path,
+            &test_run(),
+            &ParseOptions::default(),
+            Threads::Two,
+        )
+        .unwrap_err();
+        assert!(matches!(error, IngestError::Parse { .. }), "{error:?}");
+        assert!(error.to_string().contains(":1:"), "{error}");
+        assert!(store.runs(10).unwrap().is_empty());
     }
 
     /// Issue 15 item 5: on one thread the store has taken executions before the parse

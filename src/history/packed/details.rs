@@ -162,11 +162,34 @@ const DETAILS_FORMAT: u8 = 1;
 /// write to the WAL, checkpoint into the database and delete with the WAL: most of an
 /// ingest's time after the file is read.
 pub fn seal_details(part: &[u8]) -> Vec<u8> {
-    let compressed = lz4_flex::compress_prepend_size(part);
-    let mut sealed = Vec::with_capacity(compressed.len() + 1);
-    sealed.push(DETAILS_FORMAT);
-    sealed.extend_from_slice(&compressed);
-    sealed
+    let mut scratch = Vec::new();
+    seal_details_in(part, &mut scratch).to_vec()
+}
+
+/// [`seal_details`] written in `scratch`, which is kept for the next part: the same
+/// bytes without the three allocations and two copies of the compressed part a call
+/// of `lz4_flex::compress_prepend_size` and a sealed `Vec` cost (a first ingest seals
+/// about 800 parts of up to 256 KiB). `scratch` only grows, so it is zeroed once.
+pub fn seal_details_in<'a>(part: &[u8], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    // The length before the LZ4 block, as `compress_prepend_size` writes it; a part is
+    // never near 4 GiB (`details_part_bytes`, texts cut at `MAX_TEXT_BYTES`).
+    let Ok(length) = u32::try_from(part.len()) else {
+        let compressed = lz4_flex::compress_prepend_size(part);
+        scratch.clear();
+        scratch.push(DETAILS_FORMAT);
+        scratch.extend_from_slice(&compressed);
+        return scratch;
+    };
+    let head = 1 + 4;
+    let needed = head + lz4_flex::block::get_maximum_output_size(part.len());
+    if scratch.len() < needed {
+        scratch.resize(needed, 0);
+    }
+    scratch[0] = DETAILS_FORMAT;
+    scratch[1..head].copy_from_slice(&length.to_le_bytes());
+    let written = lz4_flex::block::compress_into(part, &mut scratch[head..needed])
+        .unwrap_or_else(|_| unreachable!("the output is sized by get_maximum_output_size"));
+    &scratch[..head + written]
 }
 
 /// The part [`seal_details`] stored.

@@ -15,7 +15,9 @@ mod names;
 mod tests;
 
 pub use blocks::{BlockBuilder, Entries, Narrow, outcome_nibble, outcome_of_nibble};
-pub use details::{Details, find_details, open_details, put_details, seal_details};
+pub use details::{
+    Details, find_details, open_details, put_details, seal_details, seal_details_in,
+};
 pub use filter::NameFilter;
 pub use hash::{BlockMap, BlockSet, name_hash};
 pub use index::{IndexEntry, NewNames, decode_index, encode_index, index_lookup, merged_rows};

@@ -348,3 +348,46 @@ fn damaged_blobs_are_errors_not_panics() {
     }
     assert!(Entries::new(&[2]).is_err());
 }
+
+/// Issue 15 item 5: a part sealed in a kept scratch buffer (left longer, and holding
+/// another part's bytes, by the part before) is byte for byte what the stored histories'
+/// `lz4_flex::compress_prepend_size` wrote: small parts and parts past 64 KiB (LZ4's
+/// other hash table), repetitive and not, longest first.
+#[test]
+fn a_part_sealed_in_a_kept_buffer_is_sealed_as_before() {
+    const SEED: u64 = 0x15_0005;
+    let mut state = SEED;
+    let mut noise = |length: usize| -> Vec<u8> {
+        (0..length)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (state >> 59) as u8 + b'a'
+            })
+            .collect()
+    };
+    let traceback =
+        b"E   AssertionError: assert 1 == 2\ntests/test_a.py:10: in test\n".repeat(2_000);
+    let parts = [
+        noise(300_000),
+        traceback.clone(),
+        noise(70_000),
+        traceback[..5_000].to_vec(),
+        noise(10),
+        Vec::new(),
+    ];
+    let mut scratch = Vec::new();
+    for (index, part) in parts.iter().enumerate() {
+        let mut before = vec![1u8];
+        before.extend_from_slice(&lz4_flex::compress_prepend_size(part));
+        assert_eq!(
+            seal_details_in(part, &mut scratch),
+            before.as_slice(),
+            "part {index} of {} bytes, seed {SEED}",
+            part.len()
+        );
+        assert_eq!(seal_details(part), before, "part {index}, seed {SEED}");
+        assert_eq!(open_details(&before).unwrap(), *part, "part {index}");
+    }
+}

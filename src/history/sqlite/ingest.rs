@@ -16,7 +16,7 @@ use super::{
 use crate::history::packed::{
     BLOCK_TESTS, BlockBuilder, BlockMap, BlockSet, Corrupt, Details, NameFilter, Narrow, NewNames,
     block_and_slot, decode_index, decode_names, encode_names, find_details, name_hash, put_details,
-    seal_details, test_of,
+    seal_details_in, test_of,
 };
 use crate::history::{HistoryError, IngestReport, IngestSession, NewRun, RunContent};
 use crate::results::{Execution, Outcome};
@@ -363,9 +363,10 @@ impl<'a> SqliteIngest<'a> {
         if open.details.is_empty() {
             return Ok(());
         }
+        let sealed = seal_details_in(&open.details, &mut self.blocks.sealed);
         self.statements
             .insert_details
-            .execute(params![self.run_id, seal_details(&open.details)])?;
+            .execute(params![self.run_id, sealed])?;
         let row = self.transaction.last_insert_rowid();
         for slot in 0..BLOCK_TESTS {
             if open.pending.contains(slot) {
@@ -692,6 +693,9 @@ struct OpenBlocks {
     /// details grow to tens of KiB, and growing each block's from nothing copied them
     /// over again at every doubling.
     spare_details: Vec<Vec<u8>>,
+    /// Where each part of details is sealed before it is written (kept for its
+    /// allocation).
+    sealed: Vec<u8>,
 }
 
 /// Buffers of details kept for reuse at most. A buffer is at most twice
