@@ -94,7 +94,11 @@ impl Git {
         let (Some(left), Some(right)) = (self.commit(left)?, self.commit(right)?) else {
             return Ok(None);
         };
-        self.answer(&["merge-base", &left, &right])
+        let base = self.answer(&["merge-base", &left, &right])?;
+        if let Some(base) = &base {
+            self.known_commit(base);
+        }
+        Ok(base)
     }
 
     /// The commits reachable from `head` but not from `base` (`git rev-list base..head`),
@@ -138,7 +142,26 @@ impl Git {
         if is_object_id(revision) {
             self.answer_about_object(&args)
         } else {
-            self.answer(&args)
+            let commit = self.answer(&args)?;
+            if let Some(commit) = &commit {
+                self.known_commit(commit);
+            }
+            Ok(commit)
+        }
+    }
+
+    /// Keeps that `commit`, a full id git just gave as a commit's, names a commit: the
+    /// lane asks it again by that id (HEAD's sha for the merge base, the merge base's for
+    /// every file it reads) and the answer cannot change. The ref that led to it is not
+    /// kept.
+    fn known_commit(&self, commit: &str) {
+        if is_object_id(commit) {
+            let question = format!("{commit}^{{commit}}");
+            OBJECT_ANSWERS.keep(
+                &self.dir,
+                &["rev-parse", "--verify", "--quiet", &question],
+                commit.as_bytes(),
+            );
         }
     }
 
