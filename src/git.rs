@@ -94,7 +94,11 @@ impl Git {
         let (Some(left), Some(right)) = (self.commit(left)?, self.commit(right)?) else {
             return Ok(None);
         };
-        self.answer(&["merge-base", &left, &right])
+        let base = self.answer(&["merge-base", &left, &right])?;
+        if let Some(base) = &base {
+            self.known_commit(base);
+        }
+        Ok(base)
     }
 
     /// The commits reachable from `head` but not from `base` (`git rev-list base..head`),
@@ -138,7 +142,26 @@ impl Git {
         if is_object_id(revision) {
             self.answer_about_object(&args)
         } else {
-            self.answer(&args)
+            let commit = self.answer(&args)?;
+            if let Some(commit) = &commit {
+                self.known_commit(commit);
+            }
+            Ok(commit)
+        }
+    }
+
+    /// Keeps that `commit`, a full id git just gave as a commit's, names a commit: the
+    /// lane asks it again by that id (HEAD's sha for the merge base, the merge base's for
+    /// every file it reads) and the answer cannot change. The ref that led to it is not
+    /// kept.
+    fn known_commit(&self, commit: &str) {
+        if is_object_id(commit) {
+            let question = format!("{commit}^{{commit}}");
+            OBJECT_ANSWERS.keep(
+                &self.dir,
+                &["rev-parse", "--verify", "--quiet", &question],
+                commit.as_bytes(),
+            );
         }
     }
 
@@ -252,6 +275,15 @@ impl Git {
     /// error message (how `--quiet` says "no such thing") or says this is not a repository.
     fn answer(&self, args: &[&str]) -> Result<Option<String>, GitError> {
         let output = self.command(args).output().map_err(GitError::Spawn)?;
+        self.understand(args, output)
+    }
+
+    /// [`Git::answer`]'s reading of what git said.
+    fn understand(
+        &self,
+        args: &[&str],
+        output: std::process::Output,
+    ) -> Result<Option<String>, GitError> {
         let joined = || args.join(" ");
         if output.status.success() {
             let text = String::from_utf8(output.stdout)
@@ -364,9 +396,20 @@ impl Git {
     /// Whether tracked files differ from HEAD (untracked files do not count: candor's own
     /// `.candor/` folder is one when a repository does not ignore it).
     pub fn has_tracked_changes(&self) -> Result<bool, GitError> {
-        Ok(self
-            .answer(&["status", "--porcelain", "--untracked-files=no"])?
-            .is_some())
+        Ok(self.answer(&TRACKED_CHANGES)?.is_some())
+    }
+
+    /// [`Git::has_tracked_changes`] asked now and answered later: git runs while the caller
+    /// goes on (the merge lane lists its tests meanwhile), and the closure waits for its
+    /// answer.
+    pub fn start_tracked_changes(&self) -> impl FnOnce() -> Result<bool, GitError> + '_ {
+        let child = self.command(&TRACKED_CHANGES).spawn();
+        move || {
+            let output = child
+                .and_then(std::process::Child::wait_with_output)
+                .map_err(GitError::Spawn)?;
+            Ok(self.understand(&TRACKED_CHANGES, output)?.is_some())
+        }
     }
 
     /// `git diff --unified=0 --no-color --no-renames BASE HEAD` with everything a user's
@@ -413,6 +456,34 @@ impl Git {
                     .is_some_and(|r| r.starts_with('/'))
         });
         files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(files)
+    }
+
+    /// Every file at or under each of `paths` (repository-relative files and folders; an
+    /// empty one is the whole tree) at `revision`, sorted by path, each once: one `ls-tree
+    /// -r` for them all (one per 512 paths), where [`Git::show`] and [`Git::tree_files`]
+    /// list one path each. A path is a file of that name or the files under a folder of
+    /// that name, never a prefix of other names (`fixtures` is not `fixtures.json`).
+    /// Submodules are left out, and a symlink is its blob (mode `120000`), as there.
+    pub fn tree_paths(&self, revision: &str, paths: &[&str]) -> Result<Vec<TreeFile>, GitError> {
+        const PATHS_A_CALL: usize = 512;
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let commit = self.require_commit(revision)?;
+        let mut files = Vec::new();
+        if paths.iter().any(|path| path.is_empty()) {
+            files = self.ls_tree(&["-r", "-z", "--full-tree", &commit])?;
+        } else {
+            for chunk in paths.chunks(PATHS_A_CALL) {
+                let mut args = vec!["-r", "-z", "--full-tree", commit.as_str(), "--"];
+                args.extend_from_slice(chunk);
+                files.extend(self.ls_tree(&args)?);
+            }
+        }
+        files.retain(|file| paths.iter().any(|path| at_or_under(&file.path, path)));
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        files.dedup_by(|a, b| a.path == b.path);
         Ok(files)
     }
 
@@ -610,6 +681,18 @@ impl Git {
     }
 }
 
+/// `git status`'s question whether tracked files differ from HEAD.
+const TRACKED_CHANGES: [&str; 3] = ["status", "--porcelain", "--untracked-files=no"];
+
+/// Whether `file` is `path` itself or lies under the folder `path` (every file when `path`
+/// is empty).
+fn at_or_under(file: &str, path: &str) -> bool {
+    path.is_empty()
+        || file
+            .strip_prefix(path)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 /// Whether `text` is a full object id (SHA-1 or SHA-256, lowercase hex as git prints it).
 fn is_object_id(text: &str) -> bool {
     matches!(text.len(), 40 | 64) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
@@ -699,10 +782,23 @@ pub trait Repository {
     }
     /// As [`Git::has_tracked_changes`].
     fn has_tracked_changes(&self) -> Result<bool, GitError>;
+    /// As [`Git::start_tracked_changes`]; by default asked when the answer is waited for.
+    fn start_tracked_changes(&self) -> Box<dyn FnOnce() -> Result<bool, GitError> + '_> {
+        Box::new(move || self.has_tracked_changes())
+    }
     /// As [`Git::diff_unified`].
     fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError>;
     /// As [`Git::tree_files`].
     fn tree_files(&self, revision: &str, folder: &str) -> Result<Vec<TreeFile>, GitError>;
+    /// As [`Git::tree_paths`]; by default the whole tree, kept to `paths`.
+    fn tree_paths(&self, revision: &str, paths: &[&str]) -> Result<Vec<TreeFile>, GitError> {
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut files = self.tree_files(revision, "")?;
+        files.retain(|file| paths.iter().any(|path| at_or_under(&file.path, path)));
+        Ok(files)
+    }
     /// As [`Git::read_blobs`].
     fn read_blobs(
         &self,
@@ -733,11 +829,17 @@ impl Repository for Git {
     fn has_tracked_changes(&self) -> Result<bool, GitError> {
         Git::has_tracked_changes(self)
     }
+    fn start_tracked_changes(&self) -> Box<dyn FnOnce() -> Result<bool, GitError> + '_> {
+        Box::new(Git::start_tracked_changes(self))
+    }
     fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError> {
         Git::diff_unified(self, base, head)
     }
     fn tree_files(&self, revision: &str, folder: &str) -> Result<Vec<TreeFile>, GitError> {
         Git::tree_files(self, revision, folder)
+    }
+    fn tree_paths(&self, revision: &str, paths: &[&str]) -> Result<Vec<TreeFile>, GitError> {
+        Git::tree_paths(self, revision, paths)
     }
     fn read_blobs(
         &self,
@@ -971,6 +1073,86 @@ mod tests {
             repo.show_many("no-such-ref", &["tests/a.py"]),
             Err(GitError::UnknownRevision { .. })
         ));
+    }
+
+    // #15 (lanes5): the lane lists each end's lock files, fixtures, cassettes and touched
+    // test files in one `ls-tree -r`; it must find exactly what `show` finds for a file
+    // path and what `tree_files` finds under a folder: a symlink as its blob, nothing for
+    // a missing path, a folder's name never a prefix of a sibling file's.
+    #[test]
+    fn tree_paths_finds_what_show_and_tree_files_find_path_by_path() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path();
+        git(path, &["init", "--quiet", "-b", "main"]);
+        std::fs::create_dir_all(path.join("tests/fixtures/deep")).expect("mkdir");
+        std::fs::write(path.join("tests/fixtures/a.json"), "a").expect("write");
+        std::fs::write(path.join("tests/fixtures/deep/b.json"), "b").expect("write");
+        std::fs::write(path.join("tests/fixtures.json"), "sibling").expect("write");
+        std::fs::write(path.join("tests/fixtures.lock.json"), "{}").expect("write");
+        std::fs::write(path.join("tests/test_a.py"), "t").expect("write");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("fixtures/a.json", path.join("tests/link.json"))
+            .expect("symlink");
+        git(path, &["add", "."]);
+        git(path, &["commit", "--quiet", "-m", "files"]);
+        let repo = Git::new(path);
+        let head = repo.head_sha().expect("git runs").expect("a head");
+        let asked = [
+            "tests/fixtures.lock.json",
+            "tests/fixtures",
+            "tests/cassettes",
+            "tests/test_a.py",
+            "tests/link.json",
+            "tests/missing.py",
+        ];
+        let listed = repo.tree_paths(&head, &asked).expect("git runs");
+        let paths: Vec<&str> = listed.iter().map(|f| f.path.as_str()).collect();
+        let mut expected = vec![
+            "tests/fixtures.lock.json",
+            "tests/fixtures/a.json",
+            "tests/fixtures/deep/b.json",
+            "tests/test_a.py",
+        ];
+        if cfg!(unix) {
+            expected.push("tests/link.json");
+        }
+        expected.sort_unstable();
+        assert_eq!(
+            paths, expected,
+            "no sibling `tests/fixtures.json`, nothing missing"
+        );
+        for file in [
+            "tests/fixtures.lock.json",
+            "tests/test_a.py",
+            "tests/link.json",
+        ] {
+            let shown = repo.show(&head, file).expect("git runs");
+            let entry = listed.iter().find(|f| f.path == file);
+            assert_eq!(entry.is_some(), shown.is_some(), "{file}");
+        }
+        let under = repo.tree_files(&head, "tests/fixtures").expect("git runs");
+        let listed_under: Vec<&TreeFile> = listed
+            .iter()
+            .filter(|f| f.path.starts_with("tests/fixtures/"))
+            .collect();
+        assert_eq!(listed_under, under.iter().collect::<Vec<_>>());
+        #[cfg(unix)]
+        assert_eq!(
+            listed
+                .iter()
+                .find(|f| f.path == "tests/link.json")
+                .map(|f| f.mode.as_str()),
+            Some("120000")
+        );
+        assert_eq!(repo.tree_paths(&head, &[]).expect("nothing asked"), vec![]);
+        // What the trait's default (a fake's) does: the whole tree, kept to the paths.
+        let by_default: Vec<TreeFile> = repo
+            .tree_files(&head, "")
+            .expect("git runs")
+            .into_iter()
+            .filter(|f| asked.iter().any(|p| at_or_under(&f.path, p)))
+            .collect();
+        assert_eq!(by_default, listed);
     }
 
     #[test]

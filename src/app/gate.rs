@@ -148,21 +148,30 @@ pub fn gate(
     let diff = gate::read_change(git, &base, &head)?;
     let human_owned = gate::human_owned_changes(git, &base, &head, &policy, &diff)?;
     let findings = gate::lint(git, &base, &diff, &policy)?;
-    let fixture_drift = gate::fixture_drift(git, &head, &policy.lane)?;
-    let cassettes = gate::cassette_check(git, &base, &head, &policy.lane)?;
+    let candidates = test_file_candidates(&diff);
+    let lane_files = gate::LaneFiles::read(git, &base, &head, &policy.lane, &candidates)?;
+    let fixture_drift = gate::fixture_drift_in(&lane_files)?;
+    let cassettes = gate::cassette_check_in(&lane_files)?;
     let infrastructure = gate::infrastructure_changes(git, &base, &head, &policy, &diff)?;
-    let unlocked_data = gate::unlocked_data(git, &head, &policy.lane, &diff)?;
+    let unlocked_data = gate::unlocked_data(git, &lane_files, &policy.lane, &diff)?;
     let receipts = check_receipts(git, &base, &head, &policy, &diff, history)?;
     let modules = touched_modules(&diff);
 
-    let changed = changed_test_files(git, &base, &head, &diff)?;
+    let changed = changed_test_files(&lane_files, &candidates);
     let mode = policy.lane.replay;
     let runs_anything = mode == ReplayMode::All || !changed.is_empty();
-    if runs_anything && git.has_tracked_changes()? {
-        ports.warning(
-            "tracked files differ from HEAD: the replays run the working tree, the report judges HEAD; commit or stash first",
-        );
-    }
+    // Asked now, answered after the listing: `git status` runs beside it.
+    let mut tracked_changes = runs_anything.then(|| git.start_tracked_changes());
+    let mut warn_tracked_changes = |ports: &mut Ports<'_>| -> Result<(), CliError> {
+        if let Some(answer) = tracked_changes.take()
+            && answer()?
+        {
+            ports.warning(
+                "tracked files differ from HEAD: the replays run the working tree, the report judges HEAD; commit or stash first",
+            );
+        }
+        Ok(())
+    };
     let lane_time = Duration::from_secs(u64::from(policy.lane.max_wall_seconds));
     let jobs = settings
         .jobs
@@ -214,6 +223,7 @@ pub fn gate(
         || go_changed
     {
         let dir = scratch(repo_root, "gate")?;
+        let record_files = RecordFiles::start(dir.join("records"));
         let executor = ports.executor;
         let listing_context = runner::Context::new(repo_root, dir.join("listing"), executor)
             .with_timeout(Some(policy.runner.timeout), policy.runner.grace)
@@ -256,6 +266,7 @@ pub fn gate(
                 Ok(Some((tree, batch)))
             },
         )?;
+        warn_tracked_changes(ports)?;
         let (mut base_tree, mut base_batch_beside) = match beside.transpose()?.flatten() {
             Some((tree, batch)) => (Some(tree), batch),
             None => (None, None),
@@ -299,6 +310,7 @@ pub fn gate(
         let seed = lane_seed(&*adapter, &base);
         let plan = ReplayPlan {
             adapter: &*adapter,
+            records: &record_files,
             executor,
             repo_root,
             dir: &dir,
@@ -427,8 +439,11 @@ pub fn gate(
         if let Some(tree) = base_tree {
             tree.remove(git)?;
         }
+        let written = record_files.finish();
         replays = replayed?;
+        written?;
     }
+    warn_tracked_changes(ports)?;
     replays.left += suite_left;
 
     let classified = classify(&replays.records);
@@ -558,51 +573,45 @@ fn pinned_seed(base: &str) -> u64 {
     u64::from_str_radix(base.get(..8).unwrap_or("0"), 16).unwrap_or(0) % (1 << 32)
 }
 
-/// Test files the change added or modified, with their text at both ends.
-fn changed_test_files(
-    git: &dyn Repository,
-    base: &str,
-    head: &str,
-    diff: &Diff,
-) -> Result<Vec<ChangedTestFile>, CliError> {
-    let candidates: Vec<_> = diff
-        .files
+/// Test files the change added or modified (text, not deleted), each with whether the base
+/// may have it (it was not added).
+fn test_file_candidates(diff: &Diff) -> Vec<(&str, bool)> {
+    diff.files
         .iter()
         .filter(|file| {
             !file.binary && file.status != FileStatus::Deleted && files::is_test_file(&file.path)
         })
-        .collect();
-    // Each end's files in one read of the repository, not one a file.
-    let text = |bytes: Option<Vec<u8>>| bytes.map(|b| String::from_utf8_lossy(&b).into_owned());
-    let paths: Vec<&str> = candidates.iter().map(|file| file.path.as_str()).collect();
-    let at_head = git.show_many(head, &paths)?;
-    let older: Vec<&str> = candidates
+        .map(|file| (file.path.as_str(), file.status != FileStatus::Added))
+        .collect()
+}
+
+/// Test files the change added or modified, with their text at both ends, as the lane
+/// read them with its other files (one listing an end, one read for all).
+fn changed_test_files(
+    lane_files: &gate::LaneFiles,
+    candidates: &[(&str, bool)],
+) -> Vec<ChangedTestFile> {
+    let text = |bytes: Option<&[u8]>| bytes.map(|b| String::from_utf8_lossy(b).into_owned());
+    candidates
         .iter()
-        .filter(|file| file.status != FileStatus::Added)
-        .map(|file| file.path.as_str())
-        .collect();
-    let mut at_base = git.show_many(base, &older)?.into_iter();
-    let mut changed = Vec::new();
-    for (file, head_bytes) in candidates.into_iter().zip(at_head) {
-        let base_text = if file.status == FileStatus::Added {
-            None
-        } else {
-            text(at_base.next().flatten())
-        };
-        let Some(head_text) = text(head_bytes) else {
-            continue;
-        };
-        changed.push(ChangedTestFile {
-            path: file.path.clone(),
-            head_text,
-            base_text,
-        });
-    }
-    Ok(changed)
+        .filter_map(|&(path, existed)| {
+            let head_text = text(lane_files.show(gate::End::Head, path))?;
+            let base_text = existed
+                .then(|| text(lane_files.show(gate::End::Base, path)))
+                .flatten();
+            Some(ChangedTestFile {
+                path: path.to_owned(),
+                head_text,
+                base_text,
+            })
+        })
+        .collect()
 }
 
 struct ReplayPlan<'a> {
     adapter: &'a dyn Adapter,
+    /// Writes the replays' record files.
+    records: &'a RecordFiles,
     executor: &'a dyn Executor,
     repo_root: &'a Path,
     dir: &'a Path,
@@ -661,6 +670,60 @@ struct Replays {
     reports: Vec<RunRecord>,
     /// The base's version's batch, when it ran beside the rounds.
     base_version: Option<BaseBatchRun>,
+}
+
+/// The replays' record files (`records/NNN-replay.record.json`), written on a thread of
+/// their own as the rounds' records are made: each is a new file, and creating 120 of them
+/// (40 touched tests, 3 rounds) took the lane 15–45 ms between its rounds and after the
+/// last one, where the next round's runner processes or the history's writes can go on
+/// meanwhile (issue #15). The lane waits for every file before it writes its report; the
+/// first that could not be written fails the lane as a write in place did.
+struct RecordFiles {
+    dir: PathBuf,
+    sender: std::sync::mpsc::Sender<RunRecord>,
+    writer: std::thread::JoinHandle<std::io::Result<()>>,
+}
+
+impl RecordFiles {
+    fn start(dir: PathBuf) -> RecordFiles {
+        let (sender, receiver) = std::sync::mpsc::channel::<RunRecord>();
+        let target = dir.clone();
+        let writer = std::thread::spawn(move || {
+            let mut outcome = Ok(());
+            // Every record is taken, a failed write or not, so that the lane never blocks.
+            for record in receiver {
+                if outcome.is_ok() {
+                    outcome = records::write(&target, &record).map(|_| ());
+                }
+            }
+            outcome
+        });
+        RecordFiles {
+            dir,
+            sender,
+            writer,
+        }
+    }
+
+    /// Queues `record` for its file.
+    fn write(&self, record: RunRecord) {
+        // The writer ends only after `finish` drops the sender, so this cannot fail.
+        let _ = self.sender.send(record);
+    }
+
+    /// Waits until every queued record is in its file.
+    fn finish(self) -> Result<(), CliError> {
+        let RecordFiles {
+            dir,
+            sender,
+            writer,
+        } = self;
+        drop(sender);
+        let outcome = writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        outcome.map_err(|source| CliError::Write { path: dir, source })
+    }
 }
 
 /// Where the replays stand: record files written, test replays made out of `total`.
@@ -1315,7 +1378,6 @@ fn record_batch(
         repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
         ..ParseOptions::default()
     };
-    let records_dir = plan.dir.join("records");
     let outcomes = report_outcomes(&report.report, &parse);
     unaccounted.extend(tamper::account_batch(
         batch,
@@ -1333,10 +1395,7 @@ fn record_batch(
             sequence: tally.written,
             ..record.clone()
         };
-        records::write(&records_dir, &file_record).map_err(|source| CliError::Write {
-            path: records_dir.clone(),
-            source,
-        })?;
+        plan.records.write(file_record);
         out.records.push((record, number));
         made += 1;
     }
@@ -1416,7 +1475,6 @@ fn replay_alone(
         repo_root: Some(plan.repo_root.to_string_lossy().into_owned()),
         ..ParseOptions::default()
     };
-    let records_dir = plan.dir.join("records");
     let mut made_records = Vec::new();
     'tests: for test in tests {
         for replay in 1..=min_replays {
@@ -1495,10 +1553,7 @@ fn replay_alone(
                 sequence: tally.written,
                 ..record.clone()
             };
-            records::write(&records_dir, &file_record).map_err(|source| CliError::Write {
-                path: records_dir.clone(),
-                source,
-            })?;
+            plan.records.write(file_record);
             record.sequence = replay;
             made_records.push(record);
             let done = u32::try_from(made_records.len()).unwrap_or(u32::MAX);

@@ -643,19 +643,13 @@ impl Settings {
                     &repo,
                     &mut warnings,
                 );
-                // Without --base the change's base is HEAD's merge base with the default
-                // branch, the workspace's own: asked of git once, so both name the same
-                // commits even if a ref moves meanwhile.
-                let resolved = against_default_branch
-                    .then(|| {
-                        change.head.as_ref().ok().map(|head| Resolved {
-                            head: head.clone(),
-                            merge_base: change.base.as_ref().ok().cloned(),
-                        })
-                    })
-                    .flatten();
-                let workspace =
-                    resolve_workspace_from(context, &repo, &mut warnings, None, resolved);
+                let workspace = resolve_lane_workspace(
+                    context,
+                    &repo,
+                    &mut warnings,
+                    &change,
+                    against_default_branch,
+                );
                 let root = repo
                     .root(&mut warnings)
                     .unwrap_or_else(|| context.cwd.clone());
@@ -836,37 +830,14 @@ fn resolve_workspace(
     warnings: &mut Vec<String>,
     change: Option<String>,
 ) -> Workspace {
-    resolve_workspace_from(context, repo, warnings, change, None)
-}
-
-/// HEAD and its merge base with the default branch, already asked of git by the caller.
-struct Resolved {
-    head: String,
-    merge_base: Option<String>,
-}
-
-/// As [`resolve_workspace`], taking HEAD and its merge base from `resolved` when the
-/// caller has them rather than asking git again.
-fn resolve_workspace_from(
-    context: &Context<'_>,
-    repo: &Repo,
-    warnings: &mut Vec<String>,
-    change: Option<String>,
-    resolved: Option<Resolved>,
-) -> Workspace {
     let ci = CiEnv::detect(|name| context.var(name));
-    let (head, merge_base) = if let Some(Resolved { head, merge_base }) = resolved {
-        (Some(head), merge_base)
-    } else {
-        let head = repo.ask(warnings, "the commit", Git::head_sha);
-        let merge_base = head.as_deref().and_then(|head| {
-            let default_branch = repo.ask(warnings, "the default branch", Git::default_branch)?;
-            repo.ask(warnings, "the merge base", |git| {
-                git.merge_base(head, &default_branch)
-            })
-        });
-        (head, merge_base)
-    };
+    let head = repo.ask(warnings, "the commit", Git::head_sha);
+    let merge_base = head.as_deref().and_then(|head| {
+        let default_branch = repo.ask(warnings, "the default branch", Git::default_branch)?;
+        repo.ask(warnings, "the merge base", |git| {
+            git.merge_base(head, &default_branch)
+        })
+    });
     let branch = match head {
         Some(_) => repo.ask(warnings, "the branch", Git::branch),
         None => ci.branch.clone(),
@@ -893,6 +864,45 @@ fn resolve_workspace_from(
         merge_base,
         default_branch,
         change,
+        parse: ParseOptions {
+            repo_root: Some(repo_root.to_string_lossy().into_owned()),
+            ..ParseOptions::default()
+        },
+    }
+}
+
+/// The working copy as the merge lane records it in its runs: the CI service, HEAD and the
+/// branch. HEAD is the change's head, and without `--base` the merge base is the change's
+/// base (HEAD's merge base with the default branch), both asked of git once for the two,
+/// so they name the same commits even if a ref moves meanwhile; with `--base` the
+/// workspace has no merge base of its own. The lane counts no reruns against a change and
+/// gathers no evidence by branch, so git is not asked the default branch's name or the
+/// change's commits (issue #15: up to eight git processes the lane never read).
+fn resolve_lane_workspace(
+    context: &Context<'_>,
+    repo: &Repo,
+    warnings: &mut Vec<String>,
+    change: &LintDiffSettings,
+    against_default_branch: bool,
+) -> Workspace {
+    let ci = CiEnv::detect(|name| context.var(name));
+    let head = change.head.as_ref().ok().cloned();
+    let merge_base = against_default_branch
+        .then(|| change.base.as_ref().ok().cloned())
+        .flatten();
+    let branch = match head {
+        Some(_) => repo.ask(warnings, "the branch", Git::branch),
+        None => ci.branch.clone(),
+    };
+    let commit = head.or_else(|| ci.commit.clone());
+    let repo_root = repo.root(warnings).unwrap_or_else(|| context.cwd.clone());
+    Workspace {
+        ci,
+        commit,
+        branch,
+        merge_base,
+        default_branch: None,
+        change: Err("the merge lane counts no reruns against a change".to_owned()),
         parse: ParseOptions {
             repo_root: Some(repo_root.to_string_lossy().into_owned()),
             ..ParseOptions::default()

@@ -26,9 +26,11 @@ pub mod skips;
 pub mod tamper;
 pub mod touched;
 
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use crate::git::{GitError, Repository};
+use crate::file_hashes::Hashes;
+use crate::git::{GitError, Repository, TreeFile};
 use crate::policy::config::CONFIG_FILE;
 use crate::policy::{Config, ConfigError, LaneConfig};
 
@@ -179,24 +181,180 @@ pub fn lint(
     Ok(findings)
 }
 
-/// Fixtures under the base's `[lane] fixtures` at `head` against the lock at `head` (the
-/// base's `lockfile` path): drift while the lock is unchanged is fixture drift; a changed
-/// lock is a human-owned change the gate reports separately. A missing lock locks nothing.
+/// What the lane reads of the base and the head besides the diff and the policy: the
+/// fixture lock and the fixtures (head), the cassettes (both ends) and their lock (head),
+/// and the test files the change added or modified (both ends). Each end is listed in one
+/// `ls-tree -r` and every blob is read in one `cat-file --batch` (issue #15: one listing
+/// and one read per step before, nine git processes where three do). The files and their
+/// absence mean exactly what [`Repository::show`] and [`Repository::tree_files`] say of
+/// them one by one: a symlink is its target's path, a folder or a missing path no file.
+pub struct LaneFiles {
+    head: String,
+    lockfile: String,
+    fixtures: String,
+    cassettes: String,
+    cassette_lock: String,
+    at_base: Vec<TreeFile>,
+    at_head: Vec<TreeFile>,
+    /// Blobs by object id: every file the checks parse.
+    bytes: HashMap<String, Vec<u8>>,
+    /// The fixtures' sha256 by object id: hashed as they are read, never kept whole.
+    hashes: HashMap<String, String>,
+}
+
+/// Which end of the change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The merge base.
+    Base,
+    /// The change's head.
+    Head,
+}
+
+impl LaneFiles {
+    /// Lists and reads what the lane's checks need at `base` and `head` under the base's
+    /// `lane` paths, with `tests` (each test file, and whether the base may have it).
+    pub fn read(
+        git: &dyn Repository,
+        base: &str,
+        head: &str,
+        lane: &LaneConfig,
+        tests: &[(&str, bool)],
+    ) -> Result<LaneFiles, GateError> {
+        let lockfile = repo_path(&lane.lockfile)?;
+        let fixtures = repo_path(&lane.fixtures)?;
+        let cassettes = repo_path(&lane.cassettes)?;
+        let cassette_lock = repo_path(&lane.cassette_lock)?;
+        let mut head_paths = vec![
+            lockfile.as_str(),
+            fixtures.as_str(),
+            cassettes.as_str(),
+            cassette_lock.as_str(),
+        ];
+        head_paths.extend(tests.iter().map(|(path, _)| *path));
+        let mut base_paths = vec![cassettes.as_str()];
+        base_paths.extend(tests.iter().filter(|(_, old)| *old).map(|(path, _)| *path));
+        let at_head = git.tree_paths(head, &head_paths)?;
+        let at_base = git.tree_paths(base, &base_paths)?;
+        let mut files = LaneFiles {
+            head: head.to_owned(),
+            lockfile,
+            fixtures,
+            cassettes,
+            cassette_lock,
+            at_base,
+            at_head,
+            bytes: HashMap::new(),
+            hashes: HashMap::new(),
+        };
+        let is_named = |file: &TreeFile, named: &[&str]| named.contains(&file.path.as_str());
+        let head_named = [files.lockfile.as_str(), files.cassette_lock.as_str()];
+        let test_paths: Vec<&str> = tests.iter().map(|(path, _)| *path).collect();
+        let mut whole: BTreeSet<&str> = BTreeSet::new();
+        let mut to_hash: BTreeSet<&str> = BTreeSet::new();
+        for file in &files.at_head {
+            if is_named(file, &head_named)
+                || is_named(file, &test_paths)
+                || cassettes::is_cassette_file(&file.path, &files.cassettes)
+            {
+                whole.insert(&file.oid);
+            }
+            if files::is_under(&file.path, &files.fixtures) && file.path != files.fixtures {
+                to_hash.insert(&file.oid);
+            }
+        }
+        for file in &files.at_base {
+            if is_named(file, &test_paths)
+                || cassettes::is_cassette_file(&file.path, &files.cassettes)
+            {
+                whole.insert(&file.oid);
+            }
+        }
+        let oids: Vec<String> = whole.union(&to_hash).map(|oid| (*oid).to_owned()).collect();
+        let (mut bytes, mut hashes) = (HashMap::new(), HashMap::new());
+        git.read_blobs(&oids, &mut |index, content| {
+            let Some(oid) = oids.get(index) else {
+                return;
+            };
+            if to_hash.contains(oid.as_str()) {
+                hashes.insert(oid.clone(), locks::sha256_hex(content));
+            }
+            if whole.contains(oid.as_str()) {
+                bytes.insert(oid.clone(), content.to_vec());
+            }
+        })?;
+        files.bytes = bytes;
+        files.hashes = hashes;
+        Ok(files)
+    }
+
+    fn tree(&self, end: End) -> &[TreeFile] {
+        match end {
+            End::Base => &self.at_base,
+            End::Head => &self.at_head,
+        }
+    }
+
+    /// The content of `path` at `end`, as [`Repository::show`] gives it; `None` when no
+    /// file is there or the path was not among those read.
+    pub fn show(&self, end: End, path: &str) -> Option<&[u8]> {
+        let tree = self.tree(end);
+        let at = tree
+            .binary_search_by(|file| file.path.as_str().cmp(path))
+            .ok()?;
+        self.bytes.get(&tree.get(at)?.oid).map(Vec::as_slice)
+    }
+
+    /// The head's fixture lock (the base's `lockfile` path); none locks nothing.
+    pub fn fixture_lock(&self) -> Result<FixtureLock, GateError> {
+        Ok(match self.show(End::Head, &self.lockfile) {
+            Some(bytes) => {
+                let shown = format!("{}:{}", short(&self.head), self.lockfile);
+                FixtureLock::parse(bytes, Path::new(&shown))?
+            }
+            None => FixtureLock::default(),
+        })
+    }
+
+    /// Every file under the fixtures folder at the head, hashed.
+    fn fixture_hashes(&self) -> Hashes {
+        self.at_head
+            .iter()
+            .filter(|file| {
+                files::is_under(&file.path, &self.fixtures) && file.path != self.fixtures
+            })
+            .filter_map(|file| Some((file.path.clone(), self.hashes.get(&file.oid)?.clone())))
+            .collect()
+    }
+
+    /// The cassettes under the cassettes folder at `end`, validated and hashed.
+    fn cassettes_at(&self, end: End) -> cassettes::Scan {
+        let found: Vec<(&str, &[u8])> = self
+            .tree(end)
+            .iter()
+            .filter(|file| cassettes::is_cassette_file(&file.path, &self.cassettes))
+            .filter_map(|file| Some((file.path.as_str(), self.bytes.get(&file.oid)?.as_slice())))
+            .collect();
+        CassetteLock::from_cassettes(found)
+    }
+}
+
+/// Fixtures under the base's `[lane] fixtures` at the head against the lock at the head
+/// (the base's `lockfile` path): drift while the lock is unchanged is fixture drift; a
+/// changed lock is a human-owned change the gate reports separately. A missing lock locks
+/// nothing.
 pub fn fixture_drift(
     git: &dyn Repository,
     head: &str,
     lane: &LaneConfig,
 ) -> Result<Vec<Drift>, GateError> {
-    let lock_path = repo_path(&lane.lockfile)?;
-    let locked = match git.show(head, &lock_path)? {
-        Some(bytes) => {
-            let shown = format!("{}:{lock_path}", short(head));
-            FixtureLock::parse(&bytes, Path::new(&shown))?
-        }
-        None => FixtureLock::default(),
-    };
-    let actual = locks::hash_at_revision(git, head, &repo_path(&lane.fixtures)?)?;
-    Ok(locks::drift(&locked.files, &actual))
+    fixture_drift_in(&LaneFiles::read(git, head, head, lane, &[])?)
+}
+
+/// As [`fixture_drift`], with the files the lane read.
+pub fn fixture_drift_in(files: &LaneFiles) -> Result<Vec<Drift>, GateError> {
+    let locked = files.fixture_lock()?;
+    Ok(locks::drift(&locked.files, &files.fixture_hashes()))
 }
 
 /// What the cassette step found.
@@ -219,14 +377,17 @@ pub fn cassette_check(
     head: &str,
     lane: &LaneConfig,
 ) -> Result<CassetteCheck, GateError> {
-    let folder = repo_path(&lane.cassettes)?;
-    let lock_path = repo_path(&lane.cassette_lock)?;
-    let at_head = cassettes::at_revision(git, head, &folder)?;
-    let at_base = cassettes::at_revision(git, base, &folder)?;
-    let locked = match git.show(head, &lock_path)? {
+    cassette_check_in(&LaneFiles::read(git, base, head, lane, &[])?)
+}
+
+/// As [`cassette_check`], with the files the lane read.
+pub fn cassette_check_in(files: &LaneFiles) -> Result<CassetteCheck, GateError> {
+    let at_head = files.cassettes_at(End::Head);
+    let at_base = files.cassettes_at(End::Base);
+    let locked = match files.show(End::Head, &files.cassette_lock) {
         Some(bytes) => {
-            let shown = format!("{}:{lock_path}", short(head));
-            CassetteLock::parse(&bytes, Path::new(&shown))?
+            let shown = format!("{}:{}", short(&files.head), files.cassette_lock);
+            CassetteLock::parse(bytes, Path::new(&shown))?
         }
         None => CassetteLock::default(),
     };
@@ -305,18 +466,13 @@ pub fn infrastructure_changes(
 /// checks).
 pub fn unlocked_data(
     git: &dyn Repository,
-    head: &str,
+    files: &LaneFiles,
     lane: &LaneConfig,
     diff: &Diff,
 ) -> Result<Vec<String>, GateError> {
+    let head = files.head.as_str();
     let lock_path = repo_path(&lane.lockfile)?;
-    let locked = match git.show(head, &lock_path)? {
-        Some(bytes) => {
-            let shown = format!("{}:{lock_path}", short(head));
-            FixtureLock::parse(&bytes, Path::new(&shown))?
-        }
-        None => FixtureLock::default(),
-    };
+    let locked = files.fixture_lock()?;
     let fixtures = format!("{}/", repo_path(&lane.fixtures)?);
     let cassettes = format!("{}/", repo_path(&lane.cassettes)?);
     let owned = [lock_path.clone(), repo_path(&lane.cassette_lock)?];

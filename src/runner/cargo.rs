@@ -351,6 +351,26 @@ struct Executable {
     env: Vec<(String, String)>,
 }
 
+/// What one `cargo test --no-run` said.
+struct Build {
+    /// Its JSON messages.
+    messages: String,
+    /// The command, for messages.
+    what: String,
+    /// Its log.
+    log: PathBuf,
+}
+
+impl Build {
+    /// The error for a target this build named no executable for.
+    fn missing(&self, target: &TestTarget) -> RunnerError {
+        RunnerError::Output {
+            what: format!("{} (log: {})", self.what, self.log.display()),
+            message: format!("cargo named no test executable for `{}`", target.binary_id),
+        }
+    }
+}
+
 /// The executables built for one tree, by binary id.
 #[derive(Debug)]
 struct Built {
@@ -465,15 +485,31 @@ impl CargoTest {
         context: &Context<'_>,
         targets: &[&TestTarget],
     ) -> Result<BTreeMap<String, Executable>, RunnerError> {
+        let selectors: Vec<String> = targets
+            .iter()
+            .flat_map(|target| target.selector.iter().cloned())
+            .collect();
+        let build = self.run_build(context, &selectors)?;
+        let executables = self.executables_of(context, &build, targets)?;
+        match targets
+            .iter()
+            .find(|t| !executables.contains_key(&t.binary_id))
+        {
+            Some(target) => Err(build.missing(target)),
+            None => Ok(executables),
+        }
+    }
+
+    /// `cargo test --no-run --message-format json-render-diagnostics` with the prefix's
+    /// options and `selectors`: cargo's messages, or the failed build quoting the compiler.
+    fn run_build(&self, context: &Context<'_>, selectors: &[String]) -> Result<Build, RunnerError> {
         let mut argv = self.prefix.command(&["test"]);
         argv.extend(strings(&[
             "--no-run",
             "--message-format",
             "json-render-diagnostics",
         ]));
-        for target in targets {
-            argv.extend(target.selector.iter().cloned());
-        }
+        argv.extend(selectors.iter().cloned());
         let what = format!("{} --no-run", self.prefix.command(&["test"]).join(" "));
         let messages = context.scratch_path("cargo-build.jsonl");
         let mut invocation = context.invocation("cargo-build", argv).stdout_to(&messages);
@@ -482,19 +518,56 @@ impl CargoTest {
         }
         let record = context.run(invocation)?;
         context.check_built(RunnerKind::Cargo, &what, &record)?;
+        Ok(Build {
+            messages: fs_err::read_to_string(&messages)?,
+            what,
+            log: record.log,
+        })
+    }
+
+    /// The executables `build`'s messages name for `targets` (those it names).
+    fn executables_of(
+        &self,
+        context: &Context<'_>,
+        build: &Build,
+        targets: &[&TestTarget],
+    ) -> Result<BTreeMap<String, Executable>, RunnerError> {
         let toolchain = self.toolchain_of(context)?;
-        let text = fs_err::read_to_string(&messages)?;
-        let executables = parse_build(&text, targets, &toolchain, &inherited_library_path());
-        match targets
+        Ok(parse_build(
+            &build.messages,
+            targets,
+            &toolchain,
+            &inherited_library_path(),
+        ))
+    }
+
+    /// The listing's build: every test target of the tree (`--tests`: the targets with
+    /// `test = true` of the default members, which is what `cargo metadata` gave), built
+    /// while `cargo metadata` runs rather than after it (issue #15: the two were a third
+    /// of the cargo lane's listing, one after the other). A target the build did not name
+    /// (a `-p` in `[runner] command` that narrows it) is built with its own selector then,
+    /// as before. The executables are kept for the lane's batches.
+    fn build_listed(
+        &self,
+        context: &Context<'_>,
+        build: &Build,
+        targets: &[TestTarget],
+    ) -> Result<BTreeMap<String, Executable>, RunnerError> {
+        let all: Vec<&TestTarget> = targets.iter().collect();
+        let mut executables = self.executables_of(context, build, &all)?;
+        let missing: Vec<&TestTarget> = all
             .iter()
-            .find(|t| !executables.contains_key(&t.binary_id))
-        {
-            Some(target) => Err(RunnerError::Output {
-                what: format!("{what} (log: {})", record.log.display()),
-                message: format!("cargo named no test executable for `{}`", target.binary_id),
-            }),
-            None => Ok(executables),
+            .copied()
+            .filter(|t| !executables.contains_key(&t.binary_id))
+            .collect();
+        if !missing.is_empty() {
+            executables.extend(self.build(context, &missing)?);
         }
+        *self.built.lock().unwrap_or_else(PoisonError::into_inner) = Some(Built {
+            root: context.repo_root.clone(),
+            executables: executables.clone(),
+        });
+        Ok(executables)
     }
 
     /// [`CargoTest::toolchain`] of the context's tree, asked once per tree: the lock is
@@ -818,18 +891,20 @@ impl Adapter for CargoTest {
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
         let binaries = self.runs_binaries(context);
         let (targets, executables) = std::thread::scope(|scope| {
-            if binaries {
-                // Its error, if any, comes again from the build's own question.
-                scope.spawn(|| self.toolchain_of(context).ok());
+            if !binaries {
+                return Ok::<_, RunnerError>((self.targets(context)?, None));
             }
-            let targets = self.targets(context)?;
-            let executables = if binaries {
-                let all: Vec<&TestTarget> = targets.iter().collect();
-                Some(self.executables(context, &all, &targets)?)
-            } else {
-                None
-            };
-            Ok::<_, RunnerError>((targets, executables))
+            // Its error, if any, comes again from the build's own question.
+            scope.spawn(|| self.toolchain_of(context).ok());
+            let listed = scope.spawn(|| self.targets(context));
+            let build = self.run_build(context, &strings(&["--tests"]));
+            // A manifest cargo cannot read fails both: `cargo metadata` says it first, as
+            // when the build came after it.
+            let targets = listed
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            let executables = self.build_listed(context, &build?, &targets)?;
+            Ok((targets, Some(executables)))
         })?;
         // `cargo test -- --list` processes would only wait for each other's lock.
         let workers = if binaries {
