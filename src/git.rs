@@ -35,6 +35,14 @@ pub enum GitError {
         /// Why.
         source: std::io::Error,
     },
+    /// The lock that keeps two candor processes' worktree changes apart could not be taken.
+    #[error("could not lock {}: {source}; check that the folder is writable", path.display())]
+    WorktreeLock {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// git printed something that is not UTF-8 where a path or name was expected.
     #[error("`git {args}` printed a non-UTF-8 answer")]
     NotUtf8 {
@@ -236,6 +244,7 @@ impl Git {
             worktree.succeed(&["clean", "--quiet", "-ffd"])?;
             return Ok(());
         }
+        let _held = self.worktree_lock()?;
         // A folder left by a crash, or a worktree git still lists after its folder went.
         if path.exists() {
             std::fs::remove_dir_all(path).map_err(|source| GitError::Clear {
@@ -251,10 +260,35 @@ impl Git {
 
     /// Removes a worktree made by [`Git::checkout_worktree`], folder and registration.
     pub fn remove_worktree(&self, path: &Path) -> Result<(), GitError> {
+        let _held = self.worktree_lock()?;
         if path.exists() {
             self.succeed(&["worktree", "remove", "--force", &path.to_string_lossy()])?;
         }
         self.succeed(&["worktree", "prune"])
+    }
+
+    /// An exclusive lock, held until dropped, on `candor-worktrees.lock` in the repository's
+    /// git folder: git removes `.git/worktrees` when a `worktree remove` or `prune` leaves
+    /// it empty, and another candor's `worktree add` in that instant fails ("could not
+    /// create directory of '.git/worktrees/…'"), so candor processes change their
+    /// worktrees one at a time. Never held while a test runs.
+    fn worktree_lock(&self) -> Result<std::fs::File, GitError> {
+        let common = self
+            .answer(&["rev-parse", "--git-common-dir"])?
+            .unwrap_or_else(|| ".git".to_owned());
+        let lock_path = self.dir.join(common).join("candor-worktrees.lock");
+        let failed = |source| GitError::WorktreeLock {
+            path: lock_path.clone(),
+            source,
+        };
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(failed)?;
+        file.lock().map_err(failed)?;
+        Ok(file)
     }
 
     /// Runs git for its effect; any non-zero exit is an error with git's first line.
@@ -900,6 +934,40 @@ mod tests {
             git_in_sub.branch().expect("git runs").as_deref(),
             Some("trunk")
         );
+    }
+
+    /// Two processes' worktrees made and removed at once in one repository: git alone
+    /// fails about one `worktree add` in a hundred here (a `remove` or `prune` took
+    /// `.git/worktrees` away); with candor's lock none fails. Threads stand in for the
+    /// processes (the lock is a file lock, taken per open file).
+    #[test]
+    fn worktrees_made_and_removed_at_once_never_fail() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("repo");
+        std::fs::create_dir(&path).expect("repo folder");
+        git(&path, &["init", "--quiet", "-b", "main"]);
+        git(&path, &["commit", "--quiet", "--allow-empty", "-m", "one"]);
+        let worktrees = dir.path().join("worktrees");
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = ["a", "b", "c"]
+                .into_iter()
+                .map(|name| {
+                    let (path, tree) = (&path, worktrees.join(name));
+                    scope.spawn(move || {
+                        let repo = Git::new(path);
+                        for round in 0..40 {
+                            repo.checkout_worktree(&tree, "HEAD")
+                                .unwrap_or_else(|e| panic!("{name}, round {round}: {e}"));
+                            repo.remove_worktree(&tree)
+                                .unwrap_or_else(|e| panic!("{name}, round {round}: {e}"));
+                        }
+                    })
+                })
+                .collect();
+            for worker in workers {
+                worker.join().expect("no worker failed");
+            }
+        });
     }
 
     #[test]

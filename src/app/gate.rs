@@ -198,7 +198,7 @@ pub fn gate(
         &diff,
         &changed,
         |path| Path::new(path).extension().is_some_and(|e| e == "rs"),
-        |text| !gate::rust_base::test_functions(text).is_empty(),
+        gate::rust_base::has_test_code,
     )?;
     let js_changed = judged_by_text(
         git,
@@ -210,7 +210,7 @@ pub fn gate(
             files::Language::of(path) == Some(files::Language::JavaScript)
                 && files::is_test_file(path)
         },
-        |text| !gate::js_base::test_titles(text).is_empty(),
+        |_, text| !gate::js_base::test_titles(text).is_empty(),
     )?;
     let go_changed = diff
         .files
@@ -1860,7 +1860,7 @@ fn go_base_version(
 }
 
 /// The files the change modified or deleted that `picked` keeps and whose base text
-/// `defines_tests`, at both ends (`gate::rust_base`, `gate::js_base`), reusing the texts
+/// `defines_tests` (given the path and the text), at both ends (`gate::rust_base`, `gate::js_base`), reusing the texts
 /// the touched test files were read with.
 fn judged_by_text(
     git: &dyn Repository,
@@ -1869,7 +1869,7 @@ fn judged_by_text(
     diff: &Diff,
     changed: &[ChangedTestFile],
     picked: impl Fn(&str) -> bool,
-    defines_tests: impl Fn(&str) -> bool,
+    defines_tests: impl Fn(&str, &str) -> bool,
 ) -> Result<Vec<tamper::FileTexts>, CliError> {
     let older: Vec<&gate::diff::ChangedFile> = diff
         .files
@@ -1896,7 +1896,7 @@ fn judged_by_text(
         let Some(base_text) = base_text else {
             continue;
         };
-        if !defines_tests(&base_text) {
+        if !defines_tests(&file.path, &base_text) {
             continue;
         }
         files.push(tamper::FileTexts {

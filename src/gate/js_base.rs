@@ -1,17 +1,20 @@
 //! Judging a change's JavaScript test files against the base's text of them: a test whose
 //! literal title the base's file writes (`it('adds', …)`, `test("adds", …)`) and that the
-//! head neither writes nor lists in that file is removed. Pure; the merge lane gives it
-//! both texts and the head's listing.
+//! head neither writes nor lists in that file is removed; a kept test whose body makes
+//! fewer checks than the base's (`expect(`, `assert…(` deleted, commented out or turned
+//! into a string) or gains a `return` or a branch that never runs is weakened. Pure; the
+//! merge lane gives it both texts and the head's listing.
 //!
 //! A base version of a JavaScript test file cannot run against the head's code without
-//! a second copy of the project and its `node_modules`; deleting the failing test is what
-//! the texts tell without one.
+//! a second copy of the project and its `node_modules`; what the texts tell is judged
+//! here without one.
 
+use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::tamper::{BaseJudgement, FileTexts};
+use super::tamper::{BaseJudgement, FileTexts, FnChecks, Weakened, fewer_checks};
 
 /// A test call with a literal title: `it(`, `test(`, `specify(` with test modifiers
 /// (`.only`, `.concurrent`, `.skip` …; not `test.describe` or `test.step`, which are no
@@ -68,6 +71,128 @@ fn unescape(raw: &str) -> String {
     out
 }
 
+/// A check in a test's body: `expect(`, `assert(` or `assert.name(` (node's, chai's),
+/// `.should`; the name in group 1 when it has one.
+static CHECK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?:^|[^\w$.])(?:expect\s*\(|assert(?:\s*\.\s*([A-Za-z_$][\w$]*))?\s*\()|\.\s*should\b",
+    )
+    .expect("a valid pattern")
+});
+
+static RETURN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?:^|[^\w$.])return\b").expect("a valid pattern"));
+
+/// `if (false)`, `while (0)`, `if (!true)`: a branch that never runs.
+static NEVER_BRANCH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:if|while)\s*\(\s*(?:false|0|!\s*true|!\s*1|null|undefined)\s*\)")
+        .expect("a valid pattern")
+});
+
+/// `text` with every comment and the contents of every string and template literal
+/// blanked (newlines kept, byte offsets unchanged). Regular expression literals are read
+/// as code: both ends of a change are read alike.
+fn js_code_only(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut kept = bytes.to_vec();
+    let mut blank = |from: usize, to: usize| {
+        for byte in &mut kept[from..to.min(bytes.len())] {
+            if *byte != b'\n' {
+                *byte = b' ';
+            }
+        }
+    };
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'/' if bytes.get(at + 1) == Some(&b'/') => {
+                let end = text[at..].find('\n').map_or(bytes.len(), |end| at + end);
+                blank(at, end);
+                at = end;
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                let end = text[at + 2..]
+                    .find("*/")
+                    .map_or(bytes.len(), |end| at + 2 + end + 2);
+                blank(at, end);
+                at = end;
+            }
+            quote @ (b'\'' | b'"' | b'`') => {
+                let mut end = at + 1;
+                while end < bytes.len() && bytes[end] != quote {
+                    // A line ends a broken '…' or "…"; a template literal spans lines.
+                    if bytes[end] == b'\n' && quote != b'`' {
+                        break;
+                    }
+                    end += if bytes[end] == b'\\' { 2 } else { 1 };
+                }
+                blank(at + 1, end);
+                at = end + 1;
+            }
+            _ => at += 1,
+        }
+    }
+    String::from_utf8(kept).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The checks of each test with a literal title, by title: the body is the test call's
+/// parentheses, read outside comments and literals.
+pub fn test_checks(text: &str) -> BTreeMap<String, FnChecks> {
+    let code = js_code_only(text);
+    let bytes = code.as_bytes();
+    let mut tests: BTreeMap<String, FnChecks> = BTreeMap::new();
+    for found in TEST_CALL.captures_iter(text) {
+        let (Some(whole), Some(raw)) =
+            (found.get(0), found.get(1).or(found.get(2)).or(found.get(3)))
+        else {
+            continue;
+        };
+        // A call inside a comment or a string is none.
+        let Some(open) = code[..raw.start()]
+            .rfind('(')
+            .filter(|open| *open >= whole.start())
+        else {
+            continue;
+        };
+        if code.as_bytes()[whole.end() - 1] != text.as_bytes()[whole.end() - 1] {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut close = bytes.len();
+        for (at, byte) in bytes.iter().enumerate().skip(open) {
+            match byte {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        close = at + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let body = &code[raw.end().min(close)..close];
+        let entry = tests.entry(unescape(raw.as_str())).or_default();
+        for check in CHECK.captures_iter(body) {
+            let Some(whole) = check.get(0) else { continue };
+            let said = whole
+                .as_str()
+                .trim_start_matches(|c: char| !c.is_alphanumeric() && c != '.');
+            let key = match check.get(1) {
+                Some(name) => format!("assert.{}(", name.as_str()),
+                None if said.starts_with("expect") => "expect(".to_owned(),
+                None if said.starts_with("assert") => "assert(".to_owned(),
+                None => ".should".to_owned(),
+            };
+            *entry.checks.entry(key).or_default() += 1;
+        }
+        entry.returns += RETURN.find_iter(body).count();
+        entry.never_branches += NEVER_BRANCH.find_iter(body).count();
+    }
+    tests
+}
+
 /// Judges the changed files: a base title which no test the head lists in that file ends
 /// with (`… > title`, `…::title`: a test moved into a `describe` keeps its title) is a
 /// removed test, named `file::title` — whatever the head's text still writes (`if
@@ -95,9 +220,43 @@ pub fn judge<'a>(files: &[FileTexts], head_ids_of: impl Fn(&str) -> Vec<&'a str>
                 judgement.removed.push(format!("{}::{title}", file.path));
             }
         }
+        let Some(head_text) = file.head_text.as_deref() else {
+            continue;
+        };
+        let head_checks = test_checks(head_text);
+        for (title, checks) in test_checks(&file.base_text) {
+            // A test the head no longer writes is judged as removed above.
+            let Some(said) = head_checks
+                .get(&title)
+                .and_then(|at_head| fewer_checks(&checks, at_head))
+            else {
+                continue;
+            };
+            let listed: Vec<&str> = ids
+                .iter()
+                .copied()
+                .filter(|id| {
+                    id.ends_with(&format!(" > {title}")) || id.ends_with(&format!("::{title}"))
+                })
+                .collect();
+            let named = format!("{}::{title}", file.path);
+            let tests = if listed.is_empty() {
+                vec![named.as_str()]
+            } else {
+                listed
+            };
+            for id in tests {
+                judgement.weakened.push(Weakened {
+                    test: id.to_owned(),
+                    base_outcome: said.clone(),
+                });
+            }
+        }
     }
     judgement.removed.sort();
     judgement.removed.dedup();
+    judgement.weakened.sort();
+    judgement.weakened.dedup();
     judgement
 }
 
@@ -150,5 +309,87 @@ mod tests {
         assert!(judged.removed.is_empty());
         let judged = judge(&[change(None)], |_| Vec::new());
         assert_eq!(judged.removed.len(), 3);
+    }
+
+    #[test]
+    fn a_kept_test_that_checks_less_is_weakened_and_an_edited_check_is_not() {
+        let base = concat!(
+            "describe('cart', () => {\n",
+            "  it('totals', async () => {\n",
+            "    const total = await cart.total([1, 2]);\n",
+            "    expect(total).toBe(3);\n",
+            "    assert.strictEqual(cart.count(), 2);\n",
+            "  });\n",
+            "  it('empty', () => { expect(cart.total([])).toBe(0); });\n",
+            "});\n",
+        );
+        let ids = ["cart.test.js::cart > totals", "cart.test.js::cart > empty"];
+        let weakened = |head: &str| -> Vec<(String, String)> {
+            let change = FileTexts {
+                path: "cart.test.js".to_owned(),
+                base_text: base.to_owned(),
+                head_text: Some(head.to_owned()),
+            };
+            judge(&[change], |_| ids.to_vec())
+                .weakened
+                .into_iter()
+                .map(|w| (w.test, w.base_outcome))
+                .collect()
+        };
+        let tampered = [
+            ("    expect(total).toBe(3);\n", "", "`expect(` 1 → 0"),
+            (
+                "    expect(total).toBe(3);",
+                "    // expect(total).toBe(3);",
+                "`expect(` 1 → 0",
+            ),
+            (
+                "    expect(total).toBe(3);",
+                "    `expect(total).toBe(3)`;",
+                "`expect(` 1 → 0",
+            ),
+            (
+                "    assert.strictEqual(cart.count(), 2);",
+                "    cart.count();",
+                "`assert.strictEqual(` 1 → 0",
+            ),
+            (
+                "    const total",
+                "    return;\n    const total",
+                "`return` 0 → 1",
+            ),
+            (
+                "    expect(total).toBe(3);",
+                "    if (false) { expect(total).toBe(3); }",
+                "branches that never run 0 → 1",
+            ),
+        ];
+        for (from, to, said) in tampered {
+            let found = weakened(&base.replacen(from, to, 1));
+            assert_eq!(found.len(), 1, "{to:?}: {found:?}");
+            assert_eq!(found[0].0, "cart.test.js::cart > totals", "{to:?}");
+            assert!(found[0].1.contains(said), "{to:?}: {found:?}");
+        }
+        for head in [
+            base.replacen("toBe(3)", "toBe(4)", 1),
+            base.replacen(
+                "expect(total).toBe(3);",
+                "expect(\n      total,\n    ).toBe(3);\n    expect(total).toBeGreaterThan(0);",
+                1,
+            ),
+            base.replacen(
+                "'empty', () => {",
+                "'empty', () => { // expect(x) once\n   ",
+                1,
+            ),
+        ] {
+            assert!(weakened(&head).is_empty(), "{head}");
+        }
+        // Strings and comments hold no checks; a title in a comment is no test.
+        let checks = test_checks(
+            "// it('no', () => { expect(1) })\nit('yes', () => { f(\"expect(\"); /* assert(x) */ });\n",
+        );
+        assert_eq!(checks.keys().collect::<Vec<_>>(), ["yes"]);
+        assert!(checks["yes"].checks.is_empty());
     }
 }

@@ -1,19 +1,21 @@
 //! Judging a change's Rust test files against the base's text of them, without a second
 //! build: a test the base's file defines that the head no longer collects (deleted,
-//! renamed, its `#[test]` taken away) is removed, and a test that gains `#[should_panic]`
-//! now passes by failing. Pure; the merge lane gives it both texts and the head's
-//! collection.
+//! renamed, its `#[test]` taken away) is removed; a test that gains `#[should_panic]` now
+//! passes by failing; a function of the test code that makes fewer checks than the base's
+//! version (an `assert…!` deleted, commented out or turned into `let _ =`), or gains an
+//! early `return`, an attribute inside its body or a branch that never runs, is weakened.
+//! Pure; the merge lane gives it both texts and the head's collection.
 //!
 //! A base version of a cargo test cannot run against the head's code as pytest's and
 //! go's do without building the crate a second time in another folder; what the texts
 //! alone tell is judged here.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::tamper::{BaseJudgement, FileTexts, Weakened};
+use super::tamper::{BaseJudgement, FileTexts, FnChecks, Weakened, fewer_checks};
 use super::touched::rust_code_only;
 
 /// A test function a Rust file defines.
@@ -81,19 +83,137 @@ pub fn cfg_attributes(text: &str) -> Vec<String> {
     found
 }
 
+/// A function's name in group 1.
+static FUNCTION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)").expect("a valid pattern"));
+
+/// A check: a macro's name in group 1, or a checking method's in group 2.
+static CHECK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b([A-Za-z_][A-Za-z0-9_]*)\s*!\s*[(\[{]",
+        r"|\.\s*(unwrap|expect|unwrap_err|expect_err)\s*\(",
+    ))
+    .expect("a valid pattern")
+});
+
+/// `#[cfg(test)] mod name {`: the test modules of a library file.
+static TEST_MODULE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]\s*(?:pub(?:\s*\([^)]*\))?\s+)?mod\s+[A-Za-z_][A-Za-z0-9_]*\s*\{")
+        .expect("a valid pattern")
+});
+
+static RETURN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\breturn\b").expect("a valid pattern"));
+
+static NEVER_BRANCH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:if|while)\s+(?:false\b|!\s*true\b)").expect("a valid pattern")
+});
+
+/// The index after the bracket group that opens at `open` in `code` (comments and
+/// literals blanked), or the end of the text when it never closes.
+fn group_end(code: &[u8], open: usize) -> usize {
+    let mut depth = 0usize;
+    for (at, byte) in code.iter().enumerate().skip(open) {
+        match byte {
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return at + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// The checks each function of `path`'s test code makes: every function of a file under a
+/// `tests` folder, else the tests and the functions inside `#[cfg(test)]` modules.
+pub fn test_code_checks(path: &str, text: &str) -> BTreeMap<String, FnChecks> {
+    let code = rust_code_only(text);
+    let bytes = code.as_bytes();
+    let whole_file = path.split('/').any(|part| part == "tests");
+    let tests: BTreeSet<String> = test_functions(text).into_iter().map(|t| t.name).collect();
+    let modules: Vec<(usize, usize)> = TEST_MODULE
+        .find_iter(&code)
+        .map(|m| (m.start(), group_end(bytes, m.end() - 1)))
+        .collect();
+    let mut functions: BTreeMap<String, FnChecks> = BTreeMap::new();
+    for found in FUNCTION.captures_iter(&code) {
+        let (Some(whole), Some(name)) = (found.get(0), found.get(1)) else {
+            continue;
+        };
+        let in_test_code = whole_file
+            || tests.contains(name.as_str())
+            || modules
+                .iter()
+                .any(|(from, to)| (*from..*to).contains(&whole.start()));
+        if !in_test_code {
+            continue;
+        }
+        // The body opens at the first `{` before any `;` (a declaration has none).
+        let Some(open) = code[whole.end()..]
+            .find(['{', ';'])
+            .map(|at| whole.end() + at)
+            .filter(|at| bytes[*at] == b'{')
+        else {
+            continue;
+        };
+        let body = &code[open..group_end(bytes, open)];
+        let entry = functions.entry(name.as_str().to_owned()).or_default();
+        for check in CHECK.captures_iter(body) {
+            let key = match (check.get(1), check.get(2)) {
+                (Some(name), _) => {
+                    let name = name.as_str();
+                    if !(name.contains("assert") || name == "panic" || name == "unreachable") {
+                        continue;
+                    }
+                    format!("{name}!")
+                }
+                (None, Some(method)) => format!(".{}()", method.as_str()),
+                (None, None) => continue,
+            };
+            *entry.checks.entry(key).or_default() += 1;
+        }
+        // `?` fails a test that returns a `Result` as `.unwrap()` does (`?Sized` is a bound).
+        let question_marks = body
+            .match_indices('?')
+            .filter(|(at, _)| !body[at + 1..].trim_start().starts_with("Sized"))
+            .count();
+        if question_marks > 0 {
+            *entry.checks.entry("?".to_owned()).or_default() += question_marks;
+        }
+        entry.returns += RETURN.find_iter(body).count();
+        entry.attributes += body.matches("#[").count() + body.matches("# [").count();
+        entry.never_branches += NEVER_BRANCH.find_iter(body).count();
+    }
+    functions
+}
+
+/// Whether `path`'s text defines a test or its test code makes a check (a helper of
+/// `tests/common/mod.rs`): what [`judge`] judges.
+pub fn has_test_code(path: &str, text: &str) -> bool {
+    !test_functions(text).is_empty()
+        || test_code_checks(path, text)
+            .values()
+            .any(|f| !f.checks.is_empty())
+}
+
 /// Judges the changed files: a base test is removed when the head's file no longer
 /// defines it as a test (or changed its `cfg`s) and no id the head collects in its file's unit (`head_ids_of(path)`)
 /// has its name as a segment (rstest's `adds::case_1` keeps `adds`; a test moved inside
 /// its unit is kept); a base test without `#[should_panic]` that has it at the head is
 /// weakened.
-/// Files whose base defines no test are left out.
+/// Files whose base defines no test and whose test code makes no check are left out.
 pub fn judge<'a>(files: &[FileTexts], head_ids_of: impl Fn(&str) -> Vec<&'a str>) -> BaseJudgement {
     let mut judgement = BaseJudgement::default();
     for file in files {
-        let base = test_functions(&file.base_text);
-        if base.is_empty() {
+        if !has_test_code(&file.path, &file.base_text) {
             continue;
         }
+        let base = test_functions(&file.base_text);
+        let base_checks = test_code_checks(&file.path, &file.base_text);
         judgement.files.push(file.path.clone());
         let head = file
             .head_text
@@ -134,6 +254,37 @@ pub fn judge<'a>(files: &[FileTexts], head_ids_of: impl Fn(&str) -> Vec<&'a str>
                         base_outcome: "gained #[should_panic]: it now passes by failing".to_owned(),
                     });
                 }
+            }
+        }
+        let Some(head_text) = file.head_text.as_deref() else {
+            continue;
+        };
+        let head_checks = test_code_checks(&file.path, head_text);
+        for (function, checks) in base_checks {
+            let said = match head_checks.get(&function) {
+                Some(at_head) => fewer_checks(&checks, at_head),
+                // A removed test is said above; a helper that made checks, here.
+                None if base.iter().any(|t| t.name == function) => None,
+                None => fewer_checks(&checks, &FnChecks::default())
+                    .map(|_| "a function of the test code that made checks is gone".to_owned()),
+            };
+            let Some(said) = said else { continue };
+            let named = format!("{}::{function}", file.path);
+            let collected: Vec<&str> = ids
+                .iter()
+                .copied()
+                .filter(|id| id.split("::").any(|segment| segment == function))
+                .collect();
+            let tests = if collected.is_empty() {
+                vec![named.as_str()]
+            } else {
+                collected
+            };
+            for id in tests {
+                judgement.weakened.push(Weakened {
+                    test: id.to_owned(),
+                    base_outcome: said.clone(),
+                });
             }
         }
     }
@@ -222,5 +373,159 @@ mod tests {
         let both = "#[test]\n#[should_panic]\nfn adds() {}\n";
         let judged = judge(&[change(both, Some(both))], |_| vec!["calc::calc::adds"]);
         assert!(judged.weakened.is_empty() && judged.removed.is_empty());
+    }
+
+    #[test]
+    fn a_kept_test_or_helper_that_checks_less_is_weakened_and_a_changed_check_is_not() {
+        let base = concat!(
+            "#[test]\nfn adds() {\n    let sum = calc::add(2, 2);\n    assert_eq!(sum, 4);\n    check(sum);\n}\n\n",
+            "fn check(sum: i32) {\n    assert!(sum > 0, \"positive\");\n    calc::parse(\"4\").unwrap();\n}\n",
+        );
+        let weakened = |head: &str| -> Vec<(String, String)> {
+            judge(&[change(base, Some(head))], |_| vec!["calc::calc::adds"])
+                .weakened
+                .into_iter()
+                .map(|w| (w.test, w.base_outcome))
+                .collect()
+        };
+        // Each way of taking a check away is found, and named.
+        let tampered = [
+            (
+                "    assert_eq!(sum, 4);\n",
+                "    let _ = (sum, 4);\n",
+                "`assert_eq!` 1 → 0",
+            ),
+            (
+                "    assert_eq!(sum, 4);\n",
+                "    // assert_eq!(sum, 4);\n",
+                "`assert_eq!` 1 → 0",
+            ),
+            (
+                "    assert_eq!(sum, 4);\n",
+                "    let _ = \"assert_eq!(sum, 4)\";\n",
+                "`assert_eq!` 1 → 0",
+            ),
+            ("    let sum", "    return;\n    let sum", "`return` 0 → 1"),
+            (
+                "    assert_eq!(sum, 4);",
+                "    #[cfg(any())]\n    assert_eq!(sum, 4);",
+                "attributes in its body 0 → 1",
+            ),
+            (
+                "    assert_eq!(sum, 4);",
+                "    if false { assert_eq!(sum, 4); }",
+                "branches that never run 0 → 1",
+            ),
+        ];
+        for (from, to, said) in tampered {
+            let head = base.replacen(from, to, 1);
+            let found = weakened(&head);
+            assert_eq!(found.len(), 1, "{to:?}: {found:?}");
+            assert_eq!(found[0].0, "calc::calc::adds", "{to:?}");
+            assert!(found[0].1.contains(said), "{to:?}: {found:?}");
+        }
+        // `?` in a test that returns a `Result` is a check; `?Sized` is not.
+        let returns_result = "#[test]\nfn parses() -> Result<(), E> {\n    calc::parse(\"4\")?;\n    Ok(())\n}\nfn size<T: ?Sized>(_: &T) {}\n";
+        let judged = judge(
+            &[change(
+                returns_result,
+                Some(&returns_result.replacen(
+                    "calc::parse(\"4\")?;",
+                    "let _ = calc::parse(\"4\");",
+                    1,
+                )),
+            )],
+            |_| vec!["calc::calc::parses"],
+        );
+        assert_eq!(judged.weakened.len(), 1, "{judged:?}");
+        assert!(
+            judged.weakened[0].base_outcome.contains("`?` 1 → 0"),
+            "{judged:?}"
+        );
+        assert!(
+            !test_code_checks("tests/calc.rs", returns_result)["size"]
+                .checks
+                .contains_key("?")
+        );
+        // A helper of the test code that checks less: named by its file and name.
+        let head = base.replacen(
+            "    calc::parse(\"4\").unwrap();\n",
+            "    let _ = calc::parse(\"4\");\n",
+            1,
+        );
+        assert_eq!(
+            weakened(&head),
+            [(
+                "tests/calc.rs::check".to_owned(),
+                "checks less than the base's version: `.unwrap()` 1 → 0".to_owned()
+            )]
+        );
+        let head = base.replacen("fn check(sum: i32) {\n    assert!(sum > 0, \"positive\");\n    calc::parse(\"4\").unwrap();\n}\n", "", 1)
+            .replacen("    check(sum);\n", "", 1);
+        assert_eq!(weakened(&head)[0].0, "tests/calc.rs::check");
+        // Edited, reformatted, added or swapped for another check of the same kind: not
+        // weakened by the text (the arguments are the known gap).
+        for head in [
+            base.replacen(
+                "assert_eq!(sum, 4)",
+                "assert_eq!(\n        sum,\n        4\n    )",
+                1,
+            ),
+            base.replacen("assert_eq!(sum, 4)", "assert_eq!(calc::add(2, 3), 5)", 1),
+            base.replacen(
+                "    check(sum);",
+                "    check(sum);\n    assert_ne!(sum, 5);",
+                1,
+            ),
+            base.replacen("fn adds()", "fn adds_renamed_and_listed()", 1),
+        ] {
+            let judged = judge(&[change(base, Some(&head))], |_| {
+                vec!["calc::calc::adds", "calc::calc::adds_renamed_and_listed"]
+            });
+            assert!(judged.weakened.is_empty(), "{head}\n{:?}", judged.weakened);
+        }
+    }
+
+    #[test]
+    fn in_a_library_file_only_the_test_module_is_test_code() {
+        let base = concat!(
+            "pub fn add(a: i32, b: i32) -> i32 {\n    assert!(a < 1000);\n    a + b\n}\n\n",
+            "#[cfg(test)]\nmod tests {\n    fn check(sum: i32) {\n        assert_eq!(sum, 4);\n    }\n\n",
+            "    #[test]\n    fn adds() {\n        check(super::add(2, 2));\n    }\n}\n",
+        );
+        let checks = test_code_checks("src/lib.rs", base);
+        assert_eq!(checks.keys().collect::<Vec<_>>(), ["adds", "check"]);
+        assert!(has_test_code("src/lib.rs", base));
+        assert!(!has_test_code(
+            "src/lib.rs",
+            "pub fn f() { assert!(true); }\n"
+        ));
+        assert!(has_test_code(
+            "tests/common/mod.rs",
+            "pub fn f() { assert!(true); }\n"
+        ));
+        // The library's own assertion may go; the test module's helper's may not.
+        let lib = change_at(
+            "src/lib.rs",
+            base,
+            &base.replacen("    assert!(a < 1000);\n", "", 1),
+        );
+        assert!(judge(&[lib], |_| Vec::new()).weakened.is_empty());
+        let helper = change_at(
+            "src/lib.rs",
+            base,
+            &base.replacen("        assert_eq!(sum, 4);\n", "", 1),
+        );
+        let judged = judge(&[helper], |_| vec!["calc::tests::adds"]);
+        assert_eq!(judged.weakened.len(), 1);
+        assert_eq!(judged.weakened[0].test, "src/lib.rs::check");
+    }
+
+    fn change_at(path: &str, base: &str, head: &str) -> FileTexts {
+        FileTexts {
+            path: path.to_owned(),
+            base_text: base.to_owned(),
+            head_text: Some(head.to_owned()),
+        }
     }
 }

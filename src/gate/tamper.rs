@@ -274,6 +274,54 @@ pub fn account_batch(
         .collect()
 }
 
+/// What one function or test of the test code checks, read from its body outside comments
+/// and literals (`rust_base`, `js_base`). Bodies of one name add up.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FnChecks {
+    /// How many times each check appears (Rust: a macro whose name holds `assert`,
+    /// `panic!`, `unreachable!`, `.unwrap()`, `.expect(…)`…; JavaScript: `expect(`,
+    /// `assert(`, `assert.equal(`, `.should`).
+    pub checks: BTreeMap<String, usize>,
+    /// `return`s in the body: one before a check lets the test end before it.
+    pub returns: usize,
+    /// Rust attributes inside the body (`#[cfg(any())]` on a statement takes it out of the
+    /// build).
+    pub attributes: usize,
+    /// Branches that never run: `if false`, `while false`, `if !true`.
+    pub never_branches: usize,
+}
+
+/// How the head's version of a function or test checks less than the base's, in words; `None`
+/// when it checks at least as much.
+pub fn fewer_checks(base: &FnChecks, head: &FnChecks) -> Option<String> {
+    let mut said = Vec::new();
+    for (check, &before) in &base.checks {
+        let after = head.checks.get(check).copied().unwrap_or(0);
+        if after < before {
+            said.push(format!("`{check}` {before} → {after}"));
+        }
+    }
+    let gained = |what: &str, before: usize, after: usize, said: &mut Vec<String>| {
+        if after > before {
+            said.push(format!("{what} {before} → {after}"));
+        }
+    };
+    gained("`return`", base.returns, head.returns, &mut said);
+    gained(
+        "attributes in its body",
+        base.attributes,
+        head.attributes,
+        &mut said,
+    );
+    gained(
+        "branches that never run",
+        base.never_branches,
+        head.never_branches,
+        &mut said,
+    );
+    (!said.is_empty()).then(|| format!("checks less than the base's version: {}", said.join(", ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 //! failing test (removed) or loosens a shared helper (test-support code), each refused;
 //! a clean change and an approved rewrite accepted; the work tree is never written by the
 //! base's version. For cargo, what the texts tell without a second build: a deleted test,
-//! a test stripped of `#[test]`, a test that gained `#[should_panic]`.
+//! a test stripped of `#[test]`, a test that gained `#[should_panic]` or lost a check.
 
 use crate::gate_batch::{gate_report, strings};
 use crate::gate_batch_rust_go::{cargo_change, go_change};
@@ -232,4 +232,46 @@ fn issue_14_item_1_a_cargo_test_that_gains_should_panic_beside_regressed_code_is
         "{report:#}"
     );
     assert_eq!(weakened(&report), ["calc::more::base"], "{report:#}");
+}
+
+/// A cargo change that regresses the code and takes the failing check out of the kept
+/// test, each way an agent might (deleted, turned into `let _ =`, after an early `return`,
+/// behind `#[cfg(any())]`), is weakened; a change that edits the check's arguments is
+/// judged by the replays, as the text cannot tell.
+#[test]
+fn issue_14_item_1_a_cargo_test_stripped_of_its_check_beside_regressed_code_is_weakened() {
+    let regressed = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n";
+    for body in [
+        "    let _ = calc::add(2, 2);\n",
+        "    let _ = (calc::add(2, 2), 4);\n",
+        "    if true {\n        return;\n    }\n    assert_eq!(calc::add(2, 2), 4);\n",
+        "    #[cfg(any())]\n    assert_eq!(calc::add(2, 2), 4);\n",
+    ] {
+        let suite = cargo_change(&[
+            ("src/lib.rs", regressed),
+            (
+                "tests/more.rs",
+                &format!("#[test]\nfn base() {{\n{body}}}\n"),
+            ),
+        ]);
+        let (ran, report) = gate_report(&suite);
+        assert_eq!(ran.exit, 1, "{body}\n{ran:?}\n{report:#}");
+        assert!(
+            kinds(&report).contains(&"weakened-test".to_owned()),
+            "{body}\n{report:#}"
+        );
+        assert_eq!(
+            weakened(&report),
+            ["calc::more::base"],
+            "{body}\n{report:#}"
+        );
+    }
+    // A strengthened test beside a correct change: accepted, nothing weakened.
+    let suite = cargo_change(&[(
+        "tests/more.rs",
+        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n    assert_eq!(calc::add(2, 3), 5);\n}\n",
+    )]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(report["base_judgement"]["weakened"], serde_json::json!([]));
 }

@@ -458,8 +458,9 @@ impl Js {
     }
 
     /// #14 item 1 (JS): a change that deletes its failing test from the file, or hides it
-    /// in a branch that never runs while its text stays, is refused as `tests-removed`;
-    /// the test kept and another added is accepted.
+    /// in a branch that never runs while its text stays, is refused as `tests-removed`; one
+    /// that keeps the test and comments out its check is `weakened-test`; the test kept
+    /// and another added is accepted.
     pub fn gate_refuses_a_deleted_test(&self) {
         let suite = self.project();
         for file in ["basic.test.js", "hostile.test.js"] {
@@ -468,8 +469,12 @@ impl Js {
         }
         let cart = format!("{}/cart.test.js", self.tests);
         let totals = "it('totals', () => {\n  if (1 + 2 !== 3) throw new Error('1 + 2');\n});\n";
-        let taxes = "it('taxes', () => {\n  if (2 * 3 !== 6) throw new Error('2 * 3');\n});\n";
-        suite.write(&cart, &format!("{}{totals}{taxes}", self.prelude));
+        let taxes = "it('taxes', () => {\n  check(2 * 3 === 6, '2 * 3');\n  assert(2 * 3 === 6, '2 * 3');\n});\n";
+        let prelude = format!(
+            "{}function assert(ok, what) {{\n  if (!ok) throw new Error(what);\n}}\nconst check = assert;\n",
+            self.prelude
+        );
+        suite.write(&cart, &format!("{prelude}{totals}{taxes}"));
         suite.write(
             "candor.toml",
             "[lane]\nreplay = \"touched\"\nmin_replays = 3\nmax_wall_seconds = 300\n",
@@ -487,10 +492,10 @@ impl Js {
                 .unwrap_or_default()
         };
         for (branch, head) in [
-            ("deleted", format!("{}{totals}", self.prelude)),
+            ("deleted", format!("{prelude}{totals}")),
             (
                 "hidden",
-                format!("{}{totals}if (false) {{\n{taxes}}}\n", self.prelude),
+                format!("{prelude}{totals}if (false) {{\n{taxes}}}\n"),
             ),
         ] {
             // The gate's report is not part of any commit.
@@ -507,10 +512,32 @@ impl Js {
                 "{branch}: {line:#}"
             );
         }
+        // The test kept, its check taken out (the text of the check turned into a comment):
+        // green, and weakened.
+        let _ = std::fs::remove_file(suite.repo.join("score-report.json"));
+        triage_support::git(
+            &suite.repo,
+            &["checkout", "--quiet", "-B", "weakened", "main"],
+        );
+        let unchecked = taxes.replace("  assert(", "  // assert(");
+        suite.write(&cart, &format!("{prelude}{totals}{unchecked}"));
+        commit(&suite, "weakened");
+        let ran = suite.candor(&["gate", "--format", "json"], &[]);
+        assert_eq!(ran.exit, 1, "weakened: {ran:?}");
+        let line = &ran.lines_of("gate")[0];
+        let weakened: Vec<&str> = line["base_judgement"]["weakened"]
+            .as_array()
+            .expect("weakened")
+            .iter()
+            .filter_map(|w| w["test"].as_str())
+            .collect();
+        assert_eq!(weakened.len(), 1, "{line:#}");
+        assert!(weakened[0].ends_with("taxes"), "{line:#}");
+        assert!(removed(line).is_empty(), "{line:#}");
         let _ = std::fs::remove_file(suite.repo.join("score-report.json"));
         triage_support::git(&suite.repo, &["checkout", "--quiet", "-B", "kept", "main"]);
         let more = "it('discounts', () => {\n  if (10 - 1 !== 9) throw new Error('10 - 1');\n});\n";
-        suite.write(&cart, &format!("{}{totals}{taxes}{more}", self.prelude));
+        suite.write(&cart, &format!("{prelude}{totals}{taxes}{more}"));
         commit(&suite, "one more test");
         let ran = suite.candor(&["gate", "--format", "json"], &[]);
         assert_eq!(ran.exit, 0, "{ran:?}");
