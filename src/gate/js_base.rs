@@ -15,6 +15,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::tamper::{BaseJudgement, FileTexts, FnChecks, Weakened, fewer_checks};
+use super::touched::{Blank, blanked, line_comment_at};
 
 /// A test call with a literal title: `it(`, `test(`, `specify(` with test modifiers
 /// (`.only`, `.concurrent`, `.skip` …; not `test.describe` or `test.step`, which are no
@@ -72,10 +73,10 @@ fn unescape(raw: &str) -> String {
 }
 
 /// A check in a test's body: `expect(`, `assert(` or `assert.name(` (node's, chai's),
-/// `.should`; the name in group 1 when it has one.
+/// `.should`.
 static CHECK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?:^|[^\w$.])(?:expect\s*\(|assert(?:\s*\.\s*([A-Za-z_$][\w$]*))?\s*\()|\.\s*should\b",
+        r"(?:^|[^\w$.])(?:expect\s*\(|assert(?:\s*\.\s*[A-Za-z_$][\w$]*)?\s*\()|\.\s*should\b",
     )
     .expect("a valid pattern")
 });
@@ -93,29 +94,20 @@ static NEVER_BRANCH: LazyLock<Regex> = LazyLock::new(|| {
 /// blanked (newlines kept, byte offsets unchanged). Regular expression literals are read
 /// as code: both ends of a change are read alike.
 fn js_code_only(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut kept = bytes.to_vec();
-    let mut blank = |from: usize, to: usize| {
-        for byte in &mut kept[from..to.min(bytes.len())] {
-            if *byte != b'\n' {
-                *byte = b' ';
-            }
+    blanked(text, |text, at| {
+        let bytes = text.as_bytes();
+        if let Some(comment) = line_comment_at(text, at) {
+            return Some(comment);
         }
-    };
-    let mut at = 0;
-    while at < bytes.len() {
         match bytes[at] {
-            b'/' if bytes.get(at + 1) == Some(&b'/') => {
-                let end = text[at..].find('\n').map_or(bytes.len(), |end| at + end);
-                blank(at, end);
-                at = end;
-            }
             b'/' if bytes.get(at + 1) == Some(&b'*') => {
                 let end = text[at + 2..]
                     .find("*/")
                     .map_or(bytes.len(), |end| at + 2 + end + 2);
-                blank(at, end);
-                at = end;
+                Some(Blank {
+                    bytes: at..end,
+                    resume: end,
+                })
             }
             quote @ (b'\'' | b'"' | b'`') => {
                 let mut end = at + 1;
@@ -126,13 +118,14 @@ fn js_code_only(text: &str) -> String {
                     }
                     end += if bytes[end] == b'\\' { 2 } else { 1 };
                 }
-                blank(at + 1, end);
-                at = end + 1;
+                Some(Blank {
+                    bytes: at + 1..end,
+                    resume: end + 1,
+                })
             }
-            _ => at += 1,
+            _ => None,
         }
-    }
-    String::from_utf8(kept).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    })
 }
 
 /// The checks of each test with a literal title, by title: the body is the test call's
@@ -174,18 +167,13 @@ pub fn test_checks(text: &str) -> BTreeMap<String, FnChecks> {
         }
         let body = &code[raw.end().min(close)..close];
         let entry = tests.entry(unescape(raw.as_str())).or_default();
-        for check in CHECK.captures_iter(body) {
-            let Some(whole) = check.get(0) else { continue };
-            let said = whole
-                .as_str()
-                .trim_start_matches(|c: char| !c.is_alphanumeric() && c != '.');
-            let key = match check.get(1) {
-                Some(name) => format!("assert.{}(", name.as_str()),
-                None if said.starts_with("expect") => "expect(".to_owned(),
-                None if said.starts_with("assert") => "assert(".to_owned(),
-                None => ".should".to_owned(),
-            };
-            *entry.checks.entry(key).or_default() += 1;
+        // One kind: `assert.equal(a, b)` for `expect(a).toBe(b)` keeps the check.
+        let checks = CHECK.find_iter(body).count();
+        if checks > 0 {
+            *entry
+                .checks
+                .entry("expect(…)/assert(…)/.should".to_owned())
+                .or_default() += checks;
         }
         entry.returns += RETURN.find_iter(body).count();
         entry.never_branches += NEVER_BRANCH.find_iter(body).count();
@@ -337,21 +325,25 @@ mod tests {
                 .collect()
         };
         let tampered = [
-            ("    expect(total).toBe(3);\n", "", "`expect(` 1 → 0"),
+            (
+                "    expect(total).toBe(3);\n",
+                "",
+                "`expect(…)/assert(…)/.should` 2 → 1",
+            ),
             (
                 "    expect(total).toBe(3);",
                 "    // expect(total).toBe(3);",
-                "`expect(` 1 → 0",
+                "`expect(…)/assert(…)/.should` 2 → 1",
             ),
             (
                 "    expect(total).toBe(3);",
                 "    `expect(total).toBe(3)`;",
-                "`expect(` 1 → 0",
+                "`expect(…)/assert(…)/.should` 2 → 1",
             ),
             (
                 "    assert.strictEqual(cart.count(), 2);",
                 "    cart.count();",
-                "`assert.strictEqual(` 1 → 0",
+                "`expect(…)/assert(…)/.should` 2 → 1",
             ),
             (
                 "    const total",
@@ -372,6 +364,7 @@ mod tests {
         }
         for head in [
             base.replacen("toBe(3)", "toBe(4)", 1),
+            base.replacen("expect(total).toBe(3);", "assert.equal(total, 3);", 1),
             base.replacen(
                 "expect(total).toBe(3);",
                 "expect(\n      total,\n    ).toBe(3);\n    expect(total).toBeGreaterThan(0);",

@@ -83,6 +83,11 @@ pub fn cfg_attributes(text: &str) -> Vec<String> {
     found
 }
 
+/// The kinds of check counted, as the findings name them.
+const ASSERTIONS: &str = "assert…!";
+const PANICS: &str = "panic!/unreachable!";
+const UNWRAPS: &str = ".unwrap()/.expect(…)/?";
+
 /// A function's name in group 1.
 static FUNCTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)").expect("a valid pattern"));
@@ -163,18 +168,15 @@ pub fn test_code_checks(path: &str, text: &str) -> BTreeMap<String, FnChecks> {
         let body = &code[open..group_end(bytes, open)];
         let entry = functions.entry(name.as_str().to_owned()).or_default();
         for check in CHECK.captures_iter(body) {
-            let key = match (check.get(1), check.get(2)) {
-                (Some(name), _) => {
-                    let name = name.as_str();
-                    if !(name.contains("assert") || name == "panic" || name == "unreachable") {
-                        continue;
-                    }
-                    format!("{name}!")
-                }
-                (None, Some(method)) => format!(".{}()", method.as_str()),
-                (None, None) => continue,
+            // Kinds, not names: `assert_eq!(a, b)` for `assert!(a == b)`, or `?` for
+            // `.unwrap()`, is a rewrite that keeps the check.
+            let kind = match (check.get(1), check.get(2)) {
+                (Some(name), _) if name.as_str().contains("assert") => ASSERTIONS,
+                (Some(name), _) if matches!(name.as_str(), "panic" | "unreachable") => PANICS,
+                (None, Some(_)) => UNWRAPS,
+                _ => continue,
             };
-            *entry.checks.entry(key).or_default() += 1;
+            *entry.checks.entry(kind.to_owned()).or_default() += 1;
         }
         // `?` fails a test that returns a `Result` as `.unwrap()` does (`?Sized` is a bound).
         let question_marks = body
@@ -182,7 +184,7 @@ pub fn test_code_checks(path: &str, text: &str) -> BTreeMap<String, FnChecks> {
             .filter(|(at, _)| !body[at + 1..].trim_start().starts_with("Sized"))
             .count();
         if question_marks > 0 {
-            *entry.checks.entry("?".to_owned()).or_default() += question_marks;
+            *entry.checks.entry(UNWRAPS.to_owned()).or_default() += question_marks;
         }
         entry.returns += RETURN.find_iter(body).count();
         entry.attributes += body.matches("#[").count() + body.matches("# [").count();
@@ -393,17 +395,17 @@ mod tests {
             (
                 "    assert_eq!(sum, 4);\n",
                 "    let _ = (sum, 4);\n",
-                "`assert_eq!` 1 → 0",
+                "`assert…!` 1 → 0",
             ),
             (
                 "    assert_eq!(sum, 4);\n",
                 "    // assert_eq!(sum, 4);\n",
-                "`assert_eq!` 1 → 0",
+                "`assert…!` 1 → 0",
             ),
             (
                 "    assert_eq!(sum, 4);\n",
                 "    let _ = \"assert_eq!(sum, 4)\";\n",
-                "`assert_eq!` 1 → 0",
+                "`assert…!` 1 → 0",
             ),
             ("    let sum", "    return;\n    let sum", "`return` 0 → 1"),
             (
@@ -439,7 +441,9 @@ mod tests {
         );
         assert_eq!(judged.weakened.len(), 1, "{judged:?}");
         assert!(
-            judged.weakened[0].base_outcome.contains("`?` 1 → 0"),
+            judged.weakened[0]
+                .base_outcome
+                .contains("`.unwrap()/.expect(…)/?` 1 → 0"),
             "{judged:?}"
         );
         assert!(
@@ -457,7 +461,7 @@ mod tests {
             weakened(&head),
             [(
                 "tests/calc.rs::check".to_owned(),
-                "checks less than the base's version: `.unwrap()` 1 → 0".to_owned()
+                "checks less than the base's version: `.unwrap()/.expect(…)/?` 1 → 0".to_owned()
             )]
         );
         let head = base.replacen("fn check(sum: i32) {\n    assert!(sum > 0, \"positive\");\n    calc::parse(\"4\").unwrap();\n}\n", "", 1)
@@ -478,6 +482,12 @@ mod tests {
                 1,
             ),
             base.replacen("fn adds()", "fn adds_renamed_and_listed()", 1),
+            base.replacen("assert_eq!(sum, 4)", "assert!(sum == 4)", 1),
+            base.replacen(
+                "calc::parse(\"4\").unwrap();",
+                "calc::parse(\"4\").expect(\"parses\");",
+                1,
+            ),
         ] {
             let judged = judge(&[change(base, Some(&head))], |_| {
                 vec!["calc::calc::adds", "calc::calc::adds_renamed_and_listed"]

@@ -272,41 +272,81 @@ impl<'t> RustNames<'t> {
     }
 }
 
-/// `text` with every comment and every string and char literal's contents blanked
-/// (newlines kept), so that code can be searched without meeting words in them.
-pub(crate) fn rust_code_only(text: &str) -> String {
+/// A span of text to blank and where reading goes on after it.
+pub(crate) struct Blank {
+    /// The bytes blanked (a literal's contents, a whole comment).
+    pub(crate) bytes: std::ops::Range<usize>,
+    /// Where reading goes on.
+    pub(crate) resume: usize,
+}
+
+/// `text` with every span `blank_at` finds blanked to spaces (newlines kept, byte offsets
+/// unchanged), so that code can be searched without meeting words in comments or
+/// literals. `blank_at(text, at)` names the span that opens at `at`, if any.
+pub(crate) fn blanked(text: &str, blank_at: impl Fn(&str, usize) -> Option<Blank>) -> String {
     let bytes = text.as_bytes();
     let mut kept = bytes.to_vec();
-    let mut blank = |from: usize, to: usize| {
-        for byte in &mut kept[from..to.min(bytes.len())] {
+    let mut at = 0;
+    while at < bytes.len() {
+        let Some(found) = blank_at(text, at) else {
+            at += 1;
+            continue;
+        };
+        let span = found.bytes.start.min(bytes.len())..found.bytes.end.min(bytes.len());
+        for byte in kept.get_mut(span).unwrap_or_default() {
             if *byte != b'\n' {
                 *byte = b' ';
             }
         }
-    };
-    let mut at = 0;
-    while at < bytes.len() {
+        at = found.resume.max(at + 1);
+    }
+    // Only ASCII bytes were blanked, so what was UTF-8 stays UTF-8 unless a blanked span
+    // cut a character; then the lossy form keeps the lengths that matter (newlines).
+    String::from_utf8(kept).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The `//` comment that opens at `at`, to the end of its line: C, Rust and JavaScript.
+pub(crate) fn line_comment_at(text: &str, at: usize) -> Option<Blank> {
+    let bytes = text.as_bytes();
+    (bytes.get(at) == Some(&b'/') && bytes.get(at + 1) == Some(&b'/')).then(|| {
+        let end = text[at..].find('\n').map_or(bytes.len(), |end| at + end);
+        Blank {
+            bytes: at..end,
+            resume: end,
+        }
+    })
+}
+
+/// `text` with every comment and every string and char literal's contents blanked
+/// (newlines kept), so that code can be searched without meeting words in them.
+pub(crate) fn rust_code_only(text: &str) -> String {
+    blanked(text, |text, at| {
+        let bytes = text.as_bytes();
+        if let Some(comment) = line_comment_at(text, at) {
+            return Some(comment);
+        }
         match bytes[at] {
-            b'/' if bytes.get(at + 1) == Some(&b'/') => {
-                let end = text[at..].find('\n').map_or(bytes.len(), |end| at + end);
-                blank(at, end);
-                at = end;
-            }
             b'/' if bytes.get(at + 1) == Some(&b'*') => {
                 let end = skip_block_comment(bytes, at);
-                blank(at, end);
-                at = end;
+                Some(Blank {
+                    bytes: at..end,
+                    resume: end,
+                })
             }
             b'"' => {
                 let end = skip_string(bytes, at + 1, 0);
-                blank(at + 1, end.saturating_sub(1));
-                at = end;
+                Some(Blank {
+                    bytes: at + 1..end.saturating_sub(1),
+                    resume: end,
+                })
             }
-            b'r' if raw_string_hashes(bytes, at).is_some() => {
-                let hashes = raw_string_hashes(bytes, at).unwrap_or(0);
+            b'r' => {
+                let hashes = raw_string_hashes(bytes, at)?;
                 let end = skip_string(bytes, at + 2 + hashes, hashes);
-                blank(at + 2 + hashes, end.saturating_sub(1 + hashes));
-                at = end;
+                Some(Blank {
+                    bytes: at + 2 + hashes..end.saturating_sub(1 + hashes),
+                    resume: end,
+                })
             }
             b'\'' => {
                 // A char literal ('"', '\'', 'é'), else a lifetime.
@@ -322,17 +362,14 @@ pub(crate) fn rust_code_only(text: &str) -> String {
                         at + 1
                     }
                 };
-                if end > at + 1 {
-                    blank(at + 1, end - 1);
-                }
-                at = end;
+                Some(Blank {
+                    bytes: at + 1..end.saturating_sub(1).max(at + 1),
+                    resume: end,
+                })
             }
-            _ => at += 1,
+            _ => None,
         }
-    }
-    // Only ASCII bytes were blanked, so what was UTF-8 stays UTF-8 unless a blanked span
-    // cut a character; then the lossy form keeps the lengths that matter (newlines).
-    String::from_utf8(kept).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    })
 }
 
 /// The index after a block comment that opens at `at` (they nest in Rust).
