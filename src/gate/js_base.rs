@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::tamper::{BaseJudgement, FileTexts, FnChecks, Weakened, fewer_checks};
+use super::tamper::{BaseJudgement, FileTexts, FnChecks, fewer_checks};
 use super::touched::{Blank, blanked, line_comment_at};
 
 /// A test call with a literal title: `it(`, `test(`, `specify(` with test modifiers
@@ -227,18 +227,7 @@ pub fn judge<'a>(files: &[FileTexts], head_ids_of: impl Fn(&str) -> Vec<&'a str>
                     id.ends_with(&format!(" > {title}")) || id.ends_with(&format!("::{title}"))
                 })
                 .collect();
-            let named = format!("{}::{title}", file.path);
-            let tests = if listed.is_empty() {
-                vec![named.as_str()]
-            } else {
-                listed
-            };
-            for id in tests {
-                judgement.weakened.push(Weakened {
-                    test: id.to_owned(),
-                    base_outcome: said.clone(),
-                });
-            }
+            judgement.weaken(&listed, format!("{}::{title}", file.path), &said);
         }
     }
     judgement.removed.sort();

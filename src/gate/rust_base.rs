@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::tamper::{BaseJudgement, FileTexts, FnChecks, Weakened, fewer_checks};
+use super::tamper::{BaseJudgement, FileTexts, FnChecks, fewer_checks};
 use super::touched::rust_code_only;
 
 /// A test function a Rust file defines.
@@ -244,18 +244,12 @@ pub fn judge<'a>(files: &[FileTexts], head_ids_of: impl Fn(&str) -> Vec<&'a str>
                 continue;
             }
             if at_head.is_some_and(|h| h.should_panic) && !test.should_panic {
-                let named = format!("{}::{}", file.path, test.name);
-                let tests: Vec<&str> = if collected.is_empty() {
-                    vec![named.as_str()]
-                } else {
-                    collected.into_iter().collect()
-                };
-                for id in tests {
-                    judgement.weakened.push(Weakened {
-                        test: id.to_owned(),
-                        base_outcome: "gained #[should_panic]: it now passes by failing".to_owned(),
-                    });
-                }
+                let listed: Vec<&str> = collected.into_iter().collect();
+                judgement.weaken(
+                    &listed,
+                    format!("{}::{}", file.path, test.name),
+                    "gained #[should_panic]: it now passes by failing",
+                );
             }
         }
         let Some(head_text) = file.head_text.as_deref() else {
@@ -271,23 +265,12 @@ pub fn judge<'a>(files: &[FileTexts], head_ids_of: impl Fn(&str) -> Vec<&'a str>
                     .map(|_| "a function of the test code that made checks is gone".to_owned()),
             };
             let Some(said) = said else { continue };
-            let named = format!("{}::{function}", file.path);
-            let collected: Vec<&str> = ids
+            let listed: Vec<&str> = ids
                 .iter()
                 .copied()
                 .filter(|id| id.split("::").any(|segment| segment == function))
                 .collect();
-            let tests = if collected.is_empty() {
-                vec![named.as_str()]
-            } else {
-                collected
-            };
-            for id in tests {
-                judgement.weakened.push(Weakened {
-                    test: id.to_owned(),
-                    base_outcome: said.clone(),
-                });
-            }
+            judgement.weaken(&listed, format!("{}::{function}", file.path), &said);
         }
     }
     judgement.weakened.sort();

@@ -72,6 +72,23 @@ pub struct BaseJudgement {
     pub not_run: u32,
 }
 
+impl BaseJudgement {
+    /// Says each test of `listed` weakened because of `said`, or `unlisted` (`file::name`,
+    /// a helper or a test the head lists under no id) when `listed` is empty.
+    pub fn weaken(&mut self, listed: &[&str], unlisted: String, said: &str) {
+        let weakened = |test: String| Weakened {
+            test,
+            base_outcome: said.to_owned(),
+        };
+        if listed.is_empty() {
+            self.weakened.push(weakened(unlisted));
+        } else {
+            self.weakened
+                .extend(listed.iter().map(|id| weakened((*id).to_owned())));
+        }
+    }
+}
+
 /// Judges the change. `touched_modules` are the pytest modules the change added, modified
 /// or deleted; `head_ids` the head's collection; `head_green` the touched tests whose
 /// every replay ended green; `runs` one base-version run per module that existed at the
