@@ -2,8 +2,9 @@
 //! build: a test the base's file defines that the head no longer collects (deleted,
 //! renamed, its `#[test]` taken away) is removed; a test that gains `#[should_panic]` now
 //! passes by failing; a function of the test code that makes fewer checks than the base's
-//! version (an `assert…!` deleted, commented out or turned into `let _ =`), or gains an
-//! early `return`, an attribute inside its body or a branch that never runs, is weakened.
+//! version (an `assert…!` or `assert_…(` call deleted, commented out or turned into
+//! `let _ =`), or gains an early `return`, an attribute inside its body or a branch that
+//! never runs, is weakened.
 //! Pure; the merge lane gives it both texts and the head's collection.
 //!
 //! A base version of a cargo test cannot run against the head's code as pytest's and
@@ -84,7 +85,7 @@ pub fn cfg_attributes(text: &str) -> Vec<String> {
 }
 
 /// The kinds of check counted, as the findings name them.
-const ASSERTIONS: &str = "assert…!";
+const ASSERTIONS: &str = "assert…";
 const PANICS: &str = "panic!/unreachable!";
 const UNWRAPS: &str = ".unwrap()/.expect(…)/?";
 
@@ -92,11 +93,13 @@ const UNWRAPS: &str = ".unwrap()/.expect(…)/?";
 static FUNCTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)").expect("a valid pattern"));
 
-/// A check: a macro's name in group 1, or a checking method's in group 2.
+/// A check: a macro's name in group 1, a checking method's in group 2, or a call of a
+/// function whose name holds `assert` in group 4 (group 3: `fn `, a definition).
 static CHECK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"\b([A-Za-z_][A-Za-z0-9_]*)\s*!\s*[(\[{]",
         r"|\.\s*(unwrap|expect|unwrap_err|expect_err)\s*\(",
+        r"|\b(fn\s+)?((?:[A-Za-z_][A-Za-z0-9_]*)?assert[A-Za-z0-9_]*)\s*\(",
     ))
     .expect("a valid pattern")
 });
@@ -174,6 +177,9 @@ pub fn test_code_checks(path: &str, text: &str) -> BTreeMap<String, FnChecks> {
                 (Some(name), _) if name.as_str().contains("assert") => ASSERTIONS,
                 (Some(name), _) if matches!(name.as_str(), "panic" | "unreachable") => PANICS,
                 (None, Some(_)) => UNWRAPS,
+                // A helper named for what it asserts (`assert_to_string(…)`,
+                // `cmd.assert()`), called, not defined.
+                _ if check.get(3).is_none() && check.get(4).is_some() => ASSERTIONS,
                 _ => continue,
             };
             *entry.checks.entry(kind.to_owned()).or_default() += 1;
@@ -378,17 +384,17 @@ mod tests {
             (
                 "    assert_eq!(sum, 4);\n",
                 "    let _ = (sum, 4);\n",
-                "`assert…!` 1 → 0",
+                "`assert…` 1 → 0",
             ),
             (
                 "    assert_eq!(sum, 4);\n",
                 "    // assert_eq!(sum, 4);\n",
-                "`assert…!` 1 → 0",
+                "`assert…` 1 → 0",
             ),
             (
                 "    assert_eq!(sum, 4);\n",
                 "    let _ = \"assert_eq!(sum, 4)\";\n",
-                "`assert…!` 1 → 0",
+                "`assert…` 1 → 0",
             ),
             ("    let sum", "    return;\n    let sum", "`return` 0 → 1"),
             (
@@ -409,6 +415,25 @@ mod tests {
             assert_eq!(found[0].0, "calc::calc::adds", "{to:?}");
             assert!(found[0].1.contains(said), "{to:?}: {found:?}");
         }
+        // A call of a helper named for what it asserts is an assertion; its definition is not.
+        let helper = "fn assert_parses(text: &str) {\n    calc::parse(text).unwrap();\n}\n#[test]\nfn parses() {\n    assert_parses(\"4\");\n}\n";
+        let judged = judge(
+            &[change(
+                helper,
+                Some(&helper.replacen("    assert_parses(\"4\");\n", "", 1)),
+            )],
+            |_| vec!["calc::calc::parses"],
+        );
+        assert_eq!(judged.weakened.len(), 1, "{judged:?}");
+        assert!(
+            judged.weakened[0].base_outcome.contains("`assert…` 1 → 0"),
+            "{judged:?}"
+        );
+        assert!(
+            !test_code_checks("tests/calc.rs", helper)["assert_parses"]
+                .checks
+                .contains_key(ASSERTIONS)
+        );
         // `?` in a test that returns a `Result` is a check; `?Sized` is not.
         let returns_result = "#[test]\nfn parses() -> Result<(), E> {\n    calc::parse(\"4\")?;\n    Ok(())\n}\nfn size<T: ?Sized>(_: &T) {}\n";
         let judged = judge(
