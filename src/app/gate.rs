@@ -1821,19 +1821,16 @@ fn go_base_version(
         "-overlay={}",
         std::path::absolute(&overlay).unwrap_or(overlay).display()
     ));
-    let config = runner::RunnerConfig {
-        kind: Some(runner::RunnerKind::Go),
-        command: Some(command),
-        ..plan.policy.runner.clone()
-    };
     let context = base_context(plan, repo_root, left, "go");
-    let adapter = runner::adapter(&config, &context)?;
+    // Run once, so through one `go test` that links each package once beside the
+    // others, not through a `go test -c` per package as the head's rounds are.
+    let go = runner::GoTest::new(Some(command));
     let parse = ParseOptions {
         repo_root: Some(repo_root.to_string_lossy().into_owned()),
         ..ParseOptions::default()
     };
     let (run, processes, seconds) =
-        match adapter.run_batch(&context, &ids, RunOptions { seed: plan.seed }) {
+        match go.run_batch_through_go(&context, &ids, RunOptions { seed: plan.seed }) {
             Ok(report) => {
                 let processes = u32::try_from(report.invocations.len()).unwrap_or(u32::MAX);
                 let outcomes = report_outcomes(&report.report, &parse).unwrap_or_default();

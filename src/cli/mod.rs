@@ -22,6 +22,13 @@ use crate::exit_codes;
 
 /// Runs candor with the process's arguments and environment and returns its exit code.
 pub fn run() -> ExitCode {
+    let mut arguments = std::env::args_os().skip(1);
+    if arguments.next().as_deref() == Some(crate::runner::go_keep::KEEPER_ARGUMENT.as_ref()) {
+        return ExitCode::from(crate::runner::go_keep::keep(&arguments.collect::<Vec<_>>()));
+    }
+    if let Ok(program) = std::env::current_exe() {
+        crate::runner::go_keep::set_keeper(program);
+    }
     ExitCode::from(run_to_code())
 }
 

@@ -10,8 +10,11 @@
 //! (with its siblings). A repeated run is `-count=N`.
 //!
 //! For the merge lane's batches (issue #15), each `go test` relinks a test binary per
-//! package: each package's binary is built once (`go test -c`) and each batch runs it
-//! through `go tool test2json` in the package's folder, as `go test -json` does.
+//! package: each package's binary is built once (all packages by one `go test -exec`
+//! whose program keeps the binaries, `runner::go_keep`; one package, or the library
+//! without the `candor` binary, by `go test -c`) and each batch runs it through `go tool
+//! test2json` in the package's folder, as `go test -json` does. A batch run once (the
+//! base version's) goes through `go test -json` itself, which links each package once.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -331,6 +334,11 @@ impl GoTest {
                     .map(|(package, dir)| (package.to_owned(), PathBuf::from(dir))),
             );
         }
+        if packages.len() >= 2
+            && let Some(exec) = super::go_keep::exec_value(&std::path::absolute(&folder)?)
+        {
+            return Self::build_in_one_go(context, packages, split, built, &folder, exec);
+        }
         let numbered_from = built.binaries.len();
         let what = format!("{} -c", split.build.join(" "));
         let jobs: Vec<(String, PathBuf)> = packages
@@ -368,6 +376,51 @@ impl GoTest {
             }
             binaries.insert(
                 package,
+                Binary {
+                    path,
+                    dir: dir.clone(),
+                },
+            );
+        }
+        Ok(binaries)
+    }
+
+    /// Every package's binary from one `go test -count=1 -run '^$' -exec KEEPER PKG…`
+    /// (`runner::go_keep`): go vets and links the packages `-p` at a time and runs the
+    /// keeper instead of each binary. A failed build is [`RunnerError::CouldNotRun`]
+    /// quoting go, as for `go test -c`.
+    fn build_in_one_go(
+        context: &Context<'_>,
+        packages: &[&String],
+        split: &SplitPrefix,
+        built: &Built,
+        folder: &std::path::Path,
+        exec: String,
+    ) -> Result<BTreeMap<String, Binary>, RunnerError> {
+        let what = format!("{} -exec KEEPER", split.build.join(" "));
+        let mut argv = split.build.clone();
+        argv.extend(strings(&["-count=1", "-run=^$", "-exec"]));
+        argv.push(exec);
+        argv.extend(packages.iter().map(|p| (*p).clone()));
+        let record = context.run(context.invocation("go-test-keep", argv))?;
+        context.check_built(RunnerKind::Go, &what, &record)?;
+        let mut binaries = BTreeMap::new();
+        for package in packages {
+            let Some(dir) = built.dirs.get(package.as_str()) else {
+                return Err(RunnerError::Output {
+                    what: "go list".to_owned(),
+                    message: format!("no folder for package `{package}`"),
+                });
+            };
+            let path = folder.join(super::go_keep::kept_name(dir));
+            if !path.is_file() {
+                return Err(RunnerError::Output {
+                    what,
+                    message: format!("`{package}` has no test files: no test binary was written"),
+                });
+            }
+            binaries.insert(
+                (*package).clone(),
                 Binary {
                     path,
                     dir: dir.clone(),
@@ -531,6 +584,52 @@ impl GoTest {
             let (part, record) = result?;
             out.write_all(&fs_err::read(&part)?)?;
             invocations.push(record);
+        }
+        out.flush()?;
+        self.batch_report(context, report, seed, invocations)
+    }
+
+    /// A batch through `go test` itself rather than kept binaries: every top-level test
+    /// in one `go test -json -count=1 -shuffle=N -run '^(?:A|B)$' PKG…` (each name
+    /// escaped; go builds and runs the packages `-p` at a time), a package whose process
+    /// also ran a test of another package's name run again alone with its own; subtests
+    /// one invocation per parent. The report is their outputs, one after another. What a
+    /// batch run once wants (the base version's, issue #14): no binary is kept, so each
+    /// package is linked once, by one go process, not one `go test -c` each.
+    pub fn run_batch_through_go(
+        &self,
+        context: &Context<'_>,
+        test_ids: &[String],
+        options: RunOptions,
+    ) -> Result<RunReport, RunnerError> {
+        let seed = options.seed();
+        fs_err::create_dir_all(&context.scratch)?;
+        let report = context.scratch_path("go-test-batch.jsonl");
+        let mut out = std::io::BufWriter::new(fs_err::File::create(&report)?);
+        let mut invocations = Vec::new();
+        for plan in Self::batch_plans(test_ids, seed)? {
+            let (part, record) = self.run_part(context, &plan, &plan.packages)?;
+            invocations.push(record);
+            let text = String::from_utf8_lossy(&fs_err::read(&part)?).into_owned();
+            let again = if plan.own.is_empty() {
+                BTreeSet::new()
+            } else {
+                overselected(&text, &plan.own)
+            };
+            out.write_all(without_packages(&text, &again).as_bytes())?;
+            for package in again {
+                let names: Vec<&String> = plan.own.get(&package).into_iter().flatten().collect();
+                let escaped: Vec<String> = names.iter().map(|n| regex::escape(n)).collect();
+                let alone = BatchPlan {
+                    pattern: format!("^(?:{})$", escaped.join("|")),
+                    packages: vec![package.clone()],
+                    own: BTreeMap::new(),
+                    seed,
+                };
+                let (part, record) = self.run_part(context, &alone, &alone.packages)?;
+                invocations.push(record);
+                out.write_all(&fs_err::read(&part)?)?;
+            }
         }
         out.flush()?;
         self.batch_report(context, report, seed, invocations)
@@ -909,10 +1008,9 @@ impl Adapter for GoTest {
         BatchOrdering::Fixed(BATCH_ORDER)
     }
 
-    /// Every top-level test of the batch in one `go test -count=1 -shuffle=N -run
-    /// '^(?:A|B)$' PKG…` (each name escaped), a package whose process also ran a test
-    /// of another package's name run again alone with its own; subtests one invocation
-    /// per parent. The report is their outputs, one after another.
+    /// Through the test binaries, each package's built once for every round
+    /// ([`GoTest::run_batch_binaries`]); through `go test` itself when the prefix has
+    /// `-exec`, whose program must run them ([`GoTest::run_batch_through_go`]).
     fn run_batch(
         &self,
         context: &Context<'_>,
@@ -925,35 +1023,7 @@ impl Adapter for GoTest {
         if !split.exec {
             return self.run_batch_binaries(context, test_ids, seed, &split);
         }
-        let report = context.scratch_path("go-test-batch.jsonl");
-        let mut out = std::io::BufWriter::new(fs_err::File::create(&report)?);
-        let mut invocations = Vec::new();
-        for plan in Self::batch_plans(test_ids, seed)? {
-            let (part, record) = self.run_part(context, &plan, &plan.packages)?;
-            invocations.push(record);
-            let text = String::from_utf8_lossy(&fs_err::read(&part)?).into_owned();
-            let again = if plan.own.is_empty() {
-                BTreeSet::new()
-            } else {
-                overselected(&text, &plan.own)
-            };
-            out.write_all(without_packages(&text, &again).as_bytes())?;
-            for package in again {
-                let names: Vec<&String> = plan.own.get(&package).into_iter().flatten().collect();
-                let escaped: Vec<String> = names.iter().map(|n| regex::escape(n)).collect();
-                let alone = BatchPlan {
-                    pattern: format!("^(?:{})$", escaped.join("|")),
-                    packages: vec![package.clone()],
-                    own: BTreeMap::new(),
-                    seed,
-                };
-                let (part, record) = self.run_part(context, &alone, &alone.packages)?;
-                invocations.push(record);
-                out.write_all(&fs_err::read(&part)?)?;
-            }
-        }
-        out.flush()?;
-        self.batch_report(context, report, seed, invocations)
+        self.run_batch_through_go(context, test_ids, options)
     }
 
     fn run_ordered(

@@ -49,6 +49,7 @@ mod cargo;
 mod command;
 pub mod fake;
 mod go;
+pub mod go_keep;
 pub mod isolation;
 mod jest;
 mod js_reporter;

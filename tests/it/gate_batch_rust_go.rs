@@ -162,8 +162,8 @@ fn orders(report: &serde_json::Value) -> Vec<String> {
 /// once for all of its touched tests in go's own order, recorded as run; rounds 2 and 3
 /// separate each package's tests (base 2: two parts, each with both packages), never
 /// claiming a reversal. Every test replayed three times from the batches' reports, and
-/// 10 test-binary processes where alone took 18 `go test`s; each package's binary built
-/// once by `go test -c` (#15, binaries run directly).
+/// 10 test-binary processes where alone took 18 `go test`s; both packages' binaries
+/// built once, by one `go test -exec KEEPER` (#15, binaries run directly).
 #[test]
 fn touched_go_tests_replay_in_one_go_test_then_separated_rounds() {
     let a = concat!(
@@ -193,8 +193,9 @@ fn touched_go_tests_replay_in_one_go_test_then_separated_rounds() {
     assert_eq!(orders(&report), ["own", "separated", "separated"]);
     assert_eq!(processes_per_round(&report), [2, 4, 4], "{report:#}");
     assert_eq!(logs_per_round(&report, "go-test"), [2, 4, 4], "{report:#}");
-    // Built once per package for the whole lane, never per batch.
-    assert_eq!(logs_named(&suite, "go-test-c"), 2, "{report:#}");
+    // Built once per package for the whole lane, never per batch, by one go process.
+    assert_eq!(logs_named(&suite, "go-test-keep"), 1, "{report:#}");
+    assert_eq!(logs_named(&suite, "go-test-c"), 0, "{report:#}");
     let rounds = report["batching"]["rounds"].as_array().expect("rounds");
     // #15: round 1, one process per package, is the round with nothing beside it; the
     // separated rounds' smaller processes run side by side.
@@ -764,12 +765,14 @@ fn a_go_lane_builds_its_own_binaries_and_runs_them_in_the_package_folder() {
     let adds = "example.com/shop/a::TestAdds";
     assert_every_run(&report, adds, "fail");
     // #15 item 2: each lane links each package's test binary once, in its listing
-    // (packages `a` and `b`), lists with it, and its batches run it: no `go test -list`.
+    // (packages `a` and `b`, by one `go test -exec KEEPER`), lists with it, and its
+    // batches run it: no `go test -list`.
     assert_eq!(
-        logs_named(&suite, "go-test-c"),
-        4,
-        "one build per package per lane"
+        logs_named(&suite, "go-test-keep"),
+        2,
+        "one build of both packages per lane"
     );
+    assert_eq!(logs_named(&suite, "go-test-c"), 0);
     assert_eq!(
         logs_named(&suite, "go-test-list"),
         4,
@@ -791,8 +794,15 @@ fn a_go_build_or_vet_failure_is_exit_2_with_go_s_words() {
     ]);
     let ran = suite.candor(&["gate"], &[]);
     assert_eq!(ran.exit, 2, "{ran:?}");
-    assert!(ran.stderr.contains("-c"), "{ran:?}");
+    assert!(
+        ran.stderr.contains("the test binaries were not built"),
+        "{ran:?}"
+    );
     assert!(ran.stderr.contains("broken_test.go:6"), "{ran:?}");
+    assert!(
+        !ran.stderr.contains("a::TestBroken"),
+        "no red test: {ran:?}"
+    );
 
     let vet = "package a\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\nfunc TestVet(t *testing.T) {\n\t_ = fmt.Sprintf(\"%d\", \"s\")\n}\n";
     let suite = go_change(&[("a/vet_test.go", vet)]);
@@ -814,10 +824,88 @@ fn a_go_build_or_vet_failure_is_exit_2_with_go_s_words() {
         "{report:#}"
     );
     assert_eq!(
-        logs_named(&suite, "go-test-c"),
-        2,
-        "no build for `c`: {report:#}"
+        logs_named(&suite, "go-test-keep"),
+        1,
+        "one build of `a` and `b`, none for `c`: {report:#}"
     );
+}
+
+/// #15 item 2 with one package of tests: its binary comes from one `go test -c` (one
+/// link either way), and what does not build there stops the lane as in the one-process
+/// build of many packages: exit 2 quoting go.
+#[test]
+fn a_module_with_one_tested_package_builds_it_with_go_test_c() {
+    let single = |test: &str| {
+        let suite = empty();
+        suite.write(
+            "go.mod",
+            "module example.com/one
+
+go 1.19
+",
+        );
+        suite.write("candor.toml", POLICY_TOUCHED);
+        suite.write(
+            "a/a.go",
+            "package a
+
+func Add(x, y int) int { return x + y }
+",
+        );
+        suite.write(
+            "a/a_test.go",
+            "package a
+
+import \"testing\"
+
+func TestBase(t *testing.T) {
+	if Add(1, 1) != 2 {
+		t.Fatal(\"add\")
+	}
+}
+",
+        );
+        commit_change(&suite, &[("a/more_test.go", test)]);
+        suite
+    };
+    let fine = "package a
+
+import \"testing\"
+
+func TestFine(t *testing.T) {
+	if Add(1, 2) != 3 {
+		t.Fatal(\"add\")
+	}
+}
+";
+    let suite = single(fine);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(
+        ran.exit, 0,
+        "{ran:?}
+{report:#}"
+    );
+    assert_eq!(
+        touched(&report),
+        ["example.com/one/a::TestFine"],
+        "{report:#}"
+    );
+    assert_eq!(logs_named(&suite, "go-test-c"), 1, "{report:#}");
+    assert_eq!(logs_named(&suite, "go-test-keep"), 0, "{report:#}");
+
+    let broken = "package a
+
+import \"testing\"
+
+func TestBroken(t *testing.T) {
+	var x int = \"s\"
+	_ = x
+}
+";
+    let ran = single(broken).candor(&["gate"], &[]);
+    assert_eq!(ran.exit, 2, "{ran:?}");
+    assert!(ran.stderr.contains("-c"), "{ran:?}");
+    assert!(ran.stderr.contains("more_test.go:6"), "{ran:?}");
 }
 
 /// #15 (lane binaries run directly): cargo's `[env]` configuration sets variables for
