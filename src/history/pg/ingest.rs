@@ -5,7 +5,7 @@
 //! are any, then the run's row and block rows (binary `COPY`) in one transaction of
 //! their own. docs/postgres.md (Ingest).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use postgres::Client;
 
@@ -85,7 +85,8 @@ fn execution_of(name: String, narrow: Narrow, details: Option<&[u8]>) -> Result<
 struct Deferred {
     bytes: Vec<u8>,
     count: usize,
-    hashes: HashSet<i64>,
+    /// Their names' hashes (already hashes: the multiply hasher, not SipHash).
+    hashes: crate::history::packed::BlockSet,
 }
 
 impl Deferred {
@@ -352,6 +353,38 @@ impl Candidates {
 /// An execution's signature and compressed details.
 type SlotExtra = (Option<Vec<u8>>, Option<Vec<u8>>);
 
+/// The distinct names of the waiting executions in first-seen order, found by the hash
+/// they carry (a chain per hash: two names may share one), so no name is hashed again.
+#[derive(Default)]
+struct DistinctNames {
+    order: Vec<(String, i64)>,
+    first: BlockMap<usize>,
+    next: Vec<Option<usize>>,
+}
+
+impl DistinctNames {
+    fn add(&mut self, name: String, hash: i64) {
+        if self.find(&name, hash).is_some() {
+            return;
+        }
+        let at = self.order.len();
+        self.next.push(self.first.insert(hash, at));
+        self.order.push((name, hash));
+    }
+
+    /// Where `name` is in the order.
+    fn find(&self, name: &str, hash: i64) -> Option<usize> {
+        let mut at = self.first.get(&hash).copied();
+        while let Some(here) = at {
+            if self.order[here].0 == name {
+                return Some(here);
+            }
+            at = self.next[here];
+        }
+        None
+    }
+}
+
 /// One block of this run being gathered.
 #[derive(Default)]
 struct OpenBlock {
@@ -594,18 +627,14 @@ impl<'a> PgIngest<'a> {
     /// released: what other jobs adding names wait for is a few reads and writes of
     /// names, not this run's blocks.
     fn add_deferred_names(&mut self) -> Result<(), HistoryError> {
-        let mut order: Vec<(String, i64)> = Vec::new();
-        let mut at: HashMap<String, usize> = HashMap::new();
+        let mut distinct = DistinctNames::default();
         for item in self.deferred.items() {
             let item = item.map_err(|e| self.corrupt(e.to_string()))?;
-            if !at.contains_key(&item.name) {
-                at.insert(item.name.clone(), order.len());
-                order.push((item.name, item.hash));
-            }
+            distinct.add(item.name, item.hash);
         }
         self.lock_names()?;
-        let mut ids = Vec::with_capacity(order.len());
-        for chunk in order.chunks(RESOLVE_BATCH) {
+        let mut ids = Vec::with_capacity(distinct.order.len());
+        for chunk in distinct.order.chunks(RESOLVE_BATCH) {
             let hashes: Vec<i64> = chunk.iter().map(|&(_, hash)| hash).collect();
             let found = self
                 .read_names_for(&hashes, true)
@@ -622,9 +651,9 @@ impl<'a> PgIngest<'a> {
         let deferred = std::mem::take(&mut self.deferred);
         for item in deferred.items() {
             let item = item.map_err(|e| self.corrupt(e.to_string()))?;
-            let id = at
-                .get(&item.name)
-                .and_then(|&at| ids.get(at))
+            let id = distinct
+                .find(&item.name, item.hash)
+                .and_then(|at| ids.get(at))
                 .copied()
                 .ok_or_else(|| self.corrupt("a waiting name without its id".into()))?;
             self.put(id, item)?;
