@@ -1017,13 +1017,12 @@ impl Adapter for GoTest {
         test_ids: &[String],
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        let seed = options.seed();
-        fs_err::create_dir_all(&context.scratch)?;
         let split = split_prefix(&self.prefix);
-        if !split.exec {
-            return self.run_batch_binaries(context, test_ids, seed, &split);
+        if split.exec {
+            return self.run_batch_through_go(context, test_ids, options);
         }
-        self.run_batch_through_go(context, test_ids, options)
+        fs_err::create_dir_all(&context.scratch)?;
+        self.run_batch_binaries(context, test_ids, options.seed(), &split)
     }
 
     fn run_ordered(
