@@ -88,11 +88,37 @@ fn keep_in_folder(arguments: &[OsString]) -> Result<(), String> {
     let here = std::env::current_dir().map_err(|e| format!("no working folder: {e}"))?;
     let kept = Path::new(folder).join(kept_name(&here));
     let binary = Path::new(binary);
-    if std::fs::hard_link(binary, &kept).is_err() {
-        std::fs::copy(binary, &kept)
-            .map_err(|e| format!("{} to {}: {e}", binary.display(), kept.display()))?;
+    let kept_already = || {
+        format!(
+            "{} is already kept: two packages resolve to one folder, {}",
+            kept.display(),
+            here.display()
+        )
+    };
+    match std::fs::hard_link(binary, &kept) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(kept_already()),
+        // Another file system than go's temporary folder: a copy, never over a kept one.
+        Err(_) => copy_as_new(binary, &kept).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                kept_already()
+            } else {
+                format!("{} to {}: {e}", binary.display(), kept.display())
+            }
+        }),
     }
-    Ok(())
+}
+
+/// Copies `from` to `to` with its permissions, failing when `to` exists: a binary kept
+/// for one package is never replaced by another's.
+fn copy_as_new(from: &Path, to: &Path) -> std::io::Result<()> {
+    let mut source = std::fs::File::open(from)?;
+    let mut target = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)?;
+    std::io::copy(&mut source, &mut target)?;
+    target.set_permissions(source.metadata()?.permissions())
 }
 
 #[cfg(test)]
@@ -127,7 +153,28 @@ mod tests {
         ]);
         assert_eq!(code, 0);
         let name = kept_name(&package);
-        assert_eq!(std::fs::read(kept.join(name)).expect("kept"), b"binary");
-        assert_eq!(keep(&[kept.into_os_string()]), 1);
+        assert_eq!(std::fs::read(kept.join(&name)).expect("kept"), b"binary");
+        assert_eq!(keep(&[kept.clone().into_os_string()]), 1);
+
+        // A second binary for the same folder is refused, the first one left as kept.
+        let other = temp.path().join("b.test");
+        std::fs::write(&other, b"other").expect("write");
+        let again = keep(&[kept.clone().into_os_string(), other.into_os_string()]);
+        assert_eq!(again, 1);
+        assert_eq!(std::fs::read(kept.join(&name)).expect("kept"), b"binary");
+    }
+
+    #[test]
+    fn the_copy_never_replaces_a_kept_binary() {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let binary = temp.path().join("a.test");
+        std::fs::write(&binary, b"binary").expect("write");
+        let kept = temp.path().join("kept.test");
+        copy_as_new(&binary, &kept).expect("first copy");
+        assert_eq!(std::fs::read(&kept).expect("kept"), b"binary");
+        std::fs::write(&binary, b"other").expect("write");
+        let again = copy_as_new(&binary, &kept).expect_err("second copy refused");
+        assert_eq!(again.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&kept).expect("kept"), b"binary");
     }
 }
