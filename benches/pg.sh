@@ -67,8 +67,9 @@ open(sys.argv[2], "w").write(text[:at] + "</testsuite>\n</testsuites>\n")
 PY
 for i in $(seq 16); do sed "s/classname=\"/classname=\"shard$i./g" "$small" >"$work/shard$i.xml"; done
 "$bin" --quiet --db "$url" ingest "$work/shard1.xml" >/dev/null   # schema and partition exist
-# Schema 4 keeps names in test_names and test_name_index, schema 3 in tests.
-psql_ -c "DO \$\$ BEGIN IF to_regclass('tests') IS NULL THEN TRUNCATE runs, test_names, test_name_index, execution_blocks; ELSE TRUNCATE runs, tests, execution_blocks; END IF; END \$\$"
+# Schema 5 adds the name deltas (test_name_delta), schema 4 keeps names in test_names and
+# test_name_index, schema 3 in tests: every name goes, so the first upload's are all new.
+psql_ -c "DO \$\$ BEGIN IF to_regclass('test_name_delta') IS NOT NULL THEN TRUNCATE runs, test_names, test_name_index, test_name_delta, execution_blocks; ELSIF to_regclass('tests') IS NULL THEN TRUNCATE runs, test_names, test_name_index, execution_blocks; ELSE TRUNCATE runs, tests, execution_blocks; END IF; END \$\$"
 # Two rounds of 16 at once: the shards' first upload (every name new to the history),
 # then the same shards' next run (new files, every name known: a CI fleet's
 # every day after its first).

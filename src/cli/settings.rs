@@ -1065,11 +1065,23 @@ impl Repo {
 
     fn root(&self, warnings: &mut Vec<String>) -> Option<PathBuf> {
         self.root
-            .get_or_init(|| self.ask(warnings, "the repository root", Git::repo_root))
+            .get_or_init(|| self.answer(warnings, "the repository root", Git::repo_root))
             .clone()
     }
 
+    /// git's answer, or `None` without asking outside a work tree (where each question
+    /// would start a `git` only to hear "not a git repository").
     fn ask<T>(
+        &self,
+        warnings: &mut Vec<String>,
+        what: &str,
+        question: impl FnOnce(&Git) -> Result<Option<T>, GitError>,
+    ) -> Option<T> {
+        self.root(warnings)?;
+        self.answer(warnings, what, question)
+    }
+
+    fn answer<T>(
         &self,
         warnings: &mut Vec<String>,
         what: &str,

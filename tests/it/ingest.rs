@@ -15,7 +15,6 @@ use candor::ingest::{
 };
 use candor::results::{Outcome, ParseError, ParseOptions, Position};
 use jiff::Timestamp;
-use sha2::{Digest, Sha256};
 
 const JUNIT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <testsuites>
@@ -100,8 +99,8 @@ fn the_same_file_for_the_same_run_is_stored_once() {
     assert!(!second.report.added);
     assert_eq!(second.report.run_id, first.report.run_id);
     assert_eq!(second.content_key, first.content_key);
-    let file_sha256: [u8; 32] = Sha256::digest(JUNIT.as_bytes()).into();
-    assert_eq!(first.content_key, content_key(&run("abc"), &file_sha256));
+    let file_digest: [u8; 32] = blake3::hash(JUNIT.as_bytes()).into();
+    assert_eq!(first.content_key, content_key(&run("abc"), &file_digest));
     let runs = fixture.store.runs(10).unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].content_key, first.content_key);
@@ -148,18 +147,20 @@ fn the_same_file_for_another_commit_job_or_source_is_another_run() {
 
 #[test]
 fn the_content_key_is_the_documented_recipe() {
-    let file_sha256: [u8; 32] = Sha256::digest(b"<testsuite/>").into();
+    // docs/history.md's recipe, version 2: BLAKE3 of the file, BLAKE3 of the JSON.
+    assert_eq!(CONTENT_KEY_VERSION, "candor/content-key/2");
+    let file_digest: [u8; 32] = blake3::hash(b"<testsuite/>").into();
     let identity = format!(
-        r#"["{CONTENT_KEY_VERSION}","abc",null,"rerun","{}"]"#,
-        hex::encode(file_sha256)
+        r#"["candor/content-key/2","abc",null,"rerun","{}"]"#,
+        hex::encode(file_digest)
     );
-    let expected = hex::encode(Sha256::digest(identity.as_bytes()));
+    let expected = blake3::hash(identity.as_bytes()).to_hex().to_string();
     let rerun = NewRun {
         job: None,
         source: Source::Rerun,
         ..run("abc")
     };
-    assert_eq!(content_key(&rerun, &file_sha256), expected);
+    assert_eq!(content_key(&rerun, &file_digest), expected);
     // Quoting keeps fields apart: a commit cannot pose as a commit plus a job.
     let sneaky = NewRun {
         commit: Some(r#"abc","unit"#.into()),
@@ -167,8 +168,8 @@ fn the_content_key_is_the_documented_recipe() {
         ..run("abc")
     };
     assert_ne!(
-        content_key(&sneaky, &file_sha256),
-        content_key(&run("abc"), &file_sha256)
+        content_key(&sneaky, &file_digest),
+        content_key(&run("abc"), &file_digest)
     );
 }
 

@@ -152,3 +152,60 @@ fn the_same_content_under_two_names_is_one_run() {
         .collect();
     assert_eq!(runs, [1, 1], "{listed:?}");
 }
+
+/// A `git` first on PATH that writes each of its command lines to `log`, then runs the
+/// real one: what candor asked git, counted.
+fn counting_git(suite: &Suite, log: &std::path::Path) -> String {
+    use std::os::unix::fs::PermissionsExt as _;
+    let folder = suite.temp.path().join("counting-git");
+    std::fs::create_dir_all(&folder).expect("the wrapper's folder");
+    let path = std::env::var("PATH").unwrap_or_default();
+    let wrapper = folder.join("git");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nPATH='{path}' exec git \"$@\"\n",
+            log.display()
+        ),
+    )
+    .expect("the wrapper");
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
+        .expect("make the wrapper executable");
+    format!("{}:{path}", folder.display())
+}
+
+#[test]
+fn outside_a_work_tree_git_is_asked_once() {
+    let suite = empty();
+    let log = suite.temp.path().join("git.log");
+    let path = counting_git(&suite, &log);
+    let file = report(&suite, "r.xml", &junit(None, "t1"), SystemTime::now());
+    let ran = suite.candor(&["ingest", &file, "--format", "json"], &[("PATH", &path)]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    let line = &ran.lines_of("ingest")[0];
+    assert!(line["commit"].is_null(), "{ran:?}");
+    let asked = std::fs::read_to_string(&log).expect("git was asked");
+    assert_eq!(asked, "rev-parse --show-toplevel\n", "{ran:?}");
+
+    // In a repository the same ingest asks its questions (HEAD, the branch, …).
+    let (repo_suite, head) = repository();
+    let repo_log = repo_suite.temp.path().join("git.log");
+    let repo_path = counting_git(&repo_suite, &repo_log);
+    let file = report(&repo_suite, "r.xml", &junit(None, "t1"), SystemTime::now());
+    let ran = repo_suite.candor(
+        &["ingest", &file, "--format", "json"],
+        &[("PATH", &repo_path)],
+    );
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(
+        ran.lines_of("ingest")[0]["commit"],
+        head.as_str(),
+        "{ran:?}"
+    );
+    let asked = std::fs::read_to_string(&repo_log).expect("git was asked");
+    assert!(asked.lines().count() > 1, "{asked}");
+    assert!(
+        asked.contains("symbolic-ref --quiet --short HEAD"),
+        "{asked}"
+    );
+}
