@@ -88,25 +88,22 @@ fn keep_in_folder(arguments: &[OsString]) -> Result<(), String> {
     let here = std::env::current_dir().map_err(|e| format!("no working folder: {e}"))?;
     let kept = Path::new(folder).join(kept_name(&here));
     let binary = Path::new(binary);
-    let kept_already = || {
-        format!(
-            "{} is already kept: two packages resolve to one folder, {}",
-            kept.display(),
-            here.display()
-        )
-    };
-    match std::fs::hard_link(binary, &kept) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(kept_already()),
-        // Another file system than go's temporary folder: a copy, never over a kept one.
-        Err(_) => copy_as_new(binary, &kept).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::AlreadyExists {
-                kept_already()
-            } else {
-                format!("{} to {}: {e}", binary.display(), kept.display())
-            }
-        }),
+    if std::fs::hard_link(binary, &kept).is_ok() {
+        return Ok(());
     }
+    // Another file system than go's temporary folder, or the name taken: a copy, which
+    // never goes over a kept binary.
+    copy_as_new(binary, &kept).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            format!(
+                "{} is already kept: two packages resolve to one folder, {}",
+                kept.display(),
+                here.display()
+            )
+        } else {
+            format!("{} to {}: {e}", binary.display(), kept.display())
+        }
+    })
 }
 
 /// Copies `from` to `to` with its permissions, failing when `to` exists: a binary kept
