@@ -325,41 +325,40 @@ impl SqliteStore {
         Ok(())
     }
 
-    /// Applies the missing migrations, each in its own transaction. The version is read
-    /// again under the write lock because another process may have migrated meanwhile.
+    /// Applies the missing migrations in one transaction: a new database gets its whole
+    /// schema in one commit (each commit of the rollback journal costs a new file's
+    /// creation several fsyncs), and a history is never left between two versions. The
+    /// version is read again under the write lock because another process may have
+    /// migrated meanwhile.
     fn migrate(&self) -> Result<(), HistoryError> {
         let error = |e| self.error(e);
         // A migration rebuilds tables that reference each other; it keeps the references
         // true itself, as an ingest does.
         let _checks = ForeignKeysPaused::new(&self.conn).map_err(error)?;
-        loop {
-            let transaction =
-                Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
-                    .map_err(error)?;
-            let current = user_version(&transaction).map_err(error)?;
-            if current > SCHEMA_VERSION {
-                return Err(self.origin.too_new(current));
-            }
-            let Some(migration) = usize::try_from(current)
+        let transaction = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(error)?;
+        let mut current = user_version(&transaction).map_err(error)?;
+        if current > SCHEMA_VERSION {
+            return Err(self.origin.too_new(current));
+        }
+        while current < SCHEMA_VERSION {
+            let migration = usize::try_from(current)
                 .ok()
                 .and_then(|index| migrate::MIGRATIONS.get(index))
-            else {
-                return if current == SCHEMA_VERSION {
-                    transaction.commit().map_err(error)
-                } else {
-                    Err(error(unreadable(
+                .ok_or_else(|| {
+                    error(unreadable(
                         0,
                         Type::Integer,
                         format!("schema version {current} is not one candor writes"),
-                    )))
-                };
-            };
+                    ))
+                })?;
             migration(&transaction).map_err(error)?;
-            transaction
-                .pragma_update(None, "user_version", current + 1)
-                .map_err(error)?;
-            transaction.commit().map_err(error)?;
+            current += 1;
         }
+        transaction
+            .pragma_update(None, "user_version", current)
+            .map_err(error)?;
+        transaction.commit().map_err(error)
     }
 
     /// One read transaction, so that a question answered with several statements sees one

@@ -322,6 +322,48 @@ proptest! {
     }
 }
 
+/// Below and above the size where the sort of a first ingest's names switches from
+/// comparisons to digits, the entries come out the same: by hash, equal hashes (a few of
+/// them here) in id order.
+#[test]
+fn new_names_sort_the_same_on_either_side_of_the_radix_threshold() {
+    const SEED: u64 = 0x0005_EED0_F1D5;
+    let mut state = SEED;
+    let mut next = move || {
+        // splitmix64
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for count in [1, 1000, (1 << 14) - 1, 1 << 14, 3 << 14] {
+        let mut names = NewNames::new(5);
+        let mut pushed = Vec::with_capacity(count);
+        for position in 0..count {
+            let hash = if position % 97 == 3 {
+                // A repeat of an earlier hash: two names with one hash.
+                pushed[position / 2]
+            } else {
+                next() as i64
+            };
+            names.push(hash);
+            pushed.push(hash);
+        }
+        let mut want: Vec<IndexEntry> = pushed
+            .iter()
+            .enumerate()
+            .map(|(position, &hash)| (hash, 5 + position as u32))
+            .collect();
+        want.sort_by_key(|&(hash, _)| hash);
+        assert_eq!(
+            names.take_sorted().unwrap(),
+            want,
+            "{count} names, seed {SEED:#x}"
+        );
+    }
+}
+
 #[test]
 fn damaged_blobs_are_errors_not_panics() {
     let mut builder = BlockBuilder::default();

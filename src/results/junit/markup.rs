@@ -491,7 +491,7 @@ pub(super) fn decode_value(raw: &str, out: &mut String) -> Result<(), MarkupErro
 pub(super) const INVALID_UTF8: &str = "invalid UTF-8 (the file declares no other encoding)";
 
 fn utf8(bytes: &[u8], offset: usize) -> Result<&str, MarkupError> {
-    std::str::from_utf8(bytes)
+    simdutf8::compat::from_utf8(bytes)
         .map_err(|error| MarkupError::new(offset + error.valid_up_to(), INVALID_UTF8))
 }
 
@@ -635,7 +635,7 @@ impl CappedText {
         }
         // Always UTF-8 (see the type): checked once here rather than as each piece
         // arrived (`from_utf8` first: the lossy reader has no fast path for ASCII).
-        let text = match std::str::from_utf8(&self.text) {
+        let text = match simdutf8::basic::from_utf8(&self.text) {
             Ok(text) => std::borrow::Cow::Borrowed(text),
             Err(_) => String::from_utf8_lossy(&self.text),
         };

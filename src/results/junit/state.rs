@@ -446,8 +446,9 @@ impl<'o> State<'o> {
                 return Ok(false);
             }
         }
-        // One check of the whole tag, as the general path makes.
-        let Ok(tag) = std::str::from_utf8(content) else {
+        // One check of the whole tag, as the general path makes (SIMD: every passing
+        // case's tag goes through here, 30 MB of the benchmark's 53).
+        let Ok(tag) = simdutf8::basic::from_utf8(content) else {
             return Ok(false);
         };
         let text = |slot: usize| {
