@@ -380,7 +380,7 @@ fn report(
     let big_file = options.bytes.is_some();
     let _ = writeln!(
         out,
-        "\n| stage | median wall | min–max | MiB/s | × scan | median CPU | CPU × scan CPU (min–max) | peak RSS | target | met | saw |"
+        "\n| stage | median wall | min–max | MiB/s | × scan | median CPU | CPU × scan CPU (95% CI) | peak RSS | target | met | saw |"
     );
     let _ = writeln!(
         out,
@@ -436,8 +436,8 @@ fn report(
             ratio,
             cpu.as_secs_f64(),
             cpu_ratio,
-            cpu_ratios.least,
-            cpu_ratios.most,
+            cpu_ratios.low,
+            cpu_ratios.high,
             rss_mib,
             target,
             match met {
@@ -452,27 +452,29 @@ fn report(
     (out, all_met)
 }
 
-/// A stage's per-iteration ratios to the scan: their median and range.
+/// A stage's per-iteration ratios to the scan: their median, and the ratios between which
+/// the true median lies with 95% confidence (distribution-free: order statistics of the
+/// binomial, so a noisy machine widens the interval instead of moving the verdict).
 #[derive(Debug, Clone, Copy)]
 struct Ratios {
     median: f64,
-    least: f64,
-    most: f64,
+    low: f64,
+    high: f64,
 }
 
 impl Default for Ratios {
     fn default() -> Ratios {
         Ratios {
             median: f64::NAN,
-            least: f64::NAN,
-            most: f64::NAN,
+            low: f64::NAN,
+            high: f64::NAN,
         }
     }
 }
 
 impl Ratios {
     /// `of(stage) / of(scan)` for each iteration both ran in; the median of an even count
-    /// is the mean of the middle two.
+    /// is the mean of the middle two. Under six iterations the interval is the range.
     fn paired(scan: &[Sample], stage: &[Sample], of: impl Fn(&Sample) -> Duration) -> Ratios {
         let mut ratios: Vec<f64> = scan
             .iter()
@@ -481,17 +483,26 @@ impl Ratios {
             .map(|(scan, stage)| of(stage).as_secs_f64() / of(scan).as_secs_f64())
             .collect();
         ratios.sort_by(f64::total_cmp);
-        let middle = ratios.len() / 2;
-        let median = match ratios.len() {
-            0 => return Ratios::default(),
-            count if count % 2 == 1 => ratios[middle],
-            _ => f64::midpoint(ratios[middle - 1], ratios[middle]),
-        };
-        Ratios {
-            median,
-            least: ratios[0],
-            most: ratios[ratios.len() - 1],
+        let count = ratios.len();
+        if count == 0 {
+            return Ratios::default();
         }
+        let middle = count / 2;
+        let median = if count % 2 == 1 {
+            ratios[middle]
+        } else {
+            f64::midpoint(ratios[middle - 1], ratios[middle])
+        };
+        // Ranks n/2 ∓ 0.98·√n (1-based): the normal approximation of the binomial's 95%.
+        let half_width = 0.98 * (count as f64).sqrt();
+        let low_rank = ((count as f64 / 2.0 - half_width).floor() as usize).max(1);
+        let high_rank = ((count as f64 / 2.0 + 1.0 + half_width).ceil() as usize).min(count);
+        let (low, high) = if count < 6 {
+            (ratios[0], ratios[count - 1])
+        } else {
+            (ratios[low_rank - 1], ratios[high_rank - 1])
+        };
+        Ratios { median, low, high }
     }
 }
 
