@@ -450,7 +450,8 @@ pub struct RawIngest {
     /// Result files, directories or glob patterns.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<String>,
-    /// The commit the results are for [default: from CI variables, else git HEAD].
+    /// The commit the results are for; an abbreviated sha is stored as the full sha git
+    /// resolves it to [default: from CI variables, else git HEAD].
     #[arg(long, value_name = "SHA", value_parser = parse_commit)]
     pub commit: Option<String>,
     /// The branch [default: from CI variables, else the checked-out branch].

@@ -974,14 +974,18 @@ fn resolve_ingest(
         head.get_or_init(|| repo.ask(warnings, "the commit", Git::head_sha))
             .clone()
     };
-    let commit_from = if raw.commit.is_some() {
+    // A commit given by an abbreviated sha is stored as the full sha where git knows it:
+    // the content key and every lookup of runs by commit (the merge base's, the ledger's)
+    // use full shas, so `--commit 3f2a9c1` and `--commit 3f2a9c1e…` are one run.
+    let given = raw.commit.map(|given| full_commit(given, repo, warnings));
+    let commit_from = if given.is_some() {
         Some(CommitFrom::Option)
     } else if ci.commit.is_some() {
         Some(CommitFrom::Ci)
     } else {
         head_sha(warnings).map(|_| CommitFrom::Head)
     };
-    let commit = raw.commit.or(ci.commit).or_else(|| head_sha(warnings));
+    let commit = given.or(ci.commit).or_else(|| head_sha(warnings));
     let head_committed_at = (commit_from == Some(CommitFrom::Head))
         .then(|| {
             repo.ask(warnings, "HEAD's commit time", |git| {
@@ -1045,6 +1049,23 @@ fn resolve_ingest(
         commit_from,
         head_committed_at,
     }
+}
+
+/// `given` (a sha of 4 to 64 hex digits, lowercase) as the full sha git resolves it to;
+/// as given outside a work tree, or when git knows no such commit (said in a warning).
+fn full_commit(given: String, repo: &Repo, warnings: &mut Vec<String>) -> String {
+    if matches!(given.len(), 40 | 64) {
+        return given;
+    }
+    if let Some(full) = repo.ask(warnings, "the commit", |git| git.commit(&given)) {
+        return full;
+    }
+    if repo.root(warnings).is_some() {
+        warnings.push(format!(
+            "git resolves --commit {given} to no single commit in this repository: stored as given (the same file ingested with the full sha would be a second run)"
+        ));
+    }
+    given
 }
 
 /// git questions about the current directory, asked at most once each and only when a

@@ -408,8 +408,8 @@ fn commit_and_branch_default_from_git_and_the_history_lives_at_the_repo_root() {
     assert_eq!(lines[0]["branch"], "feature/pay");
     assert_eq!(lines[0]["source"], "local");
 
-    // The checked-out branch is recorded for HEAD (even abbreviated), not for another
-    // commit given explicitly.
+    // The checked-out branch is recorded for HEAD (even abbreviated, which is stored as
+    // the full sha), not for another commit given explicitly.
     for commit in [&head[..10], base.as_str()] {
         let name = format!("r-{commit}.xml");
         sandbox.write(&name, &pytest_junit(&[], &["test_b"]));
@@ -428,7 +428,7 @@ fn commit_and_branch_default_from_git_and_the_history_lives_at_the_repo_root() {
         })
         .collect();
     assert!(
-        recorded.contains(&(&head[..10], "feature/pay")),
+        recorded.contains(&(head.as_str(), "feature/pay")),
         "{recorded:?}"
     );
     assert!(recorded.contains(&(base.as_str(), "")), "{recorded:?}");

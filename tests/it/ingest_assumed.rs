@@ -209,3 +209,45 @@ fn outside_a_work_tree_git_is_asked_once() {
         "{asked}"
     );
 }
+
+/// An abbreviated `--commit` is stored as the full sha git resolves it to, so the same
+/// file given the short and the full sha is one run; a short sha git does not know is
+/// stored as given, with a warning that says what that costs.
+#[test]
+fn an_abbreviated_commit_is_stored_as_its_full_sha() {
+    let (suite, head) = repository();
+    let file = report(&suite, "r.xml", &junit(None, "t1"), SystemTime::now());
+    let short = &head[..9];
+    let ran = suite.candor(
+        &["ingest", &file, "--commit", short, "--format", "json"],
+        &[],
+    );
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    let line = &ran.lines_of("ingest")[0];
+    assert_eq!(line["commit"], head.as_str(), "{ran:?}");
+    assert_eq!(line["warnings"], serde_json::json!([]), "{ran:?}");
+
+    let ran = suite.candor(&["ingest", &file, "--commit", &head], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert!(ran.stdout.contains("already stored"), "{ran:?}");
+
+    let unknown = if short.starts_with('f') {
+        "0000000"
+    } else {
+        "fffffff"
+    };
+    let other = report(&suite, "other.xml", &junit(None, "t2"), SystemTime::now());
+    let ran = suite.candor(
+        &["ingest", &other, "--commit", unknown, "--format", "json"],
+        &[],
+    );
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    let line = &ran.lines_of("ingest")[0];
+    assert_eq!(line["commit"], unknown, "{ran:?}");
+    assert!(
+        ran.stderr.contains(&format!(
+            "git resolves --commit {unknown} to no single commit"
+        )),
+        "{ran:?}"
+    );
+}
