@@ -728,7 +728,7 @@ fn at_or_under(file: &str, path: &str) -> bool {
 }
 
 /// Whether `text` is a full object id (SHA-1 or SHA-256, lowercase hex as git prints it).
-fn is_object_id(text: &str) -> bool {
+pub fn is_object_id(text: &str) -> bool {
     matches!(text.len(), 40 | 64) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 

@@ -1054,10 +1054,15 @@ fn resolve_ingest(
 /// `given` (a sha of 4 to 64 hex digits, lowercase) as the full sha git resolves it to;
 /// as given outside a work tree, or when git knows no such commit (said in a warning).
 fn full_commit(given: String, repo: &Repo, warnings: &mut Vec<String>) -> String {
-    if matches!(given.len(), 40 | 64) {
+    if crate::git::is_object_id(&given) {
         return given;
     }
-    if let Some(full) = repo.ask(warnings, "the commit", |git| git.commit(&given)) {
+    // git prefers a ref to an abbreviated sha of the same spelling (a branch named
+    // `abcd1234`): only a commit whose sha the given digits begin is the one meant.
+    if let Some(full) = repo
+        .ask(warnings, "the commit", |git| git.commit(&given))
+        .filter(|full| full.starts_with(&given))
+    {
         return full;
     }
     if repo.root(warnings).is_some() {

@@ -231,6 +231,27 @@ fn an_abbreviated_commit_is_stored_as_its_full_sha() {
     assert_eq!(ran.exit, 0, "{ran:?}");
     assert!(ran.stdout.contains("already stored"), "{ran:?}");
 
+    // A branch named like a sha prefix is not that commit: git would answer with the
+    // branch's commit, which the given digits do not begin.
+    let first = git(&suite.repo, &["rev-parse", "HEAD"]);
+    suite.write("more", "a second commit\n");
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "two"]);
+    let decoy = if first.starts_with("abcd") {
+        "dcba1234"
+    } else {
+        "abcd1234"
+    };
+    git(&suite.repo, &["branch", decoy, &first]);
+    let third = report(&suite, "third.xml", &junit(None, "t3"), SystemTime::now());
+    let ran = suite.candor(
+        &["ingest", &third, "--commit", decoy, "--format", "json"],
+        &[],
+    );
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(ran.lines_of("ingest")[0]["commit"], decoy, "{ran:?}");
+    assert!(ran.stderr.contains("to no single commit"), "{ran:?}");
+
     let unknown = if short.starts_with('f') {
         "0000000"
     } else {
