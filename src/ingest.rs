@@ -170,8 +170,8 @@ pub fn ingest_file_with(
     match threads {
         Threads::One => file_in.store(
             store,
-            HashingReader::new(file),
-            |reader: HashingReader<fs_err::File>| Ok(reader.finish()),
+            io::BufReader::with_capacity(results::SNIFF_BYTES, HashingReader::new(file)),
+            |reader: io::BufReader<HashingReader<fs_err::File>>| Ok(reader.into_inner().finish()),
         ),
         Threads::Two => std::thread::scope(|scope| {
             let (sender, chunks) = mpsc::sync_channel(CHUNKS_IN_FLIGHT);
@@ -212,12 +212,14 @@ struct FileIn<'a> {
 }
 
 impl FileIn<'_> {
-    /// Parses `source` into one run of `store`, reads it to its end, and commits the run
-    /// under the key made of the BLAKE3 digest that `hashed` gives back for the source.
-    fn store<R: Read>(
+    /// Parses `reader` into one run of `store`, reads it to its end, and commits the run
+    /// under the key made of the BLAKE3 digest that `hashed` gives back for the reader.
+    /// The reader buffers already (its own chunks, or a `BufReader` over the file): a
+    /// second buffer here would copy every byte of the file once more.
+    fn store<R: io::BufRead>(
         self,
         store: &mut dyn HistoryStore,
-        source: R,
+        mut reader: R,
         hashed: impl FnOnce(R) -> io::Result<[u8; 32]>,
     ) -> Result<FileIngest, IngestError> {
         let FileIn {
@@ -230,8 +232,10 @@ impl FileIn<'_> {
             path: path.to_path_buf(),
             source,
         };
-        let mut reader = io::BufReader::with_capacity(results::SNIFF_BYTES, source);
         let head = reader.fill_buf().map_err(read_error)?;
+        // A chunk of the reading thread is longer than the head a `BufReader` fills: the
+        // same file says the same on either threading.
+        let head = &head[..head.len().min(results::SNIFF_BYTES)];
         let mut run = run.clone();
         let stamp = results::started_at_stamp(head);
         if let Some((started_at, _)) = stamp {
@@ -247,7 +251,7 @@ impl FileIn<'_> {
             .map_err(|error| parse_failure(path, error))?;
         // Every byte after the document reaches the hash too.
         io::copy(&mut reader, &mut io::sink()).map_err(read_error)?;
-        let file_digest = hashed(reader.into_inner()).map_err(read_error)?;
+        let file_digest = hashed(reader).map_err(read_error)?;
         let content_key = content_key(run, &file_digest);
         let content = RunContent {
             content_key,
@@ -375,7 +379,7 @@ fn read_and_store<R: io::BufRead>(
         batch.clear();
         stored
     };
-    results::parse(reader, options, &mut |execution| {
+    results::parse_buffered(reader, options, &mut |execution| {
         batch_text += text_bytes(&execution);
         let signature = execution.signature();
         batch.push((execution, signature));
@@ -961,6 +965,42 @@ mod tests {
         assert!(matches!(error, IngestError::Parse { .. }), "{error:?}");
         assert!(error.to_string().contains(":1:"), "{error}");
         assert!(store.runs(10).unwrap().is_empty());
+    }
+
+    /// The format is told from the same first bytes on either threading: the reading
+    /// thread's first chunk holds four times what a `BufReader`'s head holds, and a go
+    /// test stream whose first event comes after 64 KiB of build output must not be
+    /// results on two threads and none on one.
+    #[test]
+    fn the_format_is_told_from_the_same_head_on_either_threading() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("go-test.json");
+        let mut stream = "building a long way before the first event\n".repeat(2_000);
+        assert!(stream.len() > results::SNIFF_BYTES && stream.len() < CHUNK_BYTES / 2);
+        stream.push_str(
+            r#"{"Action":"run","Package":"example.com/m","Test":"TestA"}
+{"Action":"pass","Package":"example.com/m","Test":"TestA","Elapsed":0.01}
+"#,
+        );
+        fs_err::write(&path, stream).unwrap();
+        let mut outcomes = Vec::new();
+        for (name, threads) in [("one.db", Threads::One), ("two.db", Threads::Two)] {
+            let mut store = crate::history::SqliteStore::open(
+                dir.path().join(name),
+                std::time::Duration::from_secs(5),
+            )
+            .unwrap();
+            let outcome = ingest_file_with(
+                &mut store,
+                &path,
+                &test_run(),
+                &ParseOptions::default(),
+                threads,
+            )
+            .map(|ingest| ingest.report.tests);
+            outcomes.push(format!("{outcome:?}"));
+        }
+        assert_eq!(outcomes[0], outcomes[1]);
     }
 
     /// Issue 15 item 5: on one thread the store has taken executions before the parse

@@ -199,7 +199,17 @@ pub fn parse<R: Read>(
     options: &ParseOptions,
     sink: &mut Sink<'_>,
 ) -> Result<ParseSummary, ParseError> {
-    let mut reader = BufReader::with_capacity(SNIFF_BYTES, reader);
+    parse_buffered(BufReader::with_capacity(SNIFF_BYTES, reader), options, sink)
+}
+
+/// [`parse`] of a reader that buffers already (ingest's, which hashes what it reads):
+/// a second buffer over it would copy every byte of the file once more. Its first
+/// `fill_buf` must hold what [`detect`] needs, as a fresh buffer of [`SNIFF_BYTES`] does.
+pub fn parse_buffered<R: BufRead>(
+    mut reader: R,
+    options: &ParseOptions,
+    sink: &mut Sink<'_>,
+) -> Result<ParseSummary, ParseError> {
     let format = sniff(&mut reader)?;
     if options.test_binary.is_some() && format != Format::LibtestJson {
         return Err(ParseError::Ambiguous {
@@ -243,7 +253,8 @@ pub fn parse_all<R: Read>(
 /// Decides the format by looking at the first [`SNIFF_BYTES`] without consuming them.
 pub fn sniff<R: BufRead>(reader: &mut R) -> Result<Format, ParseError> {
     let head = reader.fill_buf()?;
-    detect(head)
+    // A reader whose buffer holds more (ingest's chunks) is judged on the same prefix.
+    detect(&head[..head.len().min(SNIFF_BYTES)])
 }
 
 /// The content rules behind [`sniff`], on a prefix of the input.

@@ -337,13 +337,19 @@ fn new_names_sort_the_same_on_either_side_of_the_radix_threshold() {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     };
-    for count in [1, 1000, (1 << 14) - 1, 1 << 14, 3 << 14] {
+    // The last size again with every hash in one bucket of the first pass (names made
+    // to share their hash's top bits).
+    let sizes = [1, 1000, (1 << 14) - 1, 1 << 14, 3 << 14];
+    for (round, count) in sizes.into_iter().chain([3 << 14]).enumerate() {
+        let one_bucket = round == sizes.len();
         let mut names = NewNames::new(5);
         let mut pushed = Vec::with_capacity(count);
         for position in 0..count {
             let hash = if position % 97 == 3 {
                 // A repeat of an earlier hash: two names with one hash.
                 pushed[position / 2]
+            } else if one_bucket {
+                ((next() >> 16) | 0xBEEF_0000_0000_0000) as i64
             } else {
                 next() as i64
             };
@@ -359,7 +365,7 @@ fn new_names_sort_the_same_on_either_side_of_the_radix_threshold() {
         assert_eq!(
             names.take_sorted().unwrap(),
             want,
-            "{count} names, seed {SEED:#x}"
+            "{count} names (in one bucket: {one_bucket}), seed {SEED:#x}"
         );
     }
 }
