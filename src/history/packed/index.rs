@@ -116,28 +116,31 @@ pub fn merged_rows(
         .collect()
 }
 
-/// Entries from which [`radix_sort`] spreads by digits before it compares.
+/// Names from which [`sorted_entries`] deals by digits before it compares.
 const RADIX_FROM: usize = 1 << 14;
 
-/// Sorts index entries by hash, equal hashes by id (ids rise in the input, so that is the
-/// order they were added in). Name hashes are spread evenly, so one pass that deals the
-/// entries out by their top 16 bits leaves buckets of a few entries each, which a
-/// comparison sort finishes at once: a fifth of a comparison sort's time for the
-/// hundreds of thousands of names a first ingest adds. Four passes of 16 bits each (the
-/// LSD radix sort this replaced) wrote each entry to one of 65,536 places four times,
-/// and those writes' cache misses were 3% of a first ingest. Names made to share their
-/// top bits only make one bucket large: it is sorted in O(n log n) like any other.
-fn radix_sort(entries: &mut Vec<IndexEntry>) {
+/// The index entries of names with these hashes and the ids from `first_id` on, sorted
+/// by hash, equal hashes by id (the order they were added in). Name hashes are spread
+/// evenly, so one pass that deals the entries out by their hash's top 16 bits leaves
+/// buckets of a few entries each, which a comparison sort finishes at once: a fifth of a
+/// comparison sort's time for the hundreds of thousands of names a first ingest adds.
+/// Four passes of 16 bits each (the LSD radix sort this replaced) wrote each entry to one
+/// of 65,536 places four times, and those writes' cache misses were 3% of a first
+/// ingest. Names made to share their top bits only make one bucket large: it is sorted in
+/// O(n log n) like any other.
+fn sorted_entries(hashes: &[i64], first_id: u32) -> Vec<IndexEntry> {
+    let entry = |(position, &hash): (usize, &i64)| (hash, first_id + position as u32);
     // Below this, the pass over the table of counts costs more than it saves.
-    if entries.len() < RADIX_FROM {
+    if hashes.len() < RADIX_FROM {
+        let mut entries: Vec<IndexEntry> = hashes.iter().enumerate().map(entry).collect();
         entries.sort_unstable();
-        return;
+        return entries;
     }
-    let bucket = |entry: &IndexEntry| (((entry.0 as u64) ^ (1 << 63)) >> 48) as usize;
+    let bucket = |hash: i64| (((hash as u64) ^ (1 << 63)) >> 48) as usize;
     // `ends[b]`: where bucket `b` starts, and once dealt, where it ends.
     let mut ends = vec![0usize; 1 << 16];
-    for entry in entries.iter() {
-        ends[bucket(entry)] += 1;
+    for &hash in hashes {
+        ends[bucket(hash)] += 1;
     }
     let mut total = 0;
     for end in &mut ends {
@@ -145,10 +148,11 @@ fn radix_sort(entries: &mut Vec<IndexEntry>) {
         *end = total;
         total += count;
     }
-    let mut dealt = vec![(0i64, 0u32); entries.len()];
-    for entry in entries.iter() {
-        let at = &mut ends[bucket(entry)];
-        dealt[*at] = *entry;
+    // Dealt straight from the hashes: no list of entries in id order is made first.
+    let mut dealt = vec![(0i64, 0u32); hashes.len()];
+    for (position, hash) in hashes.iter().enumerate() {
+        let at = &mut ends[bucket(*hash)];
+        dealt[*at] = entry((position, hash));
         *at += 1;
     }
     let mut start = 0;
@@ -158,7 +162,7 @@ fn radix_sort(entries: &mut Vec<IndexEntry>) {
         }
         start = end;
     }
-    *entries = dealt;
+    dealt
 }
 
 /// The names an ingest has added and not yet written to the name index: their hashes in
@@ -248,20 +252,20 @@ impl NewNames {
     /// The held names as index entries, sorted; and empties the set, whose next name
     /// gets the id after the last one.
     pub fn take_sorted(&mut self) -> Result<Vec<IndexEntry>, Corrupt> {
-        let first_id = self.first_id;
+        let beyond = |_| Corrupt("test id beyond 4,294,967,295");
+        let first_id = if self.hashes.is_empty() {
+            0
+        } else {
+            // The last id must fit as well as the first.
+            u32::try_from(self.next_id() - 1).map_err(beyond)?;
+            u32::try_from(self.first_id).map_err(beyond)?
+        };
         self.first_id = self.next_id();
-        // Freed before the sort's two buffers are made: a merge of a million names is the
+        // Freed before the sort's buffer is made: a merge of a million names is the
         // ingest's largest moment in memory.
         self.slots = vec![0; 1024];
         let hashes = std::mem::take(&mut self.hashes);
-        let mut entries = Vec::with_capacity(hashes.len());
-        for (position, hash) in hashes.into_iter().enumerate() {
-            let id = u32::try_from(first_id + position as i64)
-                .map_err(|_| Corrupt("test id beyond 4,294,967,295"))?;
-            entries.push((hash, id));
-        }
-        radix_sort(&mut entries);
-        Ok(entries)
+        Ok(sorted_entries(&hashes, first_id))
     }
 
     /// Every hash held.

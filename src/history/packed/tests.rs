@@ -370,6 +370,29 @@ fn new_names_sort_the_same_on_either_side_of_the_radix_threshold() {
     }
 }
 
+/// Index entries hold ids as u32: names whose ids would pass 4,294,967,295 are refused
+/// (and stay held), while an empty set is taken at any id.
+#[test]
+fn new_names_past_the_last_u32_id_are_refused() {
+    let mut empty = NewNames::new(i64::from(u32::MAX) + 10);
+    assert_eq!(empty.take_sorted().unwrap(), Vec::new());
+
+    let mut last_fits = NewNames::new(i64::from(u32::MAX) - 1);
+    last_fits.push(7);
+    last_fits.push(-7);
+    assert_eq!(
+        last_fits.take_sorted().unwrap(),
+        vec![(-7, u32::MAX), (7, u32::MAX - 1)]
+    );
+
+    let mut one_past = NewNames::new(i64::from(u32::MAX) - 1);
+    for hash in [1, 2, 3] {
+        one_past.push(hash);
+    }
+    assert!(one_past.take_sorted().is_err());
+    assert_eq!(one_past.len(), 3, "a refused set is kept as it was");
+}
+
 #[test]
 fn damaged_blobs_are_errors_not_panics() {
     let mut builder = BlockBuilder::default();
