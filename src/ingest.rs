@@ -920,20 +920,8 @@ mod tests {
         assert!(xml.len() > 4 * CHUNK_BYTES, "{}", xml.len());
         fs_err::write(&path, &xml).unwrap();
         let expected = content_key(&test_run(), blake3::hash(xml.as_bytes()).as_bytes());
-        for (name, threads) in [("one.db", Threads::One), ("two.db", Threads::Two)] {
-            let mut store = crate::history::SqliteStore::open(
-                dir.path().join(name),
-                std::time::Duration::from_secs(5),
-            )
-            .unwrap();
-            let done = ingest_file_with(
-                &mut store,
-                &path,
-                &test_run(),
-                &ParseOptions::default(),
-                threads,
-            )
-            .unwrap();
+        for (name, _, done) in ingest_on_each_threading(dir.path(), &path) {
+            let done = done.unwrap();
             assert_eq!(done.content_key, expected, "{name}");
             assert_eq!(done.report.tests, 3_000, "{name}");
         }
@@ -967,6 +955,36 @@ mod tests {
         assert!(store.runs(10).unwrap().is_empty());
     }
 
+    /// The file at `path` ingested into a new history in `dir` on one thread and on two,
+    /// with each history and what its ingest returned.
+    fn ingest_on_each_threading(
+        dir: &Path,
+        path: &Path,
+    ) -> Vec<(
+        &'static str,
+        crate::history::SqliteStore,
+        Result<FileIngest, IngestError>,
+    )> {
+        [("one.db", Threads::One), ("two.db", Threads::Two)]
+            .into_iter()
+            .map(|(name, threads)| {
+                let mut store = crate::history::SqliteStore::open(
+                    dir.join(name),
+                    std::time::Duration::from_secs(5),
+                )
+                .unwrap();
+                let outcome = ingest_file_with(
+                    &mut store,
+                    path,
+                    &test_run(),
+                    &ParseOptions::default(),
+                    threads,
+                );
+                (name, store, outcome)
+            })
+            .collect()
+    }
+
     /// The format is told from the same first bytes on either threading: the reading
     /// thread's first chunk holds four times what a `BufReader`'s head holds, and a go
     /// test stream whose first event comes after 64 KiB of build output must not be
@@ -983,23 +1001,10 @@ mod tests {
 "#,
         );
         fs_err::write(&path, stream).unwrap();
-        let mut outcomes = Vec::new();
-        for (name, threads) in [("one.db", Threads::One), ("two.db", Threads::Two)] {
-            let mut store = crate::history::SqliteStore::open(
-                dir.path().join(name),
-                std::time::Duration::from_secs(5),
-            )
-            .unwrap();
-            let outcome = ingest_file_with(
-                &mut store,
-                &path,
-                &test_run(),
-                &ParseOptions::default(),
-                threads,
-            )
-            .map(|ingest| ingest.report.tests);
-            outcomes.push(format!("{outcome:?}"));
-        }
+        let outcomes: Vec<String> = ingest_on_each_threading(dir.path(), &path)
+            .into_iter()
+            .map(|(_, _, outcome)| format!("{:?}", outcome.map(|ingest| ingest.report.tests)))
+            .collect();
         assert_eq!(outcomes[0], outcomes[1]);
     }
 
@@ -1014,20 +1019,8 @@ mod tests {
         xml.push_str("<testcase name=\"x\"></testsuite>");
         fs_err::write(&path, xml).unwrap();
         let mut errors = Vec::new();
-        for (name, threads) in [("one.db", Threads::One), ("two.db", Threads::Two)] {
-            let mut store = crate::history::SqliteStore::open(
-                dir.path().join(name),
-                std::time::Duration::from_secs(5),
-            )
-            .unwrap();
-            let error = ingest_file_with(
-                &mut store,
-                &path,
-                &test_run(),
-                &ParseOptions::default(),
-                threads,
-            )
-            .unwrap_err();
+        for (name, store, outcome) in ingest_on_each_threading(dir.path(), &path) {
+            let error = outcome.unwrap_err();
             assert!(matches!(error, IngestError::Parse { .. }), "{error:?}");
             assert!(store.runs(10).unwrap().is_empty(), "{name}");
             assert!(store.tests(false).unwrap().is_empty(), "{name}");
