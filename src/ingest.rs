@@ -6,7 +6,6 @@ use std::collections::HashSet;
 use std::io::BufRead as _;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 
 use crate::history::{HistoryError, HistoryStore, IngestReport, IngestSession, NewRun, RunContent};
 use crate::results::{self, Execution, ParseError, ParseOptions, ParseSummary, Position};
@@ -59,15 +58,6 @@ pub enum IngestError {
     /// The history refused the run.
     #[error(transparent)]
     Store(#[from] HistoryError),
-    /// The thread that reads the file could not be started.
-    #[error("could not start a thread to read {}", path.display())]
-    Thread {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: io::Error,
-    },
 }
 
 impl IngestError {
@@ -76,7 +66,7 @@ impl IngestError {
         match self {
             IngestError::Read { .. } => Some("check that the file exists and is readable"),
             IngestError::Parse { error, .. } => Some(error.hint()),
-            IngestError::Store(_) | IngestError::Thread { .. } => None,
+            IngestError::Store(_) => None,
         }
     }
 
@@ -93,67 +83,29 @@ impl IngestError {
 /// small whatever the test cases carry.
 const BATCH_TEXT_BYTES: usize = 256 * 1024;
 
-/// How an ingest spreads its work over threads. Both store the same history; they differ
-/// in time only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Threads {
-    /// Reads, hashes, parses and stores on the calling thread, 64 executions at a time:
-    /// the least CPU time (no hand-overs, no wake-ups), and so the shortest wait where
-    /// only one core is there to do the work.
-    One,
-    /// A second thread reads the file and hashes it, a chunk at a time, while the calling
-    /// thread parses and stores: the wall time of [`Threads::One`] less the hash and the
-    /// reads, for about its CPU time (a parse and store split over two threads cost 14%
-    /// more CPU, docs/benchmarks.md, "Issue #15 item 5").
-    Two,
-}
-
-impl Threads {
-    /// [`Threads::One`] when this process may run on one core only (its CPU affinity or
-    /// its cgroup's CPU quota, as a one-core CI runner or `taskset -c 0` sets them),
-    /// [`Threads::Two`] otherwise, and when that cannot be told.
-    pub fn available() -> Threads {
-        match std::thread::available_parallelism() {
-            Ok(cores) if cores.get() == 1 => Threads::One,
-            _ => Threads::Two,
-        }
-    }
-}
-
-/// Reads the results file at `path` into `store` as one run described by `run`, on the
-/// threads [`Threads::available`] says suit this process; see [`ingest_file_with`].
+/// Reads the results file at `path` into `store` as one run described by `run`.
+///
+/// The file is read once, on the calling thread: its bytes are hashed as the parser
+/// streams them, and the run is stored under [`content_key`] so that ingesting the same
+/// file for the same run again adds nothing. The run's format and producer come from
+/// what the parser saw (the caller's values are kept when it saw none). Executions are
+/// stored a few at a time as they are parsed; on any error the store is left as it was.
+///
+/// One thread, whatever the machine: a second one that read and hashed the file ahead of
+/// the parse saved no wall time (the kernel reads ahead, and reading and hashing are a
+/// tenth of the work) and cost 5–10% more CPU in hand-overs (docs/benchmarks.md, "Issue
+/// #15 item 5").
 pub fn ingest_file(
     store: &mut dyn HistoryStore,
     path: &Path,
     run: &NewRun,
     options: &ParseOptions,
 ) -> Result<FileIngest, IngestError> {
-    ingest_file_with(store, path, run, options, Threads::available())
-}
-
-/// Reads the results file at `path` into `store` as one run described by `run`.
-///
-/// The file is read once: its bytes are hashed as the parser streams them, and the run is
-/// stored under [`content_key`] so that ingesting the same file for the same run again
-/// adds nothing. The run's format and producer come from what the parser saw (the
-/// caller's values are kept when it saw none). On any error the store is left as it was.
-///
-/// With [`Threads::Two`], a second thread reads and hashes the file ahead of the parse
-/// and hands it over in chunks through a bounded channel (memory holds a few chunks,
-/// never the file), while this thread parses and stores. With [`Threads::One`], this
-/// thread does it all. Either way executions are stored a few at a time as they are
-/// parsed.
-pub fn ingest_file_with(
-    store: &mut dyn HistoryStore,
-    path: &Path,
-    run: &NewRun,
-    options: &ParseOptions,
-    threads: Threads,
-) -> Result<FileIngest, IngestError> {
-    let file = fs_err::File::open(path).map_err(|source| IngestError::Read {
+    let read_error = |source| IngestError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let file = fs_err::File::open(path).map_err(read_error)?;
     // A run starts when its file says it did (a suite timestamp, the first go event), so
     // that backfilled artifacts land where they belong in every test's window.
     let modified = file
@@ -161,197 +113,44 @@ pub fn ingest_file_with(
         .and_then(|metadata| metadata.modified())
         .ok()
         .and_then(|modified| jiff::Timestamp::try_from(modified).ok());
-    let file_in = FileIn {
-        path,
-        run,
-        options,
-        modified,
+    // The parser's reader asks for a buffer's worth at a time, which this one passes
+    // straight through: the file's bytes are copied once, by the kernel.
+    let mut reader = io::BufReader::with_capacity(results::SNIFF_BYTES, HashingReader::new(file));
+    let head = reader.fill_buf().map_err(read_error)?;
+    let mut run = run.clone();
+    let stamp = results::started_at_stamp(head);
+    if let Some((started_at, _)) = stamp {
+        run.started_at = started_at;
+    }
+    let zoned_stamp = stamp.filter(|(_, zoned)| *zoned).map(|(at, _)| at);
+    let written_at_from_content = zoned_stamp.is_some();
+    let written_at = zoned_stamp.or(modified);
+    let run = &run;
+    let mut session = store.begin_ingest(run)?;
+    // Dropping the session on an error path rolls the whole file back.
+    let summary = read_and_store(&mut reader, options, &mut *session)
+        .map_err(|error| parse_failure(path, error))?;
+    // Every byte after the document reaches the hash too.
+    io::copy(&mut reader, &mut io::sink()).map_err(read_error)?;
+    let file_digest = reader.into_inner().finish();
+    let content_key = content_key(run, &file_digest);
+    let content = RunContent {
+        content_key,
+        format: summary
+            .format
+            .map(|format| format.as_str().to_owned())
+            .or_else(|| run.format.clone()),
+        producer: summary.producer.clone().or_else(|| run.producer.clone()),
     };
-    match threads {
-        Threads::One => file_in.store(
-            store,
-            io::BufReader::with_capacity(results::SNIFF_BYTES, HashingReader::new(file)),
-            |reader: io::BufReader<HashingReader<fs_err::File>>| Ok(reader.into_inner().finish()),
-        ),
-        Threads::Two => std::thread::scope(|scope| {
-            let (sender, chunks) = mpsc::sync_channel(CHUNKS_IN_FLIGHT);
-            // Read chunks go back to the hashing thread, which fills them again.
-            let (spare, from_parser) = mpsc::channel();
-            let hashing = std::thread::Builder::new()
-                .name("candor-read".into())
-                .spawn_scoped(scope, move || read_ahead(file, &sender, &from_parser))
-                .map_err(|source| IngestError::Thread {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
-            let reader = ChunkReader {
-                chunks,
-                spare,
-                current: Vec::new(),
-                at: 0,
-            };
-            file_in.store(store, reader, |reader: ChunkReader| {
-                // The hashing thread has read to the end once the last chunk is taken.
-                drop(reader);
-                hashing
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    .ok_or_else(|| io::Error::other("the thread reading the file stopped early"))
-            })
-        }),
-    }
-}
-
-/// What one file's ingest is about, besides its bytes.
-#[derive(Clone, Copy)]
-struct FileIn<'a> {
-    path: &'a Path,
-    run: &'a NewRun,
-    options: &'a ParseOptions,
-    modified: Option<jiff::Timestamp>,
-}
-
-impl FileIn<'_> {
-    /// Parses `reader` into one run of `store`, reads it to its end, and commits the run
-    /// under the key made of the BLAKE3 digest that `hashed` gives back for the reader.
-    /// The reader buffers already (its own chunks, or a `BufReader` over the file): a
-    /// second buffer here would copy every byte of the file once more.
-    fn store<R: io::BufRead>(
-        self,
-        store: &mut dyn HistoryStore,
-        mut reader: R,
-        hashed: impl FnOnce(R) -> io::Result<[u8; 32]>,
-    ) -> Result<FileIngest, IngestError> {
-        let FileIn {
-            path,
-            run,
-            options,
-            modified,
-        } = self;
-        let read_error = |source| IngestError::Read {
-            path: path.to_path_buf(),
-            source,
-        };
-        let head = reader.fill_buf().map_err(read_error)?;
-        // A chunk of the reading thread is longer than the head a `BufReader` fills: the
-        // same file says the same on either threading.
-        let head = &head[..head.len().min(results::SNIFF_BYTES)];
-        let mut run = run.clone();
-        let stamp = results::started_at_stamp(head);
-        if let Some((started_at, _)) = stamp {
-            run.started_at = started_at;
-        }
-        let zoned_stamp = stamp.filter(|(_, zoned)| *zoned).map(|(at, _)| at);
-        let written_at_from_content = zoned_stamp.is_some();
-        let written_at = zoned_stamp.or(modified);
-        let run = &run;
-        let mut session = store.begin_ingest(run)?;
-        // Dropping the session on an error path rolls the whole file back.
-        let summary = read_and_store(&mut reader, options, &mut *session)
-            .map_err(|error| parse_failure(path, error))?;
-        // Every byte after the document reaches the hash too.
-        io::copy(&mut reader, &mut io::sink()).map_err(read_error)?;
-        let file_digest = hashed(reader).map_err(read_error)?;
-        let content_key = content_key(run, &file_digest);
-        let content = RunContent {
-            content_key,
-            format: summary
-                .format
-                .map(|format| format.as_str().to_owned())
-                .or_else(|| run.format.clone()),
-            producer: summary.producer.clone().or_else(|| run.producer.clone()),
-        };
-        let report = session.commit(&content)?;
-        Ok(FileIngest {
-            path: path.to_path_buf(),
-            report,
-            summary,
-            content_key: content.content_key,
-            written_at,
-            written_at_from_content,
-        })
-    }
-}
-
-/// Bytes the hashing thread of [`Threads::Two`] reads at a time: few hand-overs (about
-/// 200 for a 50 MiB file), and small enough to be in the cache still when parsed.
-const CHUNK_BYTES: usize = 256 * 1024;
-
-/// Chunks read ahead of the parse; memory holds at most this many plus three.
-const CHUNKS_IN_FLIGHT: usize = 4;
-
-/// The hashing thread of [`Threads::Two`]: reads the file to its end in chunks, hashes
-/// them and hands them to the parsing thread. `None` when it stopped early: the parser
-/// stopped taking chunks (it failed, and its error is the one reported) or a read failed
-/// (the error went to the parser in place of the chunk).
-fn read_ahead(
-    mut file: fs_err::File,
-    chunks: &mpsc::SyncSender<io::Result<Vec<u8>>>,
-    spare: &mpsc::Receiver<Vec<u8>>,
-) -> Option<[u8; 32]> {
-    let mut hasher = blake3::Hasher::new();
-    loop {
-        let mut chunk = spare.try_recv().unwrap_or_default();
-        chunk.resize(CHUNK_BYTES, 0);
-        let mut filled = 0;
-        while filled < chunk.len() {
-            match file.read(&mut chunk[filled..]) {
-                Ok(0) => break,
-                Ok(count) => filled += count,
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => {
-                    let _ = chunks.send(Err(error));
-                    return None;
-                }
-            }
-        }
-        if filled == 0 {
-            return Some(hasher.finalize().into());
-        }
-        chunk.truncate(filled);
-        hasher.update(&chunk);
-        chunks.send(Ok(chunk)).ok()?;
-    }
-}
-
-/// The parsing thread's side of [`read_ahead`]: the chunks as one stream, each handed
-/// back once read.
-struct ChunkReader {
-    chunks: mpsc::Receiver<io::Result<Vec<u8>>>,
-    spare: mpsc::Sender<Vec<u8>>,
-    current: Vec<u8>,
-    at: usize,
-}
-
-impl io::BufRead for ChunkReader {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.at >= self.current.len() {
-            // A closed channel is the end of the file: the hashing thread has finished.
-            if let Ok(next) = self.chunks.recv() {
-                let read = std::mem::replace(&mut self.current, next?);
-                self.at = 0;
-                if read.capacity() > 0 {
-                    // A hashing thread that has finished takes no more.
-                    let _ = self.spare.send(read);
-                }
-            }
-        }
-        Ok(self.current.get(self.at..).unwrap_or_default())
-    }
-
-    fn consume(&mut self, amount: usize) {
-        self.at = self.at.saturating_add(amount).min(self.current.len());
-    }
-}
-
-impl Read for ChunkReader {
-    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let count = available.len().min(buffer.len());
-        buffer[..count].copy_from_slice(&available[..count]);
-        self.consume(count);
-        Ok(count)
-    }
+    let report = session.commit(&content)?;
+    Ok(FileIngest {
+        path: path.to_path_buf(),
+        report,
+        summary,
+        content_key: content.content_key,
+        written_at,
+        written_at_from_content,
+    })
 }
 
 /// An execution with its failure signature.
@@ -360,7 +159,7 @@ type Signed = (Execution, Option<String>);
 /// Executions gathered before they are stored: enough for the store to look
 /// their tests up together ([`IngestSession::add_batch`]), few enough that their texts
 /// are still in the cache when they are stored.
-const ONE_THREAD_BATCH: usize = 64;
+const BATCH: usize = 64;
 
 /// Parses `reader` into `session` a few executions at a time. A refusal of the store
 /// stops the parse and comes back as [`ParseError::Sink`], which [`parse_failure`] turns
@@ -370,7 +169,7 @@ fn read_and_store<R: io::BufRead>(
     options: &ParseOptions,
     session: &mut dyn IngestSession,
 ) -> Result<ParseSummary, ParseError> {
-    let mut batch = Vec::with_capacity(ONE_THREAD_BATCH);
+    let mut batch = Vec::with_capacity(BATCH);
     let mut batch_text = 0;
     let mut store = |batch: &mut Vec<Signed>| {
         let stored = session
@@ -383,7 +182,7 @@ fn read_and_store<R: io::BufRead>(
         batch_text += text_bytes(&execution);
         let signature = execution.signature();
         batch.push((execution, signature));
-        if batch.len() >= ONE_THREAD_BATCH || batch_text >= BATCH_TEXT_BYTES {
+        if batch.len() >= BATCH || batch_text >= BATCH_TEXT_BYTES {
             batch_text = 0;
             store(&mut batch)?;
         }
@@ -802,42 +601,26 @@ mod tests {
         (store.tests(false).unwrap(), executions, runs)
     }
 
-    /// Issue 15 item 5: the one-thread ingest (chosen on one core) stores exactly the
-    /// history the two-thread one does, under the same content key, and ingesting the
-    /// same file again on the other threading adds nothing.
+    /// The same file for the same run is one run: ingesting it again adds nothing and
+    /// finds it under the same content key, the history unchanged.
     #[test]
-    fn one_thread_and_two_threads_store_the_same_history() {
+    fn the_same_file_again_is_the_same_run() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("report.xml");
         // More executions than several batches and blocks hold, and retries that come
         // back after their block was written.
         fs_err::write(&path, mixed_junit(3_000)).unwrap();
-        let mut answered = Vec::new();
-        for (name, first, again) in [
-            ("one.db", Threads::One, Threads::Two),
-            ("two.db", Threads::Two, Threads::One),
-        ] {
-            let mut store = crate::history::SqliteStore::open(
-                dir.path().join(name),
-                std::time::Duration::from_secs(5),
-            )
-            .unwrap();
-            let options = ParseOptions::default();
-            let done = ingest_file_with(&mut store, &path, &test_run(), &options, first).unwrap();
-            assert!(done.report.added, "{name}");
-            assert_eq!(done.report.tests, 3_000, "{name}");
-            let repeat = ingest_file_with(&mut store, &path, &test_run(), &options, again).unwrap();
-            assert!(
-                !repeat.report.added,
-                "{name}: the same file again is the same run"
-            );
-            assert_eq!(repeat.content_key, done.content_key, "{name}");
-            answered.push((done.summary, done.content_key, answers(&store)));
-        }
-        let (two, one) = (answered.pop().unwrap(), answered.pop().unwrap());
-        assert!(one.2.1.iter().any(|stored| stored.execution.attempts == 2));
-        assert!(one.2.1.iter().any(|stored| stored.signature.is_some()));
-        assert_eq!(one, two);
+        let (mut store, done) = ingest_into_new_history(dir.path(), &path);
+        let done = done.unwrap();
+        assert!(done.report.added);
+        assert_eq!(done.report.tests, 3_000);
+        let first = answers(&store);
+        assert!(first.1.iter().any(|stored| stored.execution.attempts == 2));
+        assert!(first.1.iter().any(|stored| stored.signature.is_some()));
+        let again = ingest_file(&mut store, &path, &test_run(), &ParseOptions::default()).unwrap();
+        assert!(!again.report.added, "the same file again is the same run");
+        assert_eq!(again.content_key, done.content_key);
+        assert_eq!(answers(&store), first);
     }
 
     /// Issue 15 item 5: executions stored in batches of any size
@@ -905,127 +688,54 @@ mod tests {
         }
     }
 
-    /// Issue 15 item 5 (two cores): the thread that reads ahead hashes every byte of the
-    /// file, those after the document too, across many chunks: the content key is the
-    /// one made of the file's own BLAKE3 digest, on either threading.
+    /// Every byte of the file reaches the content key, those after the document too and
+    /// across many buffers: the key is the one made of the file's own BLAKE3 digest.
     #[test]
-    fn the_reading_thread_hashes_every_byte_of_the_file() {
+    fn every_byte_of_the_file_reaches_the_content_key() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("report.xml");
         let mut xml = mixed_junit(3_000);
-        // A comment after the root, longer than a chunk, is part of the file's bytes.
+        // A comment after the root, longer than a buffer, is part of the file's bytes.
         xml.push_str("\n<!-- ");
-        xml.push_str(&"trailing ".repeat(CHUNK_BYTES / 4));
+        xml.push_str(&"trailing ".repeat(results::SNIFF_BYTES));
         xml.push_str(" -->\n");
-        assert!(xml.len() > 4 * CHUNK_BYTES, "{}", xml.len());
         fs_err::write(&path, &xml).unwrap();
         let expected = content_key(&test_run(), blake3::hash(xml.as_bytes()).as_bytes());
-        for (name, _, done) in ingest_on_each_threading(dir.path(), &path) {
-            let done = done.unwrap();
-            assert_eq!(done.content_key, expected, "{name}");
-            assert_eq!(done.report.tests, 3_000, "{name}");
-        }
+        let (_, done) = ingest_into_new_history(dir.path(), &path);
+        let done = done.unwrap();
+        assert_eq!(done.content_key, expected);
+        assert_eq!(done.report.tests, 3_000);
     }
 
-    /// Issue 15 item 5 (two cores): damage early in a file many chunks long stops the
-    /// parse while the reading thread still has chunks to hand over; it stops too (the
-    /// ingest returns instead of waiting on it), and nothing is stored.
-    #[test]
-    fn damage_early_in_a_long_file_stops_the_reading_thread() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("report.xml");
-        let mut xml = String::from("<testsuite><testcase name=\"a\"></testsuite>\n");
-        xml.push_str(&"<!-- padding -->\n".repeat(CHUNK_BYTES * (CHUNKS_IN_FLIGHT + 4) / 17));
-        fs_err::write(&path, &xml).unwrap();
+    /// The file at `path` ingested into a new history in `dir`, with the history and
+    /// what its ingest returned.
+    fn ingest_into_new_history(
+        dir: &Path,
+        path: &Path,
+    ) -> (crate::history::SqliteStore, Result<FileIngest, IngestError>) {
         let mut store = crate::history::SqliteStore::open(
-            dir.path().join("two.db"),
+            dir.join("history.db"),
             std::time::Duration::from_secs(5),
         )
         .unwrap();
-        let error = ingest_file_with(
-            &mut store,
-            &path,
-            &test_run(),
-            &ParseOptions::default(),
-            Threads::Two,
-        )
-        .unwrap_err();
-        assert!(matches!(error, IngestError::Parse { .. }), "{error:?}");
-        assert!(error.to_string().contains(":1:"), "{error}");
-        assert!(store.runs(10).unwrap().is_empty());
+        let outcome = ingest_file(&mut store, path, &test_run(), &ParseOptions::default());
+        (store, outcome)
     }
 
-    /// The file at `path` ingested into a new history in `dir` on one thread and on two,
-    /// with each history and what its ingest returned.
-    fn ingest_on_each_threading(
-        dir: &Path,
-        path: &Path,
-    ) -> Vec<(
-        &'static str,
-        crate::history::SqliteStore,
-        Result<FileIngest, IngestError>,
-    )> {
-        [("one.db", Threads::One), ("two.db", Threads::Two)]
-            .into_iter()
-            .map(|(name, threads)| {
-                let mut store = crate::history::SqliteStore::open(
-                    dir.join(name),
-                    std::time::Duration::from_secs(5),
-                )
-                .unwrap();
-                let outcome = ingest_file_with(
-                    &mut store,
-                    path,
-                    &test_run(),
-                    &ParseOptions::default(),
-                    threads,
-                );
-                (name, store, outcome)
-            })
-            .collect()
-    }
-
-    /// The format is told from the same first bytes on either threading: the reading
-    /// thread's first chunk holds four times what a `BufReader`'s head holds, and a go
-    /// test stream whose first event comes after 64 KiB of build output must not be
-    /// results on two threads and none on one.
+    /// Issue 15 item 5: the store has taken executions before the parse meets damage;
+    /// the file still leaves nothing behind.
     #[test]
-    fn the_format_is_told_from_the_same_head_on_either_threading() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("go-test.json");
-        let mut stream = "building a long way before the first event\n".repeat(2_000);
-        assert!(stream.len() > results::SNIFF_BYTES && stream.len() < CHUNK_BYTES / 2);
-        stream.push_str(
-            r#"{"Action":"run","Package":"example.com/m","Test":"TestA"}
-{"Action":"pass","Package":"example.com/m","Test":"TestA","Elapsed":0.01}
-"#,
-        );
-        fs_err::write(&path, stream).unwrap();
-        let outcomes: Vec<String> = ingest_on_each_threading(dir.path(), &path)
-            .into_iter()
-            .map(|(_, _, outcome)| format!("{:?}", outcome.map(|ingest| ingest.report.tests)))
-            .collect();
-        assert_eq!(outcomes[0], outcomes[1]);
-    }
-
-    /// Issue 15 item 5: on one thread the store has taken executions before the parse
-    /// meets damage; the file still leaves nothing behind, and the error is the same.
-    #[test]
-    fn a_damaged_file_stores_nothing_on_either_threading() {
+    fn a_damaged_file_stores_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("report.xml");
         let mut xml = mixed_junit(2_000);
         xml.truncate(xml.len() * 3 / 4);
         xml.push_str("<testcase name=\"x\"></testsuite>");
         fs_err::write(&path, xml).unwrap();
-        let mut errors = Vec::new();
-        for (name, store, outcome) in ingest_on_each_threading(dir.path(), &path) {
-            let error = outcome.unwrap_err();
-            assert!(matches!(error, IngestError::Parse { .. }), "{error:?}");
-            assert!(store.runs(10).unwrap().is_empty(), "{name}");
-            assert!(store.tests(false).unwrap().is_empty(), "{name}");
-            errors.push(error.to_string());
-        }
-        assert_eq!(errors[0], errors[1]);
+        let (store, outcome) = ingest_into_new_history(dir.path(), &path);
+        let error = outcome.unwrap_err();
+        assert!(matches!(error, IngestError::Parse { .. }), "{error:?}");
+        assert!(store.runs(10).unwrap().is_empty());
+        assert!(store.tests(false).unwrap().is_empty());
     }
 }
