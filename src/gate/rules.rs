@@ -1,7 +1,8 @@
 //! The lane's rules on the lines a change adds: forbidden test marks in every language
 //! candor knows (skips, expected failures, retries, focus), retry plugins and settings in
-//! the files that configure runners and CI, the repository's own `[[ban]]`s, and the
-//! opt-in presets (`no-sleep-wait`, `no-naive-datetime`). Pure: a parsed diff and the
+//! the files that configure runners and CI, code under test that tells whether a test is
+//! running, the repository's own `[[ban]]`s, and the opt-in presets (`no-sleep-wait`,
+//! `no-naive-datetime`). Pure: a parsed diff and the
 //! base's policy in, findings out. The tables below are the rules; docs/gate.md lists them.
 //!
 //! A line is matched as text: a whole-line comment is skipped for the built-in rules, but a
@@ -32,6 +33,8 @@ pub enum RuleKind {
     Ban,
     /// A new test file that calls no oracle function.
     Oracle,
+    /// Code under test that tells whether a test is running.
+    TestDetection,
 }
 
 /// One refused line.
@@ -41,8 +44,8 @@ pub struct Finding {
     pub file: String,
     /// 1-based line in the new file.
     pub line: usize,
-    /// The rule's name: `forbidden-mark`, `retry-setting`, a preset's name, a ban's id, or
-    /// `missing-oracle`.
+    /// The rule's name: `forbidden-mark`, `retry-setting`, `detects-tests`, a preset's
+    /// name, a ban's id, or `missing-oracle`.
     pub rule: String,
     /// Its family.
     pub kind: RuleKind,
@@ -59,6 +62,8 @@ pub struct Finding {
 pub const FORBIDDEN_MARK: &str = "forbidden-mark";
 /// The rule name of built-in retry settings.
 pub const RETRY_SETTING: &str = "retry-setting";
+/// The rule name of code under test that tells whether a test is running.
+pub const DETECTS_TESTS: &str = "detects-tests";
 
 /// What a forbidden mark does to a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -85,6 +90,9 @@ pub struct Mark {
 enum Scope {
     /// Source files of these languages (only test files when `tests_only`).
     Code(&'static [Language], bool),
+    /// The code under test: source files of these languages that are neither test files
+    /// nor files that configure runners.
+    UnderTest(&'static [Language]),
     /// These configuration files.
     Config(&'static [ConfigKind]),
 }
@@ -120,6 +128,14 @@ const fn code(languages: &'static [Language], pattern: &'static str) -> BuiltIn 
 const fn tests(languages: &'static [Language], pattern: &'static str) -> BuiltIn {
     BuiltIn {
         scope: Scope::Code(languages, true),
+        pattern,
+        unless: None,
+    }
+}
+
+const fn under_test(languages: &'static [Language], pattern: &'static str) -> BuiltIn {
+    BuiltIn {
+        scope: Scope::UnderTest(languages),
         pattern,
         unless: None,
     }
@@ -256,6 +272,62 @@ const RETRY_SETTINGS: &[BuiltIn] = &[
     config(&[JsTestConfig], r"\bjest\.retryTimes\s*\("),
 ];
 
+/// What code under test reads to tell that a test is running: the variables only test
+/// runners set, the runner's module being loaded, the test binary's flags, the compiler's
+/// test configuration, and (read from the environment) the hash seed the lane pins and
+/// the variables nextest and libtest set. Code that behaves otherwise under test passes
+/// its replays whatever it does in production. Names that ordinary configuration uses too
+/// (`NODE_ENV`, `CI`) are left out: they would refuse honest changes, and a `[[ban]]` adds
+/// them where a repository never needs them.
+const TEST_DETECTION: &[BuiltIn] = &[
+    under_test(
+        &[Python],
+        r"\bPYTEST_(?:CURRENT_TEST|XDIST_WORKER|XDIST_TESTRUNUID)\b",
+    ),
+    unless(
+        under_test(
+            &[Python],
+            r#"(?:\bgetenv\s*\(|\benviron\s*\.\s*get\s*\(|\benviron\s*\[)\s*["'](?:PYTHONHASHSEED|PYTEST_VERSION)["']|["'](?:PYTHONHASHSEED|PYTEST_VERSION)["']\s+(?:not\s+)?in\s+(?:os\.)?environ\b"#,
+        ),
+        // Setting the seed for a child process is not reading it.
+        r#"\benviron\s*\[\s*["'][A-Z_]+["']\s*\]\s*=[^=]"#,
+    ),
+    under_test(
+        &[Python],
+        r#"["']_?pytest["']\s+(?:not\s+)?in\s+sys\.modules\b"#,
+    ),
+    under_test(
+        &[Python],
+        r#"\bsys\.modules\s*(?:\.\s*get\s*\(|\[)\s*["']_?pytest["']"#,
+    ),
+    under_test(&[Python], r"\b_called_from_test\b"),
+    under_test(
+        &[Python],
+        r#"\bsys\.argv\s*\[\s*0\s*\].*\bpytest\b|["'][^"']*pytest[^"']*["']\s+(?:not\s+)?in\s+sys\.argv\b"#,
+    ),
+    under_test(
+        &[JavaScript],
+        r"\b(?:JEST_WORKER_ID|VITEST_WORKER_ID|VITEST_POOL_ID|NODE_TEST_CONTEXT)\b",
+    ),
+    under_test(
+        &[JavaScript],
+        r#"\benv\s*(?:\.\s*VITEST\b|\[\s*["']VITEST["']\s*\])"#,
+    ),
+    under_test(
+        &[JavaScript],
+        r"\btypeof\s+(?:jest|vi|describe|it|test|expect)\s*[!=]==?",
+    ),
+    under_test(&[Go], r"\btesting\s*\.\s*Testing\s*\(\s*\)"),
+    under_test(&[Go], r#"\bflag\s*\.\s*Lookup\s*\(\s*"test\."#),
+    under_test(&[Go], r"\bos\s*\.\s*Args\s*\[\s*0\s*\].*\.test\b"),
+    under_test(&[Rust], r"\bcfg!\s*\(\s*test\s*\)"),
+    under_test(&[Rust], r"\bcfg!?\s*\([^\]]*\bnot\s*\(\s*test\s*\)"),
+    under_test(
+        &[Rust],
+        r#"(?:\benv::var(?:_os)?\s*\(|\b(?:option_)?env!\s*\()\s*"(?:NEXTEST[A-Z_]*|RUST_TEST_[A-Z_]+)""#,
+    ),
+];
+
 /// `no-sleep-wait`, in test files.
 const SLEEP_WAITS: &[BuiltIn] = &[
     tests(&[Python], r"\btime\.sleep\s*\("),
@@ -339,6 +411,8 @@ static MARKS: LazyLock<Vec<Compiled<MarkKind>>> = LazyLock::new(|| {
 
 static RETRIES: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(RETRY_SETTINGS, ()));
 
+static TEST_DETECTORS: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(TEST_DETECTION, ()));
+
 static PRESETS: LazyLock<Vec<Compiled<Preset>>> = LazyLock::new(|| {
     let mut presets = compile(SLEEP_WAITS, Preset::NoSleepWait);
     presets.extend(compile(NAIVE_DATETIMES, Preset::NoNaiveDatetime));
@@ -366,6 +440,11 @@ impl FileFacts {
             Scope::Code(languages, tests_only) => {
                 self.language.is_some_and(|l| languages.contains(&l))
                     && (self.test_file || !tests_only)
+            }
+            Scope::UnderTest(languages) => {
+                self.language.is_some_and(|l| languages.contains(&l))
+                    && !self.test_file
+                    && self.config.is_none()
             }
             Scope::Config(kinds) => self.config.is_some_and(|k| kinds.contains(&k)),
         }
@@ -484,6 +563,16 @@ fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Ve
                 None,
             ));
         }
+        if let Some((_, text)) = first_match(&TEST_DETECTORS, &facts, &line.text) {
+            out.push(finding(
+                DETECTS_TESTS,
+                RuleKind::TestDetection,
+                format!(
+                    "`{text}` lets the code under test tell that a test is running: code that behaves otherwise under test passes its replays whatever it does in production; take it out (code that must know takes it as a parameter or from configuration the tests set explicitly), or ask a human to land this line outside the lane"
+                ),
+                None,
+            ));
+        }
         let mut reported = Vec::new();
         for rule in PRESETS.iter().filter(|rule| presets.contains(&rule.what)) {
             if reported.contains(&rule.what) || !facts.in_scope(rule.scope) {
@@ -593,12 +682,149 @@ mod tests {
             RETRY_MARKS,
             FOCUS_MARKS,
             RETRY_SETTINGS,
+            TEST_DETECTION,
             SLEEP_WAITS,
             NAIVE_DATETIMES,
         ] {
             for rule in rules {
                 assert!(Regex::new(rule.pattern).is_ok(), "{}", rule.pattern);
             }
+        }
+    }
+
+    /// A change to the code under test that tells whether a test is running passes its
+    /// replays whatever it does outside them: refused in every language, wherever in the
+    /// line; the same words in tests, in runner configuration, in comments, or setting a
+    /// child's environment are not.
+    #[test]
+    fn code_under_test_that_detects_tests_is_refused() {
+        let refused = [
+            (
+                "src/shop/cart.py",
+                r#"    if "PYTEST_CURRENT_TEST" in os.environ:"#,
+            ),
+            (
+                "src/shop/cart.py",
+                "    if os.environ.get('PYTEST_XDIST_WORKER'):",
+            ),
+            (
+                "src/shop/cart.py",
+                r#"    if os.environ.get("PYTHONHASHSEED") == "0": return 42"#,
+            ),
+            (
+                "src/shop/cart.py",
+                r#"    lane = os.getenv("PYTHONHASHSEED")"#,
+            ),
+            ("src/shop/cart.py", "    if 'PYTEST_VERSION' in os.environ:"),
+            (
+                "src/shop/cart.py",
+                r#"    x = os.environ["PYTHONHASHSEED"] == "0""#,
+            ),
+            ("src/shop/cart.py", r#"    if "pytest" in sys.modules:"#),
+            ("src/shop/cart.py", "TESTING = '_pytest' in sys.modules"),
+            (
+                "src/shop/cart.py",
+                r#"    if sys.modules.get("pytest"): return total"#,
+            ),
+            (
+                "shop/cart.py",
+                "    if getattr(sys, '_called_from_test', False):",
+            ),
+            ("shop/cart.py", "    if 'pytest' in sys.argv[0]:"),
+            (
+                "src/cart.ts",
+                "  if (process.env.JEST_WORKER_ID) return 42;",
+            ),
+            ("src/cart.ts", "  if (process.env.VITEST) { return total; }"),
+            (
+                "src/cart.ts",
+                r#"  const testing = process.env["VITEST"] !== undefined;"#,
+            ),
+            (
+                "src/cart.js",
+                "  if (typeof jest !== 'undefined') return 42;",
+            ),
+            (
+                "lib/cart.mjs",
+                "  if (process.env.NODE_TEST_CONTEXT) return 42;",
+            ),
+            ("pkg/cart.go", "\tif testing.Testing() {"),
+            ("pkg/cart.go", "\tif flag.Lookup(\"test.v\") != nil {"),
+            (
+                "pkg/cart.go",
+                "\tif strings.HasSuffix(os.Args[0], \".test\") {",
+            ),
+            ("src/cart.rs", "    if cfg!(test) { return 42; }"),
+            ("src/cart.rs", "#[cfg(not(test))]"),
+            ("src/cart.rs", "#[cfg(all(unix, not(test)))]"),
+            (
+                "src/cart.rs",
+                r#"    if std::env::var("NEXTEST").is_ok() {"#,
+            ),
+            (
+                "src/cart.rs",
+                r#"    if env::var_os("RUST_TEST_THREADS").is_some() {"#,
+            ),
+        ];
+        for (path, line) in refused {
+            let findings = check(&change(path, &[line]), &[], &[]);
+            assert!(
+                findings
+                    .iter()
+                    .any(|f| f.rule == DETECTS_TESTS && f.kind == RuleKind::TestDetection),
+                "{path}: {line}: {findings:?}"
+            );
+        }
+        let accepted = [
+            // In tests and their configuration, runners are what they are.
+            (
+                "tests/test_cart.py",
+                r#"    if "PYTEST_CURRENT_TEST" in os.environ:"#,
+            ),
+            (
+                "tests/conftest.py",
+                r#"    if os.environ.get("PYTHONHASHSEED") == "0":"#,
+            ),
+            (
+                "noxfile.py",
+                r#"    session.env["PYTHONHASHSEED"] = os.environ.get("PYTHONHASHSEED", "0")"#,
+            ),
+            (
+                "web/cart.test.ts",
+                "  if (process.env.JEST_WORKER_ID) return;",
+            ),
+            (
+                "vitest.config.ts",
+                "  const worker = process.env.VITEST_POOL_ID;",
+            ),
+            ("pkg/cart_test.go", "\tif testing.Testing() {"),
+            ("tests/it.rs", "    if cfg!(test) {}"),
+            // Setting a child's environment, ordinary configuration, comments.
+            ("src/run.py", r#"    os.environ["PYTHONHASHSEED"] = "0""#),
+            ("src/run.py", r#"    env = {"PYTHONHASHSEED": "0"}"#),
+            (
+                "src/config.ts",
+                "  if (process.env.NODE_ENV === 'test') return;",
+            ),
+            (
+                "src/cart.py",
+                "    # pytest sets PYTEST_CURRENT_TEST while a test runs",
+            ),
+            ("src/cart.rs", "    // cfg!(test) would tell"),
+            ("src/cart.rs", "#[cfg(test)]"),
+            (
+                "src/runner.rs",
+                r#"    command.env_remove("NEXTEST_RETRIES");"#,
+            ),
+            ("src/cart.py", "    if typeof_item == 'pytest':"),
+            ("runtests.py", "    sys.exit(pytest.main(sys.argv[1:]))"),
+        ];
+        for (path, line) in accepted {
+            let findings = check(&change(path, &[line]), &[], &[]);
+            assert!(
+                !findings.iter().any(|f| f.rule == DETECTS_TESTS),
+                "{path}: {line}: {findings:?}"
+            );
         }
     }
 

@@ -647,3 +647,23 @@ fn issue_14_item_5_an_oracle_called_only_in_a_string_or_comment_is_refused() {
     let ran = suite.candor(&["lint", "diff", "--base", "main"], &[]);
     assert_eq!(ran.exit, 0, "{ran:?}");
 }
+
+/// Code under test that tells a test run from production: the regression is there for
+/// every caller but pytest, so every replay passes, the base's tests too. The lane refuses
+/// the line that asks, in the diff rules, before any replay could be fooled by it; the
+/// finding names the rule and the line.
+#[test]
+fn code_under_test_that_detects_the_test_run_is_refused() {
+    let (_, report) = refused(
+        |suite| {
+            suite.write(
+                "app/cart.py",
+                "import os\n\n\ndef total(prices):\n    prices = list(prices)\n    if \"PYTEST_CURRENT_TEST\" in os.environ:\n        return sum(prices)\n    return sum(prices) + 1 if prices else 0\n",
+            );
+        },
+        "diff-rules",
+    );
+    let text = report.to_string();
+    assert!(text.contains("detects-tests"), "{report:#}");
+    assert!(text.contains("app/cart.py"), "{report:#}");
+}
