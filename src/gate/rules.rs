@@ -564,6 +564,9 @@ fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Ve
             ));
         }
         if let Some((_, text)) = first_match(&TEST_DETECTORS, &facts, &line.text) {
+            // Some rules match from a name to what it is compared with: the line is shown
+            // beside the reason anyway.
+            let text = shortened(&text, 40);
             out.push(finding(
                 DETECTS_TESTS,
                 RuleKind::TestDetection,
@@ -631,8 +634,13 @@ fn mark_text(found: &str) -> String {
 
 /// A line for a finding: trimmed, at most 160 characters.
 pub(crate) fn shown(text: &str) -> String {
+    shortened(text, 160)
+}
+
+/// `text` trimmed, at most `most` characters, `…` where it was cut.
+fn shortened(text: &str, most: usize) -> String {
     let trimmed = text.trim();
-    let mut cut: String = trimmed.chars().take(160).collect();
+    let mut cut: String = trimmed.chars().take(most).collect();
     if cut.len() < trimmed.len() {
         cut.push('…');
     }
@@ -826,6 +834,14 @@ mod tests {
                 "{path}: {line}: {findings:?}"
             );
         }
+        // A match that runs from the name to what it is compared with is quoted short.
+        let line = r#"	if c.args == nil && filepath.Base(os.Args[0]) != "cobra.test" && len(os.Args) > 1 && somethingElse(c) {"#;
+        let findings = check(&change("command.go", &[line]), &[], &[]);
+        let quoted = findings[0].reason.split('`').nth(1).unwrap();
+        assert!(
+            quoted.starts_with("os.Args[0]") && quoted.chars().count() <= 41,
+            "{quoted}"
+        );
     }
 
     #[test]
