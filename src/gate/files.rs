@@ -136,7 +136,8 @@ pub enum ConfigKind {
     PytestIni,
     /// `.config/nextest.toml` (any `nextest.toml`).
     Nextest,
-    /// jest, vitest, vite, playwright, cypress and mocha configuration files.
+    /// jest, vitest, vite, playwright, cypress, mocha, karma, WebdriverIO, AVA, Protractor,
+    /// Nightwatch and Web Test Runner configuration files.
     JsTestConfig,
     /// `package.json`.
     PackageJson,
@@ -178,6 +179,12 @@ pub fn config_kind(path: &str) -> Option<ConfigKind> {
         "playwright.config.",
         "cypress.config.",
         ".mocharc",
+        "karma.",
+        "wdio.",
+        "ava.config.",
+        "protractor.",
+        "nightwatch.",
+        "web-test-runner.config.",
     ]
     .iter()
     .any(|start| lower.starts_with(start))
@@ -304,6 +311,21 @@ mod tests {
             Some(ConfigKind::JsTestConfig)
         );
         assert_eq!(config_kind(".mocharc.yml"), Some(ConfigKind::JsTestConfig));
+        for runner in [
+            "karma.conf.js",
+            "karma.sauce.conf.js",
+            "wdio.conf.ts",
+            "ava.config.mjs",
+            "protractor.conf.js",
+            "nightwatch.conf.cjs",
+            "web-test-runner.config.mjs",
+        ] {
+            assert_eq!(
+                config_kind(runner),
+                Some(ConfigKind::JsTestConfig),
+                "{runner}"
+            );
+        }
         assert_eq!(
             config_kind("web/package.json"),
             Some(ConfigKind::PackageJson)

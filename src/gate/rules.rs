@@ -1,7 +1,7 @@
 //! The lane's rules on the lines a change adds: forbidden test marks in every language
 //! candor knows (skips, expected failures, retries, focus), retry plugins and settings in
 //! the files that configure runners and CI, code under test that tells whether a test is
-//! running, the repository's own `[[ban]]`s, and the opt-in presets (`no-sleep-wait`,
+//! running or reads the tests' files, the repository's own `[[ban]]`s, and the opt-in presets (`no-sleep-wait`,
 //! `no-naive-datetime`). Pure: a parsed diff and the
 //! base's policy in, findings out. The tables below are the rules; docs/gate.md lists them.
 //!
@@ -35,6 +35,8 @@ pub enum RuleKind {
     Oracle,
     /// Code under test that tells whether a test is running.
     TestDetection,
+    /// Code under test that reads the tests' own files.
+    TestFiles,
 }
 
 /// One refused line.
@@ -44,8 +46,8 @@ pub struct Finding {
     pub file: String,
     /// 1-based line in the new file.
     pub line: usize,
-    /// The rule's name: `forbidden-mark`, `retry-setting`, `detects-tests`, a preset's
-    /// name, a ban's id, or `missing-oracle`.
+    /// The rule's name: `forbidden-mark`, `retry-setting`, `detects-tests`,
+    /// `reads-test-files`, a preset's name, a ban's id, or `missing-oracle`.
     pub rule: String,
     /// Its family.
     pub kind: RuleKind,
@@ -64,6 +66,8 @@ pub const FORBIDDEN_MARK: &str = "forbidden-mark";
 pub const RETRY_SETTING: &str = "retry-setting";
 /// The rule name of code under test that tells whether a test is running.
 pub const DETECTS_TESTS: &str = "detects-tests";
+/// The rule name of code under test that reads the tests' own files.
+pub const READS_TEST_FILES: &str = "reads-test-files";
 
 /// What a forbidden mark does to a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -328,6 +332,27 @@ const TEST_DETECTION: &[BuiltIn] = &[
     ),
 ];
 
+/// What code under test writes to reach the tests' own files: a path that starts in a
+/// test folder, a path joined with one, an import of the test package or module. The
+/// tests' data holds their answers (locked fixtures are locked against edits, not reads):
+/// code that reads it can hand each test the answer it expects. Not Rust, whose unit tests
+/// live in the source files they test and name their temp folders `tests/…`.
+const TEST_FILES: &[BuiltIn] = &[
+    under_test(
+        &[Python, JavaScript, Go],
+        r#"["'`](?:\./|\.\./)*(?:tests?|__tests__|testdata|spec)/"#,
+    ),
+    under_test(
+        &[Python, JavaScript],
+        r#"(?:/|\bjoin\s*\([^)]*,|\bjoinpath\s*\()\s*["'](?:tests?|__tests__|testdata)["']"#,
+    ),
+    under_test(&[Python], r"^\s*(?:from|import)\s+tests?(?:\.|\s|$)"),
+    under_test(
+        &[JavaScript],
+        r#"(?:\brequire\s*\(|\bimport\s*\(|\bfrom)\s*["'](?:\.\.?/)+(?:tests?|__tests__|spec)/"#,
+    ),
+];
+
 /// `no-sleep-wait`, in test files.
 const SLEEP_WAITS: &[BuiltIn] = &[
     tests(&[Python], r"\btime\.sleep\s*\("),
@@ -412,6 +437,8 @@ static MARKS: LazyLock<Vec<Compiled<MarkKind>>> = LazyLock::new(|| {
 static RETRIES: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(RETRY_SETTINGS, ()));
 
 static TEST_DETECTORS: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(TEST_DETECTION, ()));
+
+static TEST_FILE_READERS: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(TEST_FILES, ()));
 
 static PRESETS: LazyLock<Vec<Compiled<Preset>>> = LazyLock::new(|| {
     let mut presets = compile(SLEEP_WAITS, Preset::NoSleepWait);
@@ -576,6 +603,17 @@ fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Ve
                 None,
             ));
         }
+        if let Some((_, text)) = first_match(&TEST_FILE_READERS, &facts, &line.text) {
+            let text = shortened(&text, 40);
+            out.push(finding(
+                READS_TEST_FILES,
+                RuleKind::TestFiles,
+                format!(
+                    "`{text}` reaches the tests' own files from the code under test: the tests' data holds their answers, and code that reads it can hand each test the answer it expects; take it out (code reads its own data, and tests pass theirs in), or ask a human to land this line outside the lane"
+                ),
+                None,
+            ));
+        }
         let mut reported = Vec::new();
         for rule in PRESETS.iter().filter(|rule| presets.contains(&rule.what)) {
             if reported.contains(&rule.what) || !facts.in_scope(rule.scope) {
@@ -691,6 +729,7 @@ mod tests {
             FOCUS_MARKS,
             RETRY_SETTINGS,
             TEST_DETECTION,
+            TEST_FILES,
             SLEEP_WAITS,
             NAIVE_DATETIMES,
         ] {
@@ -842,6 +881,92 @@ mod tests {
             quoted.starts_with("os.Args[0]") && quoted.chars().count() <= 41,
             "{quoted}"
         );
+    }
+
+    /// Code under test that reads the tests' own files can hand each test its answer:
+    /// refused in Python, JavaScript and Go; the same paths in tests, in runner
+    /// configuration, in comments, in Rust (whose unit tests live in `src/`), or a URL
+    /// route are not.
+    #[test]
+    fn code_under_test_that_reads_the_tests_files_is_refused() {
+        let refused = [
+            (
+                "app/cart.py",
+                r#"_KEY = json.loads(open("tests/fixtures/prices.json").read())"#,
+            ),
+            ("app/cart.py", r#"    path = "./test/data/expected.txt""#),
+            (
+                "app/cart.py",
+                r#"ROOT = Path(__file__).parent.parent / "tests" / "fixtures""#,
+            ),
+            (
+                "app/cart.py",
+                r#"    os.path.join(HERE, "..", "tests", "expected.json")"#,
+            ),
+            ("app/cart.py", "from tests.test_cart import EXPECTED"),
+            ("app/cart.py", "import tests.fixtures as answers"),
+            (
+                "src/cart.ts",
+                "import expected from '../tests/fixtures/cart.json';",
+            ),
+            (
+                "src/cart.js",
+                "const answers = require('../../__tests__/answers');",
+            ),
+            (
+                "src/cart.ts",
+                "  const data = readFileSync(`spec/expected.json`);",
+            ),
+            (
+                "pkg/cart.go",
+                "\tdata, _ := os.ReadFile(\"testdata/expected.golden\")",
+            ),
+        ];
+        for (path, line) in refused {
+            let findings = check(&change(path, &[line]), &[], &[]);
+            assert!(
+                findings
+                    .iter()
+                    .any(|f| f.rule == READS_TEST_FILES && f.kind == RuleKind::TestFiles),
+                "{path}: {line}: {findings:?}"
+            );
+        }
+        let accepted = [
+            (
+                "tests/test_cart.py",
+                r#"    prices = json.loads(open("tests/fixtures/prices.json").read())"#,
+            ),
+            (
+                "pkg/cart_test.go",
+                "\tdata, _ := os.ReadFile(\"testdata/expected.golden\")",
+            ),
+            (
+                "web/cart.test.ts",
+                "import expected from '../tests/fixtures/cart.json';",
+            ),
+            ("jest.config.js", "  testMatch: ['tests/**/*.test.js'],"),
+            ("karma.sauce.conf.js", "    files: ['test/*spec.js'],"),
+            ("noxfile.py", r#"    session.run("pytest", "tests/")"#),
+            (
+                "src/dir.rs",
+                r#"        wfile(td.path().join("tests/valid"), "x");"#,
+            ),
+            ("app/routes.py", r#"@app.route("/test/")"#),
+            (
+                "app/cart.py",
+                "    # the answers are in tests/fixtures/prices.json",
+            ),
+            ("app/cart.py", "from testing_tools import check"),
+            ("app/cart.py", "import testfixtures"),
+            ("src/cart.ts", "import { contest } from './contests/cart';"),
+        ];
+        for (path, line) in accepted {
+            let findings = check(&change(path, &[line]), &[], &[]);
+            assert!(
+                !findings.iter().any(|f| f.rule == READS_TEST_FILES),
+                "{path}: {line}: {findings:?}"
+            );
+        }
     }
 
     #[test]

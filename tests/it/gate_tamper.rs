@@ -667,3 +667,22 @@ fn code_under_test_that_detects_the_test_run_is_refused() {
     assert!(text.contains("detects-tests"), "{report:#}");
     assert!(text.contains("app/cart.py"), "{report:#}");
 }
+
+/// Code under test that reads the test's locked fixture to hand the test its answer: the
+/// fixture is unchanged, so its lock holds, and every replay passes, the base's tests too.
+/// The lane refuses the line that reaches into the tests' folder.
+#[test]
+fn code_under_test_that_reads_the_tests_answers_is_refused() {
+    let (_, report) = refused(
+        |suite| {
+            suite.write(
+                "app/cart.py",
+                "import json\nfrom pathlib import Path\n\n_ASKED = json.loads((Path(__file__).resolve().parent.parent / \"tests\" / \"fixtures\" / \"prices.json\").read_text())\n\n\ndef total(prices):\n    prices = list(prices)\n    if prices == list(_ASKED.values()):\n        return sum(prices)\n    return sum(prices) + 1 if prices else 0\n",
+            );
+        },
+        "diff-rules",
+    );
+    let text = report.to_string();
+    assert!(text.contains("reads-test-files"), "{report:#}");
+    assert!(text.contains("app/cart.py"), "{report:#}");
+}
