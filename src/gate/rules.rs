@@ -580,39 +580,27 @@ fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Ve
                 None,
             ));
         }
-        if let Some((_, text)) = first_match(&RETRIES, &facts, &line.text) {
-            out.push(finding(
-                RETRY_SETTING,
-                RuleKind::Retry,
-                format!(
-                    "`{text}` turns retries on: every flake would pass unseen, and the lane's flake budget is zero; take it out (candor reruns a known flake once, with a ledger line)"
-                ),
-                None,
-            ));
-        }
-        if let Some((_, text)) = first_match(&TEST_DETECTORS, &facts, &line.text) {
-            // Some rules match from a name to what it is compared with: the line is shown
-            // beside the reason anyway.
-            let text = shortened(&text, 40);
-            out.push(finding(
+        let one_per_line: [OnePerLine; 3] = [
+            (&RETRIES, RETRY_SETTING, RuleKind::Retry, retry_reason),
+            (
+                &TEST_DETECTORS,
                 DETECTS_TESTS,
                 RuleKind::TestDetection,
-                format!(
-                    "`{text}` lets the code under test tell that a test is running: code that behaves otherwise under test passes its replays whatever it does in production; take it out (code that must know takes it as a parameter or from configuration the tests set explicitly), or ask a human to land this line outside the lane"
-                ),
-                None,
-            ));
-        }
-        if let Some((_, text)) = first_match(&TEST_FILE_READERS, &facts, &line.text) {
-            let text = shortened(&text, 40);
-            out.push(finding(
+                detection_reason,
+            ),
+            (
+                &TEST_FILE_READERS,
                 READS_TEST_FILES,
                 RuleKind::TestFiles,
-                format!(
-                    "`{text}` reaches the tests' own files from the code under test: the tests' data holds their answers, and code that reads it can hand each test the answer it expects; take it out (code reads its own data, and tests pass theirs in), or ask a human to land this line outside the lane"
-                ),
-                None,
-            ));
+                test_files_reason,
+            ),
+        ];
+        for (rules, name, kind, reason) in one_per_line {
+            if let Some((_, text)) = first_match(rules, &facts, &line.text) {
+                // Some rules match from a name to what it is compared with: the line is
+                // shown beside the reason anyway.
+                out.push(finding(name, kind, reason(&shortened(&text, 40)), None));
+            }
         }
         let mut reported = Vec::new();
         for rule in PRESETS.iter().filter(|rule| presets.contains(&rule.what)) {
@@ -648,6 +636,33 @@ fn mark_reason(kind: MarkKind, text: &str) -> String {
             format!("`{text}` runs only this test and silently skips the others; take it out")
         }
     }
+}
+
+/// A built-in family with one finding per line at most: its rules, its name, its kind and
+/// its reason for the matched text.
+type OnePerLine = (
+    &'static [Compiled<()>],
+    &'static str,
+    RuleKind,
+    fn(&str) -> String,
+);
+
+fn retry_reason(text: &str) -> String {
+    format!(
+        "`{text}` turns retries on: every flake would pass unseen, and the lane's flake budget is zero; take it out (candor reruns a known flake once, with a ledger line)"
+    )
+}
+
+fn detection_reason(text: &str) -> String {
+    format!(
+        "`{text}` lets the code under test tell that a test is running: code that behaves otherwise under test passes its replays whatever it does in production; take it out (code that must know takes it as a parameter or from configuration the tests set explicitly), or ask a human to land this line outside the lane"
+    )
+}
+
+fn test_files_reason(text: &str) -> String {
+    format!(
+        "`{text}` reaches the tests' own files from the code under test: the tests' data holds their answers, and code that reads it can hand each test the answer it expects; take it out (code reads its own data, and tests pass theirs in), or ask a human to land this line outside the lane"
+    )
 }
 
 fn preset_reason(preset: Preset, text: &str) -> String {
@@ -739,6 +754,29 @@ mod tests {
         }
     }
 
+    /// Each of `refused` gets a finding of `rule` (of `kind`), none of `accepted` does;
+    /// each is `(path, added line)`.
+    fn refuses_only(
+        (rule, kind): (&str, RuleKind),
+        refused: &[(&str, &str)],
+        accepted: &[(&str, &str)],
+    ) {
+        for (path, line) in refused {
+            let findings = check(&change(path, &[line]), &[], &[]);
+            assert!(
+                findings.iter().any(|f| f.rule == rule && f.kind == kind),
+                "{path}: {line}: {findings:?}"
+            );
+        }
+        for (path, line) in accepted {
+            let findings = check(&change(path, &[line]), &[], &[]);
+            assert!(
+                !findings.iter().any(|f| f.rule == rule),
+                "{path}: {line}: {findings:?}"
+            );
+        }
+    }
+
     /// A change to the code under test that tells whether a test is running passes its
     /// replays whatever it does outside them: refused in every language, wherever in the
     /// line; the same words in tests, in runner configuration, in comments, or setting a
@@ -813,15 +851,6 @@ mod tests {
                 r#"    if env::var_os("RUST_TEST_THREADS").is_some() {"#,
             ),
         ];
-        for (path, line) in refused {
-            let findings = check(&change(path, &[line]), &[], &[]);
-            assert!(
-                findings
-                    .iter()
-                    .any(|f| f.rule == DETECTS_TESTS && f.kind == RuleKind::TestDetection),
-                "{path}: {line}: {findings:?}"
-            );
-        }
         let accepted = [
             // In tests and their configuration, runners are what they are.
             (
@@ -866,13 +895,11 @@ mod tests {
             ("src/cart.py", "    if typeof_item == 'pytest':"),
             ("runtests.py", "    sys.exit(pytest.main(sys.argv[1:]))"),
         ];
-        for (path, line) in accepted {
-            let findings = check(&change(path, &[line]), &[], &[]);
-            assert!(
-                !findings.iter().any(|f| f.rule == DETECTS_TESTS),
-                "{path}: {line}: {findings:?}"
-            );
-        }
+        refuses_only(
+            (DETECTS_TESTS, RuleKind::TestDetection),
+            &refused,
+            &accepted,
+        );
         // A match that runs from the name to what it is compared with is quoted short.
         let line = r#"	if c.args == nil && filepath.Base(os.Args[0]) != "cobra.test" && len(os.Args) > 1 && somethingElse(c) {"#;
         let findings = check(&change("command.go", &[line]), &[], &[]);
@@ -922,15 +949,6 @@ mod tests {
                 "\tdata, _ := os.ReadFile(\"testdata/expected.golden\")",
             ),
         ];
-        for (path, line) in refused {
-            let findings = check(&change(path, &[line]), &[], &[]);
-            assert!(
-                findings
-                    .iter()
-                    .any(|f| f.rule == READS_TEST_FILES && f.kind == RuleKind::TestFiles),
-                "{path}: {line}: {findings:?}"
-            );
-        }
         let accepted = [
             (
                 "tests/test_cart.py",
@@ -960,13 +978,7 @@ mod tests {
             ("app/cart.py", "import testfixtures"),
             ("src/cart.ts", "import { contest } from './contests/cart';"),
         ];
-        for (path, line) in accepted {
-            let findings = check(&change(path, &[line]), &[], &[]);
-            assert!(
-                !findings.iter().any(|f| f.rule == READS_TEST_FILES),
-                "{path}: {line}: {findings:?}"
-            );
-        }
+        refuses_only((READS_TEST_FILES, RuleKind::TestFiles), &refused, &accepted);
     }
 
     #[test]

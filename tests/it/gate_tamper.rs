@@ -648,24 +648,28 @@ fn issue_14_item_5_an_oracle_called_only_in_a_string_or_comment_is_refused() {
     assert_eq!(ran.exit, 0, "{ran:?}");
 }
 
+/// The regression rewritten into `cart` (the whole module), committed; the gate must
+/// refuse it in the diff rules, with a finding of `rule` on app/cart.py.
+fn cart_refused_by_rule(cart: &str, rule: &str) {
+    let (_, report) = refused(|suite| suite.write("app/cart.py", cart), "diff-rules");
+    let findings = report["findings"].as_array().unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["rule"] == rule && f["file"] == "app/cart.py"),
+        "{report:#}"
+    );
+}
+
 /// Code under test that tells a test run from production: the regression is there for
 /// every caller but pytest, so every replay passes, the base's tests too. The lane refuses
-/// the line that asks, in the diff rules, before any replay could be fooled by it; the
-/// finding names the rule and the line.
+/// the line that asks, in the diff rules, before any replay could be fooled by it.
 #[test]
 fn code_under_test_that_detects_the_test_run_is_refused() {
-    let (_, report) = refused(
-        |suite| {
-            suite.write(
-                "app/cart.py",
-                "import os\n\n\ndef total(prices):\n    prices = list(prices)\n    if \"PYTEST_CURRENT_TEST\" in os.environ:\n        return sum(prices)\n    return sum(prices) + 1 if prices else 0\n",
-            );
-        },
-        "diff-rules",
+    cart_refused_by_rule(
+        "import os\n\n\ndef total(prices):\n    prices = list(prices)\n    if \"PYTEST_CURRENT_TEST\" in os.environ:\n        return sum(prices)\n    return sum(prices) + 1 if prices else 0\n",
+        "detects-tests",
     );
-    let text = report.to_string();
-    assert!(text.contains("detects-tests"), "{report:#}");
-    assert!(text.contains("app/cart.py"), "{report:#}");
 }
 
 /// Code under test that reads the test's locked fixture to hand the test its answer: the
@@ -673,16 +677,8 @@ fn code_under_test_that_detects_the_test_run_is_refused() {
 /// The lane refuses the line that reaches into the tests' folder.
 #[test]
 fn code_under_test_that_reads_the_tests_answers_is_refused() {
-    let (_, report) = refused(
-        |suite| {
-            suite.write(
-                "app/cart.py",
-                "import json\nfrom pathlib import Path\n\n_ASKED = json.loads((Path(__file__).resolve().parent.parent / \"tests\" / \"fixtures\" / \"prices.json\").read_text())\n\n\ndef total(prices):\n    prices = list(prices)\n    if prices == list(_ASKED.values()):\n        return sum(prices)\n    return sum(prices) + 1 if prices else 0\n",
-            );
-        },
-        "diff-rules",
+    cart_refused_by_rule(
+        "import json\nfrom pathlib import Path\n\n_ASKED = json.loads((Path(__file__).resolve().parent.parent / \"tests\" / \"fixtures\" / \"prices.json\").read_text())\n\n\ndef total(prices):\n    prices = list(prices)\n    if prices == list(_ASKED.values()):\n        return sum(prices)\n    return sum(prices) + 1 if prices else 0\n",
+        "reads-test-files",
     );
-    let text = report.to_string();
-    assert!(text.contains("reads-test-files"), "{report:#}");
-    assert!(text.contains("app/cart.py"), "{report:#}");
 }
