@@ -842,13 +842,15 @@ mod tests {
             ("src/cart.rs", "    if cfg!(test) { return 42; }"),
             ("src/cart.rs", "#[cfg(not(test))]"),
             ("src/cart.rs", "#[cfg(all(unix, not(test)))]"),
+            // Spelled in two pieces: candor's own sources read no variable by a literal
+            // name (`env_vars::tests`), and these lines would read as such.
             (
                 "src/cart.rs",
-                r#"    if std::env::var("NEXTEST").is_ok() {"#,
+                concat!("    if std::env::var", r#"("NEXTEST").is_ok() {"#),
             ),
             (
                 "src/cart.rs",
-                r#"    if env::var_os("RUST_TEST_THREADS").is_some() {"#,
+                concat!("    if env::var_os", r#"("RUST_TEST_THREADS").is_some() {"#),
             ),
         ];
         let accepted = [
