@@ -288,13 +288,11 @@ const TEST_DETECTION: &[BuiltIn] = &[
         &[Python],
         r"\bPYTEST_(?:CURRENT_TEST|XDIST_WORKER|XDIST_TESTRUNUID)\b",
     ),
-    unless(
-        under_test(
-            &[Python],
-            r#"(?:\bgetenv\s*\(|\benviron\s*\.\s*get\s*\(|\benviron\s*\[)\s*["'](?:PYTHONHASHSEED|PYTEST_VERSION)["']|["'](?:PYTHONHASHSEED|PYTEST_VERSION)["']\s+(?:not\s+)?in\s+(?:os\.)?environ\b"#,
-        ),
-        // Setting the seed for a child process is not reading it.
-        r#"\benviron\s*\[\s*["'][A-Z_]+["']\s*\]\s*=[^=]"#,
+    // Reads only: setting a child's seed (`os.environ["PYTHONHASHSEED"] = "0"`) is not
+    // asking whether a test runs.
+    under_test(
+        &[Python],
+        r#"(?:\bgetenv\s*\(|\benviron\s*\.\s*get\s*\()\s*["'](?:PYTHONHASHSEED|PYTEST_VERSION)["']|\benviron\s*\[\s*["'](?:PYTHONHASHSEED|PYTEST_VERSION)["']\s*\]\s*(?:$|==|[^=\s])|["'](?:PYTHONHASHSEED|PYTEST_VERSION)["']\s+(?:not\s+)?in\s+(?:os\.)?environ\b"#,
     ),
     under_test(
         &[Python],
@@ -325,7 +323,10 @@ const TEST_DETECTION: &[BuiltIn] = &[
     under_test(&[Go], r#"\bflag\s*\.\s*Lookup\s*\(\s*"test\."#),
     under_test(&[Go], r"\bos\s*\.\s*Args\s*\[\s*0\s*\].*\.test\b"),
     under_test(&[Rust], r"\bcfg!\s*\(\s*test\s*\)"),
-    under_test(&[Rust], r"\bcfg!?\s*\([^\]]*\bnot\s*\(\s*test\s*\)"),
+    under_test(
+        &[Rust],
+        r"\bcfg(?:!|_attr)?\s*\([^\]]*\bnot\s*\(\s*test\s*\)",
+    ),
     under_test(
         &[Rust],
         r#"(?:\benv::var(?:_os)?\s*\(|\b(?:option_)?env!\s*\()\s*"(?:NEXTEST[A-Z_]*|RUST_TEST_[A-Z_]+)""#,
@@ -805,6 +806,14 @@ mod tests {
                 "src/shop/cart.py",
                 r#"    x = os.environ["PYTHONHASHSEED"] == "0""#,
             ),
+            (
+                "src/shop/cart.py",
+                r#"    os.environ["X"] = "1"; lane = os.environ.get("PYTHONHASHSEED") == "0""#,
+            ),
+            (
+                "src/shop/cart.py",
+                r#"    seed = os.environ["PYTHONHASHSEED"]"#,
+            ),
             ("src/shop/cart.py", r#"    if "pytest" in sys.modules:"#),
             ("src/shop/cart.py", "TESTING = '_pytest' in sys.modules"),
             (
@@ -842,6 +851,7 @@ mod tests {
             ("src/cart.rs", "    if cfg!(test) { return 42; }"),
             ("src/cart.rs", "#[cfg(not(test))]"),
             ("src/cart.rs", "#[cfg(all(unix, not(test)))]"),
+            ("src/cart.rs", "#[cfg_attr(not(test), allow(dead_code))]"),
             // Spelled in two pieces: candor's own sources read no variable by a literal
             // name (`env_vars::tests`), and these lines would read as such.
             (
