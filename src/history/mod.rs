@@ -451,9 +451,8 @@ pub trait IngestSession {
     /// up together (the SQLite store reaches for every name's place in its tables of
     /// names before it stores the first execution, so that the cache misses overlap
     /// instead of following one another), and may leave what it did not keep of them in
-    /// `batch` for the caller to drop (the SQLite store leaves the texts it only read,
-    /// so that a reading thread that allocated them frees them: a free from another
-    /// thread costs both threads more). The caller clears `batch` before reusing it.
+    /// `batch` for the caller to drop (the SQLite store leaves the texts it only read:
+    /// whoever allocated them frees them). The caller clears `batch` before reusing it.
     fn add_batch(
         &mut self,
         batch: &mut Vec<(Execution, Option<String>)>,
