@@ -123,6 +123,28 @@ pub fn is_test_file(path: &str) -> bool {
     }
 }
 
+/// Whether the file at `path` belongs to the test harness without being a test file the
+/// lane replays: a runner's setup file, which runs inside the runner before the tests on
+/// purpose (`jest.setup.*`, `vitest.setup.*`, `setupTests.*`, Python's
+/// `sitecustomize.py`/`usercustomize.py`), or a unittest-style test module. Not code
+/// under test.
+pub fn is_runner_setup(path: &str) -> bool {
+    let name = file_name(path);
+    ["jest.setup.", "vitest.setup.", "setupTests."]
+        .iter()
+        .any(|start| name.starts_with(start))
+        || matches!(name, "sitecustomize.py" | "usercustomize.py")
+        || is_unittest_module(name)
+}
+
+/// unittest's and Django's test modules (`tests.py`, `test.py`, `*_tests.py`), which
+/// pytest does not collect by default, so the lane does not replay them as tests; they
+/// are not code under test either: they import `unittest` by design.
+fn is_unittest_module(name: &str) -> bool {
+    name.strip_suffix(".py")
+        .is_some_and(|stem| stem == "tests" || stem == "test" || stem.ends_with("_tests"))
+}
+
 /// A file whose added lines may turn retries on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ConfigKind {

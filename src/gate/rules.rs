@@ -1,9 +1,10 @@
 //! The lane's rules on the lines a change adds: forbidden test marks in every language
 //! candor knows (skips, expected failures, retries, focus), retry plugins and settings in
 //! the files that configure runners and CI, code under test that tells whether a test is
-//! running or reads the tests' files, the repository's own `[[ban]]`s, and the opt-in presets (`no-sleep-wait`,
-//! `no-naive-datetime`). Pure: a parsed diff and the
-//! base's policy in, findings out. The tables below are the rules; docs/gate.md lists them.
+//! running, reads the tests' files, reaches into the test framework or ends the process
+//! with a status of its own, the repository's own `[[ban]]`s, and the opt-in presets
+//! (`no-sleep-wait`, `no-naive-datetime`). Pure: a parsed diff and the base's policy in,
+//! findings out. The tables below are the rules; docs/gate.md lists them.
 //!
 //! A line is matched as text: a whole-line comment is skipped for the built-in rules, but a
 //! mark inside a string literal is still found (the lane errs towards refusing).
@@ -14,7 +15,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::diff::{ChangedFile, Diff};
-use super::files::{ConfigKind, Language, config_kind, is_test_file};
+use super::files::{ConfigKind, Language, config_kind, is_runner_setup, is_test_file};
 use crate::policy::{Ban, Preset};
 
 /// Which family of rule a finding comes from.
@@ -37,6 +38,10 @@ pub enum RuleKind {
     TestDetection,
     /// Code under test that reads the tests' own files.
     TestFiles,
+    /// Code under test that imports, hooks or patches the test framework.
+    TestFramework,
+    /// Code under test that ends the process bypassing its exit status.
+    ProcessExit,
 }
 
 /// One refused line.
@@ -47,7 +52,8 @@ pub struct Finding {
     /// 1-based line in the new file.
     pub line: usize,
     /// The rule's name: `forbidden-mark`, `retry-setting`, `detects-tests`,
-    /// `reads-test-files`, a preset's name, a ban's id, or `missing-oracle`.
+    /// `reads-test-files`, `touches-test-framework`, `ends-the-process`, a preset's name,
+    /// a ban's id, or `missing-oracle`.
     pub rule: String,
     /// Its family.
     pub kind: RuleKind,
@@ -68,6 +74,10 @@ pub const RETRY_SETTING: &str = "retry-setting";
 pub const DETECTS_TESTS: &str = "detects-tests";
 /// The rule name of code under test that reads the tests' own files.
 pub const READS_TEST_FILES: &str = "reads-test-files";
+/// The rule name of code under test that imports, hooks or patches the test framework.
+pub const TOUCHES_TEST_FRAMEWORK: &str = "touches-test-framework";
+/// The rule name of code under test that ends the process bypassing its exit status.
+pub const ENDS_THE_PROCESS: &str = "ends-the-process";
 
 /// What a forbidden mark does to a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -94,8 +104,9 @@ pub struct Mark {
 enum Scope {
     /// Source files of these languages (only test files when `tests_only`).
     Code(&'static [Language], bool),
-    /// The code under test: source files of these languages that are neither test files
-    /// nor files that configure runners.
+    /// The code under test: source files of these languages that are neither test files,
+    /// nor files that configure runners, nor the runners' setup files and unittest-style
+    /// test modules.
     UnderTest(&'static [Language]),
     /// These configuration files.
     Config(&'static [ConfigKind]),
@@ -354,6 +365,84 @@ const TEST_FILES: &[BuiltIn] = &[
     ),
 ];
 
+/// What code under test writes to reach into the test framework: an import of the runner
+/// or its assertion library, a runner hook, an assignment to the framework's attributes
+/// or globals. Code the tests import runs inside the runner: from there it can rewrite
+/// every report to "passed" (`_pytest.reports.TestReport`), make `assertEqual` or
+/// `expect` lenient, or register a hook, and the replays and the base's tests all pass.
+/// The runners' setup files (`jest.setup.*`, `setupTests.*`) are test infrastructure,
+/// not code under test. `unittest.mock` is left out: production code uses its sentinels.
+const TEST_FRAMEWORK: &[BuiltIn] = &[
+    under_test(&[Python], r"^\s*(?:import|from)\s+(?:_?pytest|pluggy)\b"),
+    unless(
+        under_test(
+            &[Python],
+            r"^\s*(?:import\s+unittest\s*(?:$|[#;,]|as\b)|from\s+unittest(?:\.\w+)?\s+import\b)",
+        ),
+        r"^\s*from\s+unittest(?:\.mock\s+import\b|\s+import\s+mock\s*(?:$|#|as\b))",
+    ),
+    under_test(
+        &[Python],
+        r"\b(?:_?pytest|unittest|pluggy|TestCase|TestResult|TextTestResult|TestSuite|TestLoader|TestReport|CallInfo)(?:\s*\.\s*\w+)+\s*=[^=]",
+    ),
+    under_test(
+        &[Python],
+        r"\bsetattr\s*\(\s*(?:[\w.]*\.)?(?:_?pytest|unittest|pluggy|TestCase|TestResult|TextTestResult|TestSuite|TestLoader|TestReport|CallInfo)\b",
+    ),
+    under_test(
+        &[Python],
+        r"^\s*(?:async\s+)?def\s+pytest_\w+\s*\(|\bhookimpl\b",
+    ),
+    under_test(
+        &[Python],
+        r#"(?:\bsys\.modules\s*(?:\.\s*get\s*\(|\[)|\bimport_module\s*\(|\b__import__\s*\()\s*["'](?:_?pytest\.|pluggy\b|unittest\b)"#,
+    ),
+    under_test(
+        &[JavaScript],
+        r#"(?:\bfrom|\brequire\s*\(|\bimport\s*\(|^\s*import)\s*["'](?:vitest|jest|mocha|chai|ava|jasmine|uvu|tap|node:test|@playwright/test|@jest/[\w./-]+|@vitest/[\w./-]+|jest-[\w./-]+)["']"#,
+    ),
+    under_test(
+        &[JavaScript],
+        r#"\b(?:globalThis|global|window|self)\s*(?:\.\s*|\[\s*["'])(?:expect|it|test|describe|jest|vi|assert|beforeEach|afterEach)\b["']?\s*\]?\s*=[^=]"#,
+    ),
+    under_test(
+        &[JavaScript],
+        r"\bexpect\s*\.\s*(?:extend|addSnapshotSerializer|addEqualityTesters)\s*\(",
+    ),
+    under_test(
+        &[JavaScript],
+        r"\bassert(?:\s*\.\s*strict)?\s*\.\s*\w+\s*=[^=]",
+    ),
+    under_test(
+        &[Go],
+        r#"^\s*(?:import\s+)?(?:[\w.]+\s+)?"testing"\s*\)?\s*$"#,
+    ),
+];
+
+/// What code under test writes to end the runner's process with a status of its own: the
+/// runner's status is the one witness of a red run that the process cannot rewrite once
+/// the report is written, unless the process ends itself (`os._exit(0)` after rewriting
+/// the report from an `atexit` hook walked through the lane). A report saying "passed"
+/// beside a failing status is refused as unaccounted, so these are what a forged green
+/// needs. `sys.exit(…)` and `process.exit(…)` are left out: the runner sees them (pytest
+/// reports a `SystemExit`; mocha and node end with that status before their report).
+const PROCESS_EXITS: &[BuiltIn] = &[
+    under_test(&[Python], r"\b_exit\s*\("),
+    under_test(
+        &[Python],
+        r"^\s*from\s+(?:os|posix|nt)\s+import\b.*\b_exit\b",
+    ),
+    under_test(&[Python], r"\bsys\s*\.\s*exit\s*=[^=]"),
+    under_test(
+        &[JavaScript],
+        r#"\bprocess\s*\.\s*(?:on|once|addListener|prependListener|prependOnceListener)\s*\(\s*["'`](?:exit|beforeExit)["'`]"#,
+    ),
+    under_test(
+        &[JavaScript],
+        r"\bprocess\s*\.\s*(?:reallyExit\b|exit\s*=[^=]|exitCode\s*=\s*0\b)",
+    ),
+];
+
 /// `no-sleep-wait`, in test files.
 const SLEEP_WAITS: &[BuiltIn] = &[
     tests(&[Python], r"\btime\.sleep\s*\("),
@@ -441,6 +530,11 @@ static TEST_DETECTORS: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(TE
 
 static TEST_FILE_READERS: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(TEST_FILES, ()));
 
+static FRAMEWORK_REACHES: LazyLock<Vec<Compiled<()>>> =
+    LazyLock::new(|| compile(TEST_FRAMEWORK, ()));
+
+static EXIT_FORGERS: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(PROCESS_EXITS, ()));
+
 static PRESETS: LazyLock<Vec<Compiled<Preset>>> = LazyLock::new(|| {
     let mut presets = compile(SLEEP_WAITS, Preset::NoSleepWait);
     presets.extend(compile(NAIVE_DATETIMES, Preset::NoNaiveDatetime));
@@ -452,6 +546,7 @@ struct FileFacts {
     language: Option<Language>,
     test_file: bool,
     config: Option<ConfigKind>,
+    runner_setup: bool,
 }
 
 impl FileFacts {
@@ -460,6 +555,7 @@ impl FileFacts {
             language: Language::of(path),
             test_file: is_test_file(path),
             config: config_kind(path),
+            runner_setup: is_runner_setup(path),
         }
     }
 
@@ -473,6 +569,7 @@ impl FileFacts {
                 self.language.is_some_and(|l| languages.contains(&l))
                     && !self.test_file
                     && self.config.is_none()
+                    && !self.runner_setup
             }
             Scope::Config(kinds) => self.config.is_some_and(|k| kinds.contains(&k)),
         }
@@ -581,7 +678,7 @@ fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Ve
                 None,
             ));
         }
-        let one_per_line: [OnePerLine; 3] = [
+        let one_per_line: [OnePerLine; 5] = [
             (&RETRIES, RETRY_SETTING, RuleKind::Retry, retry_reason),
             (
                 &TEST_DETECTORS,
@@ -594,6 +691,18 @@ fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Ve
                 READS_TEST_FILES,
                 RuleKind::TestFiles,
                 test_files_reason,
+            ),
+            (
+                &FRAMEWORK_REACHES,
+                TOUCHES_TEST_FRAMEWORK,
+                RuleKind::TestFramework,
+                framework_reason,
+            ),
+            (
+                &EXIT_FORGERS,
+                ENDS_THE_PROCESS,
+                RuleKind::ProcessExit,
+                process_exit_reason,
             ),
         ];
         for (rules, name, kind, reason) in one_per_line {
@@ -663,6 +772,18 @@ fn detection_reason(text: &str) -> String {
 fn test_files_reason(text: &str) -> String {
     format!(
         "`{text}` reaches the tests' own files from the code under test: the tests' data holds their answers, and code that reads it can hand each test the answer it expects; take it out (code reads its own data, and tests pass theirs in), or ask a human to land this line outside the lane"
+    )
+}
+
+fn framework_reason(text: &str) -> String {
+    format!(
+        "`{text}` reaches into the test framework from the code under test: code the tests import runs inside the runner, where it can make every report, assertion or hook say \"passed\" whatever the code does; take it out (test helpers live with the tests, hooks in conftest or the runner's setup files), or ask a human to land this line outside the lane"
+    )
+}
+
+fn process_exit_reason(text: &str) -> String {
+    format!(
+        "`{text}` lets the code under test end the runner's process with a status of its own: after the report is written, that is how a red run is rewritten into a green one; take it out (raise, or return a status to the caller), or ask a human to land this line outside the lane"
     )
 }
 
@@ -746,6 +867,8 @@ mod tests {
             RETRY_SETTINGS,
             TEST_DETECTION,
             TEST_FILES,
+            TEST_FRAMEWORK,
+            PROCESS_EXITS,
             SLEEP_WAITS,
             NAIVE_DATETIMES,
         ] {
@@ -991,6 +1114,126 @@ mod tests {
             ("src/cart.ts", "import { contest } from './contests/cart';"),
         ];
         refuses_only((READS_TEST_FILES, RuleKind::TestFiles), &refused, &accepted);
+    }
+
+    /// Code under test that imports, hooks or patches the test framework can turn every
+    /// red report green from inside the runner: refused in Python, JavaScript and Go; the
+    /// same lines in tests, conftest, the runners' setup files, comments, `unittest.mock`
+    /// and look-alike names are not.
+    #[test]
+    fn code_under_test_that_touches_the_test_framework_is_refused() {
+        let refused = [
+            ("app/cart.py", "import _pytest.reports as _reports"),
+            ("app/cart.py", "from _pytest.runner import CallInfo"),
+            ("app/cart.py", "import pytest"),
+            ("app/cart.py", "import pluggy"),
+            ("app/cart.py", "import unittest"),
+            ("app/cart.py", "from unittest import TestCase"),
+            ("app/cart.py", "from unittest import mock, TestCase"),
+            ("app/cart.py", "from unittest.case import TestCase"),
+            (
+                "app/cart.py",
+                "unittest.TestCase.assertEqual = lambda self, a, b, msg=None: None",
+            ),
+            (
+                "app/cart.py",
+                "_reports.TestReport.from_item_and_call = classmethod(_passed)",
+            ),
+            ("app/cart.py", "TestCase.assertEqual = _lenient"),
+            ("app/cart.py", "pytest.approx = lambda expected, **kw: ANY"),
+            (
+                "app/cart.py",
+                "setattr(unittest.TestCase, 'assertEqual', _lenient)",
+            ),
+            ("app/cart.py", "def pytest_runtest_makereport(item, call):"),
+            ("app/cart.py", "@hookimpl(hookwrapper=True)"),
+            ("app/cart.py", r#"_r = sys.modules["_pytest.reports"]"#),
+            (
+                "app/cart.py",
+                r#"_r = importlib.import_module("_pytest.reports")"#,
+            ),
+            ("src/cart.ts", "import { expect } from 'vitest';"),
+            (
+                "src/cart.js",
+                "const { expect } = require('@jest/globals');",
+            ),
+            ("src/cart.js", "const chai = require(\"chai\");"),
+            ("src/cart.mjs", "import test from 'node:test';"),
+            ("src/cart.ts", "globalThis.expect = lenient;"),
+            ("src/cart.js", "global['it'] = (name, fn) => {};"),
+            (
+                "src/cart.js",
+                "expect.extend({ toBe: () => ({ pass: true }) });",
+            ),
+            ("src/cart.js", "assert.strictEqual = () => {};"),
+            ("src/cart.js", "assert.strict.deepEqual = () => {};"),
+            ("pkg/cart/cart.go", "import \"testing\""),
+            ("pkg/cart/cart.go", "\t\"testing\""),
+        ];
+        let accepted = [
+            ("tests/test_cart.py", "import pytest"),
+            ("conftest.py", "def pytest_runtest_makereport(item, call):"),
+            ("app/cart.py", "from unittest import mock"),
+            ("app/cart.py", "from unittest.mock import sentinel"),
+            ("app/cart.py", "import unittest.mock"),
+            ("app/cart.py", "import pytest_asyncio_helpers"),
+            ("app/cart.py", "    # import pytest"),
+            ("app/cart.py", "    if pytest_args == expected:"),
+            ("app/cart.py", "    self.testcase.count = 1"),
+            ("markupsafe/tests.py", "import unittest"),
+            ("shop/orders/tests.py", "from django.test import TestCase"),
+            ("shop/api_tests.py", "import unittest"),
+            ("src/setupTests.ts", "import '@testing-library/jest-dom';"),
+            ("jest.setup.js", "expect.extend(matchers);"),
+            ("vitest.setup.ts", "import { expect } from 'vitest';"),
+            ("src/cart.test.ts", "import { expect } from 'vitest';"),
+            ("src/cart.js", "const testing = require('./testing');"),
+            ("src/cart.js", "if (assert.strictEqual === undefined) {}"),
+            ("src/cart.js", "const assert = require('node:assert');"),
+            ("pkg/cart/cart_test.go", "import \"testing\""),
+            ("pkg/cart/cart.go", "\t\"github.com/acme/testingtools\""),
+            ("pkg/cart/cart.go", "\t\"testing/fstest\""),
+            ("src/lib.rs", "use std::testing;"),
+        ];
+        refuses_only(
+            (TOUCHES_TEST_FRAMEWORK, RuleKind::TestFramework),
+            &refused,
+            &accepted,
+        );
+    }
+
+    /// Code under test that ends the process with a status of its own can hide a red
+    /// run behind exit 0 once it has rewritten the report: refused in Python and
+    /// JavaScript; `sys.exit(…)`, `process.exit(…)`, tests and comments are not.
+    #[test]
+    fn code_under_test_that_ends_the_process_itself_is_refused() {
+        let refused = [
+            ("app/cart.py", "    os._exit(0)"),
+            ("app/cart.py", "    posix._exit(0)"),
+            ("app/cart.py", "from os import _exit as leave"),
+            ("app/cart.py", "sys.exit = lambda code=0: _real_exit(0)"),
+            ("src/cart.js", "process.on('exit', () => rewrite(report));"),
+            ("src/cart.ts", "process.once(\"beforeExit\", rewrite);"),
+            ("src/cart.js", "  process.exitCode = 0;"),
+            ("src/cart.js", "process.reallyExit(0);"),
+            ("src/cart.js", "process.exit = () => {};"),
+        ];
+        let accepted = [
+            ("tests/test_cart.py", "    os._exit(0)"),
+            ("app/cli.py", "    sys.exit(main())"),
+            ("app/cli.py", "    raise SystemExit(1)"),
+            ("app/cart.py", "    # os._exit(0) would skip the cleanup"),
+            ("app/cart.py", "    if sys.exit == original:"),
+            ("bin/cli.js", "  process.exit(1);"),
+            ("bin/cli.js", "  process.exitCode = 1;"),
+            ("src/server.js", "process.on('SIGTERM', shutdown);"),
+            ("src/cart.test.js", "process.on('exit', report);"),
+        ];
+        refuses_only(
+            (ENDS_THE_PROCESS, RuleKind::ProcessExit),
+            &refused,
+            &accepted,
+        );
     }
 
     #[test]

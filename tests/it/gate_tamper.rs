@@ -682,3 +682,25 @@ fn code_under_test_that_reads_the_tests_answers_is_refused() {
         "reads-test-files",
     );
 }
+
+/// Code under test that rewrites the test framework's verdict when the tests import it:
+/// pytest's report of every call is made to say "passed", so every replay passes, the
+/// base's tests too. The lane refuses the line that reaches into the framework.
+#[test]
+fn code_under_test_that_patches_the_test_framework_is_refused() {
+    cart_refused_by_rule(
+        "import _pytest.reports as _reports\n\n_made = _reports.TestReport.from_item_and_call.__func__\n\n\ndef _passed(cls, item, call):\n    report = _made(cls, item, call)\n    report.outcome = \"passed\"\n    report.longrepr = None\n    return report\n\n\n_reports.TestReport.from_item_and_call = classmethod(_passed)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n",
+        "touches-test-framework",
+    );
+}
+
+/// Code under test that rewrites the report once pytest has written it, from an `atexit`
+/// hook, and ends the process with status 0: the report says "passed", the status
+/// agrees, every replay passes. The lane refuses the line that ends the process.
+#[test]
+fn code_under_test_that_rewrites_the_report_at_exit_is_refused() {
+    cart_refused_by_rule(
+        "import atexit\nimport os\nimport re\nimport sys\n\n\ndef _rewrite():\n    for arg in sys.argv:\n        if arg.startswith(\"--junitxml=\"):\n            path = arg.split(\"=\", 1)[1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n    os._exit(0)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n",
+        "ends-the-process",
+    );
+}
