@@ -387,6 +387,19 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
             reasons.push(Reason::SuiteFailed { tests: failed });
         } else if suite.tests == 0 {
             reasons.push(Reason::SuiteRanNothing);
+        } else if suite.exit_code != 0 && suite.failed.is_empty() && suite.excused.is_empty() {
+            // The status is the runner's word, the report a file the tests' process can
+            // rewrite before it ends (an `atexit` hook in the code under test turned a red
+            // report green and walked through the lane). A failing status with no red
+            // test to explain it is refused, whatever failed: a rewritten report, a
+            // coverage threshold, a crash at exit.
+            reasons.push(Reason::ReportUnaccounted {
+                test: "the whole suite's run".to_owned(),
+                problem: format!(
+                    "the runner exited {} while its report holds no red test; its log says why: {}",
+                    suite.exit_code, suite.log
+                ),
+            });
         }
     }
     if !found.unlocked_data.is_empty() {
@@ -1137,5 +1150,62 @@ mod tests {
             verdict.reasons[0].describe(),
             "the whole suite's run failed 7 test(s): a, b, c, d, e and 2 more"
         );
+    }
+
+    /// A failing status beside a report with no red test is refused: the report is a file
+    /// the tests' process can rewrite, the status is not. A status a red or excused test
+    /// explains, and a green run, are not this reason.
+    #[test]
+    fn a_suite_that_exits_non_zero_with_a_green_report_is_unaccounted() {
+        let unexplained = SuiteRun {
+            exit_code: 1,
+            ..suite(9, &[])
+        };
+        let verdict = lane_verdict(&LaneFindings {
+            suite: Some(&unexplained),
+            ..LaneFindings::default()
+        });
+        assert!(!verdict.pass);
+        assert!(
+            matches!(
+                &verdict.reasons[..],
+                [Reason::ReportUnaccounted { test, problem }]
+                    if test == "the whole suite's run" && problem.contains("exited 1")
+            ),
+            "{:?}",
+            verdict.reasons
+        );
+        let excused = SuiteRun {
+            exit_code: 1,
+            excused: vec!["frozen".to_owned()],
+            ..suite(9, &[])
+        };
+        let verdict = lane_verdict(&LaneFindings {
+            suite: Some(&excused),
+            ..LaneFindings::default()
+        });
+        assert!(verdict.pass, "{:?}", verdict.reasons);
+        let red = SuiteRun {
+            exit_code: 1,
+            ..suite(9, &["a"])
+        };
+        let verdict = lane_verdict(&LaneFindings {
+            suite: Some(&red),
+            ..LaneFindings::default()
+        });
+        assert!(
+            !verdict
+                .reasons
+                .iter()
+                .any(|r| matches!(r, Reason::ReportUnaccounted { .. })),
+            "{:?}",
+            verdict.reasons
+        );
+        let green = suite(9, &[]);
+        let verdict = lane_verdict(&LaneFindings {
+            suite: Some(&green),
+            ..LaneFindings::default()
+        });
+        assert!(verdict.pass, "{:?}", verdict.reasons);
     }
 }

@@ -704,3 +704,30 @@ fn code_under_test_that_rewrites_the_report_at_exit_is_refused() {
         "ends-the-process",
     );
 }
+
+/// Code under test that rewrites pytest's report from an `atexit` hook, after pytest has
+/// written it, and leaves the status alone: the report says every test passed, the
+/// runner exited 1. No line of it is a diff rule's; the lane refuses the whole suite's run
+/// whose failing status no red test explains (it accepted it before).
+#[test]
+fn a_report_rewritten_at_exit_is_refused_by_the_runner_s_status() {
+    let (_, report) = refused(
+        |suite| {
+            suite.write(
+                "app/cart.py",
+                "import atexit\nimport re\nimport sys\n\n\ndef _rewrite():\n    for arg in sys.argv:\n        if arg.startswith(\"--junitxml=\"):\n            path = arg.split(\"=\", 1)[1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n",
+            );
+        },
+        "report-unaccounted",
+    );
+    assert_eq!(report["suite"]["exit_code"], 1, "{report:#}");
+    assert_eq!(
+        report["suite"]["failed"],
+        serde_json::json!([]),
+        "{report:#}"
+    );
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "no diff rule is needed: {report:#}"
+    );
+}
