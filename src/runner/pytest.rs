@@ -31,6 +31,8 @@ pub struct Pytest {
     prefix: Vec<String>,
     randomly: bool,
     repeat: bool,
+    /// Whether pytest-cov is installed: a run of chosen tests turns it off (`--no-cov`).
+    cov: bool,
     /// Whether `randomly` and `repeat` are a remembered answer (`probe_cache`) rather than
     /// this run's own probe.
     remembered: bool,
@@ -60,6 +62,7 @@ impl Pytest {
             prefix: command.unwrap_or_else(|| RunnerKind::Pytest.default_command()),
             randomly,
             repeat: false,
+            cov: false,
             remembered: false,
         }
     }
@@ -119,6 +122,7 @@ impl Pytest {
         };
         self.randomly = lists("pytest-randomly");
         self.repeat = lists("pytest-repeat");
+        self.cov = lists("pytest-cov");
     }
 
     /// Whether repeated runs can use pytest-repeat's `--count`.
@@ -281,6 +285,12 @@ impl Pytest {
                 argv.push(format!("--count={count}"));
                 ids.push(id);
             }
+        }
+        // A coverage threshold (`--cov-fail-under` in addopts) is the whole suite's: a run
+        // of chosen tests cannot meet it, and pytest-cov then ends the run with status 1,
+        // which the lane reads as a report that does not account for the run.
+        if self.cov && !matches!(selection, Selection::Suite) {
+            argv.push("--no-cov".to_owned());
         }
         if selection.one_process() && self.workers() != Some(1) {
             argv.extend(strings(&["-n", "0"]));
@@ -558,6 +568,39 @@ mod tests {
             ]
         );
         assert!(parse_collection("no tests collected in 0.00s\n").is_empty());
+    }
+
+    /// With pytest-cov installed, a run of chosen tests turns it off (a whole-suite
+    /// coverage threshold fails every partial run) and the whole suite's run keeps it.
+    #[test]
+    fn runs_of_chosen_tests_turn_pytest_cov_off() {
+        let mut adapter = Pytest::new(Some(strings(&["pytest"])), false);
+        let versions = "This is pytest version 9.2.0, imported from /py/pytest/__init__.py\nregistered third-party plugins:\n  pytest-cov-7.1.0 at /py/pytest_cov/plugin.py\n";
+        let argv = |adapter: &Pytest, selection: &Selection<'_>| {
+            adapter
+                .argv(selection, RunOptions::default(), None)
+                .unwrap()
+                .0
+        };
+        let ids = ["tests/test_a.py::test_one".to_owned()];
+        let no_cov = |argv: &[String]| argv.iter().any(|a| a == "--no-cov");
+        assert!(
+            !no_cov(&argv(&adapter, &Selection::One(&ids[0]))),
+            "not installed"
+        );
+        adapter.read_plugins(versions);
+        assert!(no_cov(&argv(&adapter, &Selection::One(&ids[0]))));
+        assert!(no_cov(&argv(
+            &adapter,
+            &Selection::Ordered(&ids, Arrangement::AsGiven)
+        )));
+        assert!(!no_cov(&argv(&adapter, &Selection::Suite)));
+        let one = argv(&adapter, &Selection::One(&ids[0]));
+        let separator = one.iter().position(|a| a == "--").unwrap();
+        assert!(
+            one[..separator].contains(&"--no-cov".to_owned()),
+            "an option, before the ids: {one:?}"
+        );
     }
 
     #[test]

@@ -731,3 +731,55 @@ fn a_report_rewritten_at_exit_is_refused_by_the_runner_s_status() {
         "no diff rule is needed: {report:#}"
     );
 }
+
+/// A project whose addopts hold a whole-suite coverage threshold (pytest-cov's
+/// `--cov-fail-under`): a replay of the one touched test covers half the code, and
+/// pytest-cov ends it with status 1 under a green report. The lane's runs of chosen tests
+/// turn pytest-cov off, so a clean change is accepted (it was refused as
+/// `report-unaccounted` before); the whole suite's run keeps the threshold.
+#[test]
+fn a_clean_change_under_a_coverage_threshold_is_accepted() {
+    let versions = std::process::Command::new("python3")
+        .args(["-m", "pytest", "-VV"])
+        .output()
+        .expect("python3 -m pytest runs");
+    assert!(
+        String::from_utf8_lossy(&versions.stdout).contains("pytest-cov")
+            || String::from_utf8_lossy(&versions.stderr).contains("pytest-cov"),
+        "this test needs pytest-cov (`python3 -m pip install pytest-cov`, as .ci/run does)"
+    );
+    let suite = empty();
+    suite.write(
+        "pyproject.toml",
+        "[project]\nname = \"shop\"\nversion = \"1.0\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\naddopts = \"--cov=app --cov-fail-under=95\"\n",
+    );
+    suite.write("app/__init__.py", "");
+    suite.write(
+        "app/cart.py",
+        "def total(prices):\n    return sum(prices)\n\n\ndef discount(rate):\n    if rate > 1:\n        raise ValueError(rate)\n    return 1 - rate\n",
+    );
+    suite.write(
+        "tests/test_total.py",
+        "from app.cart import total\n\n\ndef test_total():\n    assert total([3, 5]) == 8\n",
+    );
+    suite.write(
+        "tests/test_discount.py",
+        "import pytest\n\nfrom app.cart import discount\n\n\ndef test_discount():\n    assert discount(0.25) == 0.75\n    with pytest.raises(ValueError):\n        discount(2)\n",
+    );
+    suite.write("candor.toml", POLICY);
+    suite.write(
+        ".gitignore",
+        ".candor/\n__pycache__/\nscore-report.json\n.coverage\n",
+    );
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    commit(&suite, "the shop, every line covered");
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    suite.write(
+        "tests/test_total.py",
+        "from app.cart import total\n\n\ndef test_total():\n    assert total([3, 5]) == 8\n\n\ndef test_empty():\n    assert total([]) == 0\n",
+    );
+    commit(&suite, "a test of the empty cart");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{report:#}");
+    assert_eq!(report["suite"]["exit_code"], 0, "{report:#}");
+}
