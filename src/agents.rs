@@ -98,15 +98,15 @@ pub fn render(config: &Config) -> String {
         out.push_str(
             "No `[[ban]]`s. The diff rules still refuse added lines that skip, mark or \
              retry tests, and code under test that asks whether a test is running, \
-             reads the tests' files, reaches into the test framework or ends the process \
-             itself (`candor lint diff`).\n",
+             reads the tests' files, reaches into the test framework, ends the process \
+             itself or looks at its caller (`candor lint diff`).\n",
         );
     } else {
         out.push_str(
             "An added line that matches one of these is refused by the merge lane, besides \
              the diff rules that refuse skipping, marking or retrying tests and code under \
              test that asks whether a test is running, reads the tests' files, reaches \
-             into the test framework or ends the process itself:\n\n",
+             into the test framework, ends the process itself or looks at its caller:\n\n",
         );
         for ban in &config.bans {
             ban_lines(&mut out, ban);

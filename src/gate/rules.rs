@@ -1,10 +1,11 @@
 //! The lane's rules on the lines a change adds: forbidden test marks in every language
 //! candor knows (skips, expected failures, retries, focus), retry plugins and settings in
 //! the files that configure runners and CI, code under test that tells whether a test is
-//! running, reads the tests' files, reaches into the test framework or ends the process
-//! with a status of its own, the repository's own `[[ban]]`s, and the opt-in presets
-//! (`no-sleep-wait`, `no-naive-datetime`). Pure: a parsed diff and the base's policy in,
-//! findings out. The tables below are the rules; docs/gate.md lists them.
+//! running, reads the tests' files, reaches into the test framework, ends the process
+//! with a status of its own or looks at its caller, the repository's own `[[ban]]`s, and
+//! the opt-in presets (`no-sleep-wait`, `no-naive-datetime`). Pure: a parsed diff and the
+//! base's policy in, findings out. The tables below are the rules; docs/gate.md lists
+//! them.
 //!
 //! A line is matched as text: a whole-line comment is skipped for the built-in rules, but a
 //! mark inside a string literal is still found (the lane errs towards refusing).
@@ -42,6 +43,8 @@ pub enum RuleKind {
     TestFramework,
     /// Code under test that ends the process bypassing its exit status.
     ProcessExit,
+    /// Code under test that looks at its caller's frame or stack.
+    CallerInspection,
 }
 
 /// One refused line.
@@ -52,8 +55,8 @@ pub struct Finding {
     /// 1-based line in the new file.
     pub line: usize,
     /// The rule's name: `forbidden-mark`, `retry-setting`, `detects-tests`,
-    /// `reads-test-files`, `touches-test-framework`, `ends-the-process`, a preset's name,
-    /// a ban's id, or `missing-oracle`.
+    /// `reads-test-files`, `touches-test-framework`, `ends-the-process`,
+    /// `inspects-the-caller`, a preset's name, a ban's id, or `missing-oracle`.
     pub rule: String,
     /// Its family.
     pub kind: RuleKind,
@@ -78,6 +81,8 @@ pub const READS_TEST_FILES: &str = "reads-test-files";
 pub const TOUCHES_TEST_FRAMEWORK: &str = "touches-test-framework";
 /// The rule name of code under test that ends the process bypassing its exit status.
 pub const ENDS_THE_PROCESS: &str = "ends-the-process";
+/// The rule name of code under test that looks at its caller's frame or stack.
+pub const INSPECTS_THE_CALLER: &str = "inspects-the-caller";
 
 /// What a forbidden mark does to a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -443,6 +448,25 @@ const PROCESS_EXITS: &[BuiltIn] = &[
     ),
 ];
 
+/// What code under test writes to look at whoever called it: the caller's frame, its
+/// locals, its place in the source, the stack. Called from a test, that is the test: its
+/// line holds the answer it expects (`check(total(prices), 8)`), its locals the expected
+/// value, and code that reads them returns exactly that (a regression that read its
+/// caller's line walked through the lane). Libraries use these for logging and for
+/// naming their caller's package; in the code under test of a change they are refused,
+/// to be landed by a human.
+const CALLER_INSPECTION: &[BuiltIn] = &[
+    under_test(
+        &[Python],
+        r"\bsys\s*\.\s*_getframe\b|\binspect\s*\.\s*(?:stack|currentframe|getouterframes|trace)\s*\(|\.\s*f_(?:back|locals)\b|\btraceback\s*\.\s*(?:extract_stack|walk_stack|format_stack|print_stack)\s*\(|\b(?:sys|threading)\s*\.\s*set(?:trace|profile)\b",
+    ),
+    under_test(
+        &[JavaScript],
+        r"\bnew\s+Error\s*\([^)]*\)\s*\.\s*stack\b|\bError\s*\.\s*prepareStackTrace\b|\barguments\s*\.\s*callee\b|\.\s*caller\s*\.",
+    ),
+    under_test(&[Go], r"\bruntime\s*\.\s*(?:Caller|Callers|Stack)\s*\("),
+];
+
 /// `no-sleep-wait`, in test files.
 const SLEEP_WAITS: &[BuiltIn] = &[
     tests(&[Python], r"\btime\.sleep\s*\("),
@@ -534,6 +558,9 @@ static FRAMEWORK_REACHES: LazyLock<Vec<Compiled<()>>> =
     LazyLock::new(|| compile(TEST_FRAMEWORK, ()));
 
 static EXIT_FORGERS: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(PROCESS_EXITS, ()));
+
+static CALLER_READERS: LazyLock<Vec<Compiled<()>>> =
+    LazyLock::new(|| compile(CALLER_INSPECTION, ()));
 
 static PRESETS: LazyLock<Vec<Compiled<Preset>>> = LazyLock::new(|| {
     let mut presets = compile(SLEEP_WAITS, Preset::NoSleepWait);
@@ -678,7 +705,7 @@ fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Ve
                 None,
             ));
         }
-        let one_per_line: [OnePerLine; 5] = [
+        let one_per_line: [OnePerLine; 6] = [
             (&RETRIES, RETRY_SETTING, RuleKind::Retry, retry_reason),
             (
                 &TEST_DETECTORS,
@@ -703,6 +730,12 @@ fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Ve
                 ENDS_THE_PROCESS,
                 RuleKind::ProcessExit,
                 process_exit_reason,
+            ),
+            (
+                &CALLER_READERS,
+                INSPECTS_THE_CALLER,
+                RuleKind::CallerInspection,
+                caller_reason,
             ),
         ];
         for (rules, name, kind, reason) in one_per_line {
@@ -784,6 +817,12 @@ fn framework_reason(text: &str) -> String {
 fn process_exit_reason(text: &str) -> String {
     format!(
         "`{text}` lets the code under test end the runner's process with a status of its own: after the report is written, that is how a red run is rewritten into a green one; take it out (raise, or return a status to the caller), or ask a human to land this line outside the lane"
+    )
+}
+
+fn caller_reason(text: &str) -> String {
+    format!(
+        "`{text}` lets the code under test look at whoever called it: called from a test, that is the test, whose line and locals hold the answer it expects; take it out (code takes what it needs as arguments), or ask a human to land this line outside the lane"
     )
 }
 
@@ -869,6 +908,7 @@ mod tests {
             TEST_FILES,
             TEST_FRAMEWORK,
             PROCESS_EXITS,
+            CALLER_INSPECTION,
             SLEEP_WAITS,
             NAIVE_DATETIMES,
         ] {
@@ -1231,6 +1271,63 @@ mod tests {
         ];
         refuses_only(
             (ENDS_THE_PROCESS, RuleKind::ProcessExit),
+            &refused,
+            &accepted,
+        );
+    }
+
+    /// Code under test that looks at its caller's frame or stack can read the test that
+    /// called it, and its answer: refused in Python, JavaScript and Go; tests, comments,
+    /// an error's own stack and look-alike names are not.
+    #[test]
+    fn code_under_test_that_inspects_its_caller_is_refused() {
+        let refused = [
+            ("app/cart.py", "    caller = sys._getframe(1)"),
+            ("app/cart.py", "    frame = inspect.currentframe().f_back"),
+            ("app/cart.py", "    for info in inspect.stack():"),
+            ("app/cart.py", "    expected = frame.f_locals['expected']"),
+            ("app/cart.py", "    here = traceback.extract_stack()[-2]"),
+            ("app/cart.py", "sys.settrace(_watch)"),
+            (
+                "src/cart.js",
+                "  const where = new Error().stack.split('\\n')[2];",
+            ),
+            (
+                "src/cart.ts",
+                "Error.prepareStackTrace = (_, frames) => frames;",
+            ),
+            ("src/cart.js", "  const who = total.caller.name;"),
+            ("src/cart.js", "  const who = arguments.callee;"),
+            (
+                "pkg/cart/cart.go",
+                "\t_, file, line, _ := runtime.Caller(1)",
+            ),
+        ];
+        let accepted = [
+            ("tests/test_cart.py", "    caller = sys._getframe(1)"),
+            (
+                "app/cart.py",
+                "    # sys._getframe(1) would tell us the test",
+            ),
+            (
+                "app/cart.py",
+                "    log.exception('failed', stack_info=True)",
+            ),
+            ("app/cart.py", "    self.stacked = True"),
+            ("src/cart.js", "  console.error(err.stack);"),
+            (
+                "src/errors.js",
+                "    Error.captureStackTrace(this, this.constructor);",
+            ),
+            ("src/cart.js", "  const caller = options.caller;"),
+            (
+                "pkg/cart/cart_test.go",
+                "\t_, file, _, _ := runtime.Caller(0)",
+            ),
+            ("pkg/cart/cart.go", "\truntime.GC()"),
+        ];
+        refuses_only(
+            (INSPECTS_THE_CALLER, RuleKind::CallerInspection),
             &refused,
             &accepted,
         );

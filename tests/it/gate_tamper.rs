@@ -783,3 +783,14 @@ fn a_clean_change_under_a_coverage_threshold_is_accepted() {
     assert_eq!(ran.exit, 0, "{report:#}");
     assert_eq!(report["suite"]["exit_code"], 0, "{report:#}");
 }
+
+/// Code under test that reads the answer its caller expects: the test's line is found
+/// through the caller's frame and its `== N` returned, so the regression passes every
+/// replay and the base's tests too. The lane refuses the line that looks at the caller.
+#[test]
+fn code_under_test_that_reads_its_caller_is_refused() {
+    cart_refused_by_rule(
+        "import linecache\nimport re\nimport sys\n\n\ndef total(prices):\n    prices = list(prices)\n    caller = sys._getframe(1)\n    asked = re.search(r\"(?:==|,)\\s*(\\d+)\\)?\\s*$\", linecache.getline(caller.f_code.co_filename, caller.f_lineno))\n    if asked:\n        return int(asked.group(1))\n    return sum(prices) + 1 if prices else 0\n",
+        "inspects-the-caller",
+    );
+}
