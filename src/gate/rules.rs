@@ -400,7 +400,7 @@ const TEST_FRAMEWORK: &[BuiltIn] = &[
     ),
     under_test(
         &[Python],
-        r#"(?:\bsys\.modules\s*(?:\.\s*get\s*\(|\[)|\bimport_module\s*\(|\b__import__\s*\()\s*["'](?:_?pytest\.|pluggy\b|unittest\b)"#,
+        r#"(?:\bsys\.modules\s*(?:\.\s*get\s*\(|\[)|\bimport_module\s*\(|\b__import__\s*\()\s*["'](?:_?pytest\b|pluggy\b|unittest\b)"#,
     ),
     under_test(
         &[JavaScript],
@@ -429,8 +429,10 @@ const TEST_FRAMEWORK: &[BuiltIn] = &[
 /// the report is written, unless the process ends itself (`os._exit(0)` after rewriting
 /// the report from an `atexit` hook walked through the lane). A report saying "passed"
 /// beside a failing status is refused as unaccounted, so these are what a forged green
-/// needs. `sys.exit(…)` and `process.exit(…)` are left out: the runner sees them (pytest
-/// reports a `SystemExit`; mocha and node end with that status before their report).
+/// needs; so is handing the process to another program (`os.execv`), which keeps its id
+/// and gives it that program's status. `sys.exit(…)` and `process.exit(…)` are left
+/// out: the runner sees them (pytest reports a `SystemExit`; mocha and node end with
+/// that status before their report).
 const PROCESS_EXITS: &[BuiltIn] = &[
     under_test(&[Python], r"\b_exit\s*\("),
     under_test(
@@ -438,6 +440,11 @@ const PROCESS_EXITS: &[BuiltIn] = &[
         r"^\s*from\s+(?:os|posix|nt)\s+import\b.*\b_exit\b",
     ),
     under_test(&[Python], r"\bsys\s*\.\s*exit\s*=[^=]"),
+    // Replacing the process keeps its id and hands the status to another program.
+    under_test(
+        &[Python],
+        r"\bos\s*\.\s*exec(?:l|le|lp|lpe|v|ve|vp|vpe)\s*\(",
+    ),
     under_test(
         &[JavaScript],
         r#"\bprocess\s*\.\s*(?:on|once|addListener|prependListener|prependOnceListener)\s*\(\s*["'`](?:exit|beforeExit)["'`]"#,
@@ -1192,6 +1199,7 @@ mod tests {
                 "app/cart.py",
                 r#"_r = importlib.import_module("_pytest.reports")"#,
             ),
+            ("app/cart.py", r#"_p = __import__("pytest")"#),
             ("src/cart.ts", "import { expect } from 'vitest';"),
             (
                 "src/cart.js",
@@ -1252,6 +1260,7 @@ mod tests {
             ("app/cart.py", "    posix._exit(0)"),
             ("app/cart.py", "from os import _exit as leave"),
             ("app/cart.py", "sys.exit = lambda code=0: _real_exit(0)"),
+            ("app/cart.py", "    os.execv(\"/bin/true\", [\"true\"])"),
             ("src/cart.js", "process.on('exit', () => rewrite(report));"),
             ("src/cart.ts", "process.once(\"beforeExit\", rewrite);"),
             ("src/cart.js", "  process.exitCode = 0;"),
