@@ -1387,6 +1387,14 @@ fn record_batch(
         outcomes.as_ref(),
         plan.collected,
     ));
+    if let Some(found) =
+        summary_contradiction(plan.adapter.kind(), report, outcomes.as_ref(), "", round)
+    {
+        unaccounted.extend(batch.iter().map(|test| Unaccounted {
+            test: test.clone(),
+            ..found.clone()
+        }));
+    }
     let (records, ran) = batch_records(plan, batch, round, new_tests, report, &parse)?;
     let mut made = 0;
     for record in records {
@@ -1544,7 +1552,16 @@ fn replay_alone(
                 record.timed_out,
                 outcomes.as_ref(),
                 plan.collected,
-            ) {
+            )
+            .or_else(|| {
+                summary_contradiction(
+                    plan.adapter.kind(),
+                    &report,
+                    outcomes.as_ref(),
+                    &test.id,
+                    replay,
+                )
+            }) {
                 unaccounted.push(problem);
             }
             // Record files are numbered by their place in the whole lane.
@@ -1606,6 +1623,7 @@ fn run_whole_suite(
                     excused: Vec::new(),
                     exit_code: if not_run.ran_no_test() { 5 } else { -1 },
                     log: not_run.log.display().to_string(),
+                    runner_summary: None,
                 },
                 Err(not_run.to_string()),
             )));
@@ -1649,6 +1667,11 @@ fn run_whole_suite(
     }
     failed.sort();
     excused.sort();
+    let runner_summary = if failed.is_empty() && excused.is_empty() {
+        summary_counting_reds(plan.adapter.kind(), &report)
+    } else {
+        None
+    };
     let run = SuiteRun {
         tests: u32::try_from(executions.len()).unwrap_or(u32::MAX),
         failed,
@@ -1659,8 +1682,45 @@ fn run_whole_suite(
             .first()
             .map(|i| i.log.display().to_string())
             .unwrap_or_default(),
+        runner_summary,
     };
     Ok(Some((run, Ok(report))))
+}
+
+/// pytest's own summary line in a run's logs, when it counts a red test
+/// (`tamper::pytest_summary_red`); `None` for other runners. Read for runs whose report
+/// holds no red test: the line is printed before the process ends, the report can be
+/// rewritten after.
+fn summary_counting_reds(kind: runner::RunnerKind, report: &RunReport) -> Option<String> {
+    if kind != runner::RunnerKind::Pytest {
+        return None;
+    }
+    report.invocations.iter().find_map(|invocation| {
+        let bytes = fs_err::read(&invocation.log).ok()?;
+        tamper::pytest_summary_red(&String::from_utf8_lossy(&bytes))
+    })
+}
+
+/// The unaccounted entry for a replay whose report holds no red test while pytest's own
+/// summary line counted one.
+fn summary_contradiction(
+    kind: runner::RunnerKind,
+    report: &RunReport,
+    outcomes: Option<&BTreeMap<String, Outcome>>,
+    test: &str,
+    replay: u32,
+) -> Option<Unaccounted> {
+    if outcomes.is_some_and(|o| o.values().any(|outcome| outcome.is_red())) {
+        return None;
+    }
+    let summary = summary_counting_reds(kind, report)?;
+    Some(Unaccounted {
+        test: test.to_owned(),
+        replay,
+        problem: format!(
+            "pytest's own summary says `{summary}` while its report holds no red test"
+        ),
+    })
 }
 
 fn report_started(report: &RunReport) -> jiff::Timestamp {

@@ -387,6 +387,18 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
             reasons.push(Reason::SuiteFailed { tests: failed });
         } else if suite.tests == 0 {
             reasons.push(Reason::SuiteRanNothing);
+        } else if let (Some(summary), true) = (
+            &suite.runner_summary,
+            suite.failed.is_empty() && suite.excused.is_empty(),
+        ) {
+            // pytest printed its count before the process ended; the report was rewritten
+            // after (and the status with it, or the next branch would have found it).
+            reasons.push(Reason::ReportUnaccounted {
+                test: "the whole suite's run".to_owned(),
+                problem: format!(
+                    "pytest's own summary says `{summary}` while its report holds no red test"
+                ),
+            });
         } else if suite.exit_code != 0 && suite.failed.is_empty() && suite.excused.is_empty() {
             // The status is the runner's word, the report a file the tests' process can
             // rewrite before it ends (an `atexit` hook in the code under test turned a red
@@ -483,6 +495,10 @@ pub struct SuiteRun {
     pub exit_code: i32,
     /// The runner's log.
     pub log: String,
+    /// pytest's own summary line, when it counts red tests that the report does not hold
+    /// (`gate::tamper::pytest_summary_red`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runner_summary: Option<String>,
 }
 
 /// How many tests the lane ran and how: the report's `replayed`.
@@ -1071,6 +1087,7 @@ mod tests {
             excused: Vec::new(),
             exit_code: i32::from(!failed.is_empty()),
             log: String::new(),
+            runner_summary: None,
         }
     }
 
@@ -1207,5 +1224,21 @@ mod tests {
             ..LaneFindings::default()
         });
         assert!(verdict.pass, "{:?}", verdict.reasons);
+        let contradicted = SuiteRun {
+            runner_summary: Some("=== 1 failed, 1 passed in 0.05s ===".to_owned()),
+            ..suite(9, &[])
+        };
+        let verdict = lane_verdict(&LaneFindings {
+            suite: Some(&contradicted),
+            ..LaneFindings::default()
+        });
+        assert!(
+            matches!(
+                &verdict.reasons[..],
+                [Reason::ReportUnaccounted { problem, .. }] if problem.contains("1 failed, 1 passed")
+            ),
+            "status 0, report green, pytest's own line red: {:?}",
+            verdict.reasons
+        );
     }
 }

@@ -12,7 +12,9 @@
 //! approval; the last always rejects.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
 
+use regex::Regex;
 use serde::Serialize;
 
 use crate::results::Outcome;
@@ -291,6 +293,38 @@ pub fn account_batch(
         .collect()
 }
 
+/// The first of pytest's summary lines in a run's log that counts failed tests or errors
+/// (`=== 1 failed, 1 passed in 0.05s ===`, `1 error in 0.10s` under `-q`), as pytest
+/// printed it. pytest prints that line before the process ends; what the code under test
+/// does at exit (rewrite the report, set its own status) cannot take it back, so a report
+/// with no red test beside such a line was rewritten. `None` when no line counts a red
+/// test, or pytest printed none (`-qq`, `-p no:terminal`).
+pub fn pytest_summary_red(log: &str) -> Option<String> {
+    static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"^=*\s*((?:\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|subtests? \w+)(?:, )?)+) in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?\s*=*\s*$",
+        )
+        .expect("the summary pattern is valid")
+    });
+    static RED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:^|, )[1-9]\d* (?:failed|errors?)\b")
+            .expect("the red count pattern is valid")
+    });
+    log.lines()
+        .map(|line| strip_colours(line.trim_end_matches('\r')))
+        .find_map(|line| {
+            let counts = SUMMARY.captures(&line)?.get(1)?.as_str().to_owned();
+            RED.is_match(&counts).then(|| line.trim().to_owned())
+        })
+}
+
+/// A line without its terminal colour codes (`PY_COLORS=1`, `--color=yes`).
+fn strip_colours(line: &str) -> std::borrow::Cow<'_, str> {
+    static COLOUR: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\x1b\[[0-9;]*m").expect("the colour pattern is valid"));
+    COLOUR.replace_all(line, "")
+}
+
 /// What one function or test of the test code checks, read from its body outside comments
 /// and literals (`rust_base`, `js_base`). Bodies of one name add up.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -342,6 +376,45 @@ pub fn fewer_checks(base: &FnChecks, head: &FnChecks) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// pytest's summary line counting a red test is found in every spelling pytest prints
+    /// it; green summaries, test output that only looks like one, and logs without one
+    /// are not.
+    #[test]
+    fn pytest_s_own_summary_line_tells_a_red_run() {
+        let red = [
+            "============ 1 failed, 1 passed in 0.05s ============",
+            "1 failed, 1 passed in 0.05s",
+            "=== 2 errors in 0.10s ===",
+            "=== 1 passed, 1 error in 0.10s ===",
+            "=== 3 failed, 10 passed, 2 skipped, 4 warnings in 61.23s (0:01:01) ===",
+            "\x1b[31m=== \x1b[31m\x1b[1m1 failed\x1b[0m, \x1b[32m1 passed\x1b[0m\x1b[31m in 0.05s\x1b[0m\x1b[31m ===\x1b[0m",
+        ];
+        for line in red {
+            let log = format!("# argv: python3 -m pytest\n.F\n{line}\n# exit status 0\n");
+            assert!(pytest_summary_red(&log).is_some(), "{line:?}");
+        }
+        let not_red = [
+            "============ 2 passed in 0.05s ============",
+            "2 passed, 1 skipped, 3 warnings in 0.10s",
+            "=== no tests ran in 0.01s ===",
+            "=== 2 passed, 0 failed in 0.01s ===",
+            "print: 1 failed attempt in 3s, retrying",
+            "=== 1 failed, 1 passed ===",
+            "",
+        ];
+        for line in not_red {
+            assert!(pytest_summary_red(line).is_none(), "{line:?}");
+        }
+        assert_eq!(
+            pytest_summary_red(
+                "collected 2 items\n\n.F\n=== 1 failed, 1 passed in 0.05s ===\n2 passed in 0.01s\n"
+            )
+            .as_deref(),
+            Some("=== 1 failed, 1 passed in 0.05s ==="),
+            "a green line printed after the red one does not hide it"
+        );
+    }
 
     /// #15 item 1: go's subtests are in the report, not in the listing.
     #[test]

@@ -794,3 +794,59 @@ fn code_under_test_that_reads_its_caller_is_refused() {
         "inspects-the-caller",
     );
 }
+
+/// A regression whose module strikes the failures out of pytest's report from an `atexit`
+/// hook and forges the status by a name no diff rule reads (`getattr(os, "_ex" + "it")(0)`).
+const FORGED_AT_EXIT: &str = "import atexit\nimport os\nimport re\nimport sys\n\n\ndef _rewrite():\n    for arg in sys.argv:\n        if arg.startswith(\"--junitxml=\"):\n            path = arg.split(\"=\", 1)[1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n    getattr(os, \"_ex\" + \"it\")(0)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n";
+
+/// The report rewritten at exit and the status forged: status 0, a green report. pytest
+/// had printed its own summary (`1 failed, 1 passed`) before the process ended, and the
+/// lane holds the report to it.
+#[test]
+fn a_report_and_status_forged_at_exit_are_refused_by_pytest_s_own_summary() {
+    let (_, report) = refused(
+        |suite| suite.write("app/cart.py", FORGED_AT_EXIT),
+        "report-unaccounted",
+    );
+    assert_eq!(report["suite"]["exit_code"], 0, "{report:#}");
+    assert!(
+        report["suite"]["runner_summary"]
+            .as_str()
+            .is_some_and(|line| line.contains("1 failed")),
+        "{report:#}"
+    );
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "no diff rule reads this spelling: {report:#}"
+    );
+}
+
+/// The same forgery beside a touched test: its replays, each a pytest process whose status
+/// and report were forged at exit, are held to pytest's own summary too.
+#[test]
+fn replays_forged_at_exit_are_refused_by_pytest_s_own_summary() {
+    let (_, report) = refused(
+        |suite| {
+            suite.write("app/cart.py", FORGED_AT_EXIT);
+            suite.write(
+                "tests/test_cart.py",
+                &tests_with(
+                    "def test_empty():",
+                    "def test_empty():\n    \"\"\"An empty cart costs nothing.\"\"\"",
+                ),
+            );
+        },
+        "report-unaccounted",
+    );
+    let unaccounted = report["unaccounted"].as_array().unwrap();
+    assert!(
+        unaccounted.iter().any(|u| {
+            u["test"] == "tests/test_cart.py::test_total"
+                && u["problem"]
+                    .as_str()
+                    .unwrap()
+                    .contains("pytest's own summary")
+        }),
+        "{report:#}"
+    );
+}
