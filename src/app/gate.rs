@@ -1388,7 +1388,7 @@ fn record_batch(
         plan.collected,
     ));
     if let Some(found) =
-        summary_contradiction(plan.adapter.kind(), report, outcomes.as_ref(), "", round)
+        summary_contradiction(plan.adapter.kind(), report, outcomes.as_ref(), batch, round)
     {
         unaccounted.extend(batch.iter().map(|test| Unaccounted {
             test: test.clone(),
@@ -1558,7 +1558,7 @@ fn replay_alone(
                     plan.adapter.kind(),
                     &report,
                     outcomes.as_ref(),
-                    &test.id,
+                    std::slice::from_ref(&test.id),
                     replay,
                 )
             }) {
@@ -1667,11 +1667,8 @@ fn run_whole_suite(
     }
     failed.sort();
     excused.sort();
-    let runner_summary = if failed.is_empty() && excused.is_empty() {
-        summary_counting_reds(plan.adapter.kind(), &report)
-    } else {
-        None
-    };
+    let runner_summary =
+        summary_beyond_report(plan.adapter.kind(), &report, failed.len() + excused.len());
     let run = SuiteRun {
         tests: u32::try_from(executions.len()).unwrap_or(u32::MAX),
         failed,
@@ -1687,38 +1684,50 @@ fn run_whole_suite(
     Ok(Some((run, Ok(report))))
 }
 
-/// pytest's own summary line in a run's logs, when it counts a red test
-/// (`tamper::pytest_summary_red`); `None` for other runners. Read for runs whose report
-/// holds no red test: the line is printed before the process ends, the report can be
-/// rewritten after.
-fn summary_counting_reds(kind: runner::RunnerKind, report: &RunReport) -> Option<String> {
+/// pytest's own summary line in a run's logs, when it counts more red tests than the
+/// report holds (`tamper::pytest_summaries`; `reds`: the report's red tests among those the
+/// run was asked to run); `None` for other runners. pytest prints the line before the
+/// process ends; the report can be rewritten after.
+fn summary_beyond_report(
+    kind: runner::RunnerKind,
+    report: &RunReport,
+    reds: usize,
+) -> Option<String> {
     if kind != runner::RunnerKind::Pytest {
         return None;
     }
     report.invocations.iter().find_map(|invocation| {
         let bytes = fs_err::read(&invocation.log).ok()?;
-        tamper::pytest_summary_red(&String::from_utf8_lossy(&bytes))
+        tamper::pytest_summaries(&String::from_utf8_lossy(&bytes))
+            .into_iter()
+            .find(|summary| summary.exceeds(reds))
+            .map(|summary| summary.line)
     })
 }
 
-/// The unaccounted entry for a replay whose report holds no red test while pytest's own
-/// summary line counted one.
+/// The unaccounted entry for a replay of `tests` whose report holds fewer red tests among
+/// them than pytest's own summary line counted.
 fn summary_contradiction(
     kind: runner::RunnerKind,
     report: &RunReport,
     outcomes: Option<&BTreeMap<String, Outcome>>,
-    test: &str,
+    tests: &[String],
     replay: u32,
 ) -> Option<Unaccounted> {
-    if outcomes.is_some_and(|o| o.values().any(|outcome| outcome.is_red())) {
-        return None;
-    }
-    let summary = summary_counting_reds(kind, report)?;
+    let reds = tests
+        .iter()
+        .filter(|test| {
+            outcomes
+                .and_then(|o| o.get(test.as_str()))
+                .is_some_and(|outcome| outcome.is_red())
+        })
+        .count();
+    let summary = summary_beyond_report(kind, report, reds)?;
     Some(Unaccounted {
-        test: test.to_owned(),
+        test: tests.first().cloned().unwrap_or_default(),
         replay,
         problem: format!(
-            "pytest's own summary says `{summary}` while its report holds no red test"
+            "pytest's own summary says `{summary}` while its report holds {reds} red test(s) of those it ran"
         ),
     })
 }
@@ -2136,8 +2145,17 @@ fn base_version_alone(
         match batch.report {
             Ok(report) => {
                 seconds += process_seconds(&report);
-                if !report.timed_out() && matches!(report.exit_code(), 0 | 1) {
-                    let outcomes = report_outcomes(&report.report, &parse).unwrap_or_default();
+                let outcomes = report_outcomes(&report.report, &parse).unwrap_or_default();
+                let reds = outcomes.values().filter(|o| o.is_red()).count();
+                // A status no red test explains, or a pytest summary beyond the report's
+                // reds, is a batch whose report cannot be trusted: its files run alone.
+                let explained = match report.exit_code() {
+                    0 => true,
+                    1 => reds > 0,
+                    _ => false,
+                } && summary_beyond_report(plan.adapter.kind(), &report, reds)
+                    .is_none();
+                if !report.timed_out() && explained {
                     for file in files {
                         let in_file = |id: &String| {
                             id.split_once("::").is_some_and(|(f, _)| f == file.as_str())
@@ -2155,6 +2173,7 @@ fn base_version_alone(
                                     file: file.clone(),
                                     exit_code: Some(0),
                                     outcomes: mine,
+                                    summary_beyond_report: None,
                                 },
                             );
                         }
@@ -2177,6 +2196,7 @@ fn base_version_alone(
                 file: file.clone(),
                 exit_code: None,
                 outcomes: BTreeMap::new(),
+                summary_beyond_report: None,
             });
             continue;
         }
@@ -2187,10 +2207,13 @@ fn base_version_alone(
             .run_one(&context, file, RunOptions { seed: plan.seed })?;
         seconds += process_seconds(&report);
         let lane_bound = left < plan.policy.runner.timeout;
+        let outcomes = report_outcomes(&report.report, &parse).unwrap_or_default();
+        let reds = outcomes.values().filter(|o| o.is_red()).count();
         runs.push(BaseRun {
             file: file.clone(),
             exit_code: (!(report.timed_out() && lane_bound)).then(|| report.exit_code()),
-            outcomes: report_outcomes(&report.report, &parse).unwrap_or_default(),
+            summary_beyond_report: summary_beyond_report(plan.adapter.kind(), &report, reds),
+            outcomes,
         });
     }
     Ok((runs, processes, seconds))

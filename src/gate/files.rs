@@ -123,25 +123,38 @@ pub fn is_test_file(path: &str) -> bool {
     }
 }
 
-/// Whether the file at `path` belongs to the test harness without being a test file the
-/// lane replays: a runner's setup file, which runs inside the runner before the tests on
-/// purpose (`jest.setup.*`, `vitest.setup.*`, `setupTests.*`, Python's
-/// `sitecustomize.py`/`usercustomize.py`), or a unittest-style test module. Not code
+/// Whether the file at `path` runs inside the runner on purpose without being a test file
+/// the lane replays: a runner's setup file (`jest.setup.*`, `vitest.setup.*`,
+/// `setupTests.*`, `test-setup.*` and their kin, Python's `sitecustomize.py` and
+/// `usercustomize.py`), or a TypeScript declaration file, which runs nothing. Not code
 /// under test.
 pub fn is_runner_setup(path: &str) -> bool {
     let name = file_name(path);
-    ["jest.setup.", "vitest.setup.", "setupTests."]
-        .iter()
-        .any(|start| name.starts_with(start))
+    let lower = name.to_ascii_lowercase();
+    [
+        "jest.setup.",
+        "jest-setup.",
+        "vitest.setup.",
+        "vitest-setup.",
+        "setuptests.",
+        "setup-tests.",
+        "test-setup.",
+        "testsetup.",
+    ]
+    .iter()
+    .any(|start| lower.starts_with(start))
         || matches!(name, "sitecustomize.py" | "usercustomize.py")
-        || is_unittest_module(name)
+        || [".d.ts", ".d.mts", ".d.cts"]
+            .iter()
+            .any(|end| lower.ends_with(end))
 }
 
 /// unittest's and Django's test modules (`tests.py`, `test.py`, `*_tests.py`), which
-/// pytest does not collect by default, so the lane does not replay them as tests; they
-/// are not code under test either: they import `unittest` by design.
-fn is_unittest_module(name: &str) -> bool {
-    name.strip_suffix(".py")
+/// pytest does not collect by default, so the lane does not replay them as tests. They
+/// import `unittest` by design; every other rule on code under test reads them.
+pub fn is_unittest_module(path: &str) -> bool {
+    file_name(path)
+        .strip_suffix(".py")
         .is_some_and(|stem| stem == "tests" || stem == "test" || stem.ends_with("_tests"))
 }
 

@@ -387,18 +387,6 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
             reasons.push(Reason::SuiteFailed { tests: failed });
         } else if suite.tests == 0 {
             reasons.push(Reason::SuiteRanNothing);
-        } else if let (Some(summary), true) = (
-            &suite.runner_summary,
-            suite.failed.is_empty() && suite.excused.is_empty(),
-        ) {
-            // pytest printed its count before the process ended; the report was rewritten
-            // after (and the status with it, or the next branch would have found it).
-            reasons.push(Reason::ReportUnaccounted {
-                test: "the whole suite's run".to_owned(),
-                problem: format!(
-                    "pytest's own summary says `{summary}` while its report holds no red test"
-                ),
-            });
         } else if suite.exit_code != 0 && suite.failed.is_empty() && suite.excused.is_empty() {
             // The status is the runner's word, the report a file the tests' process can
             // rewrite before it ends (an `atexit` hook in the code under test turned a red
@@ -410,6 +398,17 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
                 problem: format!(
                     "the runner exited {} while its report holds no red test; its log says why: {}",
                     suite.exit_code, suite.log
+                ),
+            });
+        }
+        if let Some(summary) = &suite.runner_summary {
+            // pytest printed its count before the process ended; the report, rewritten
+            // after, holds fewer red tests (the status too, or it alone would tell).
+            reasons.push(Reason::ReportUnaccounted {
+                test: "the whole suite's run".to_owned(),
+                problem: format!(
+                    "pytest's own summary says `{summary}` while its report holds {} red test(s)",
+                    suite.failed.len() + suite.excused.len()
                 ),
             });
         }
@@ -495,8 +494,8 @@ pub struct SuiteRun {
     pub exit_code: i32,
     /// The runner's log.
     pub log: String,
-    /// pytest's own summary line, when it counts red tests that the report does not hold
-    /// (`gate::tamper::pytest_summary_red`).
+    /// pytest's own summary line, when it counts more red tests than the report holds
+    /// (`gate::tamper::pytest_summaries`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runner_summary: Option<String>,
 }

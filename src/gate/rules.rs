@@ -16,7 +16,9 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::diff::{ChangedFile, Diff};
-use super::files::{ConfigKind, Language, config_kind, is_runner_setup, is_test_file};
+use super::files::{
+    ConfigKind, Language, config_kind, is_runner_setup, is_test_file, is_unittest_module,
+};
 use crate::policy::{Ban, Preset};
 
 /// Which family of rule a finding comes from.
@@ -110,9 +112,11 @@ enum Scope {
     /// Source files of these languages (only test files when `tests_only`).
     Code(&'static [Language], bool),
     /// The code under test: source files of these languages that are neither test files,
-    /// nor files that configure runners, nor the runners' setup files and unittest-style
-    /// test modules.
+    /// nor files that configure runners, nor the runners' setup files.
     UnderTest(&'static [Language]),
+    /// The code under test apart from unittest-style test modules (`tests.py`), which
+    /// import the test framework by design.
+    UnderTestBesidesUnittest(&'static [Language]),
     /// These configuration files.
     Config(&'static [ConfigKind]),
 }
@@ -156,6 +160,17 @@ const fn tests(languages: &'static [Language], pattern: &'static str) -> BuiltIn
 const fn under_test(languages: &'static [Language], pattern: &'static str) -> BuiltIn {
     BuiltIn {
         scope: Scope::UnderTest(languages),
+        pattern,
+        unless: None,
+    }
+}
+
+const fn under_test_besides_unittest(
+    languages: &'static [Language],
+    pattern: &'static str,
+) -> BuiltIn {
+    BuiltIn {
+        scope: Scope::UnderTestBesidesUnittest(languages),
         pattern,
         unless: None,
     }
@@ -378,33 +393,41 @@ const TEST_FILES: &[BuiltIn] = &[
 /// The runners' setup files (`jest.setup.*`, `setupTests.*`) are test infrastructure,
 /// not code under test. `unittest.mock` is left out: production code uses its sentinels.
 const TEST_FRAMEWORK: &[BuiltIn] = &[
-    under_test(&[Python], r"^\s*(?:import|from)\s+(?:_?pytest|pluggy)\b"),
+    // `import os, pytest` too: any name of the statement.
+    under_test(
+        &[Python],
+        r"^\s*(?:from\s+_?pytest\b|import\s+(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*_?pytest\b)",
+    ),
     unless(
-        under_test(
+        under_test_besides_unittest(
             &[Python],
-            r"^\s*(?:import\s+unittest\s*(?:$|[#;,]|as\b)|from\s+unittest(?:\.\w+)?\s+import\b)",
+            r"^\s*(?:import\s+(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*unittest\s*(?:$|[#;,]|as\b)|from\s+unittest(?:\.\w+)?\s+import\b)",
         ),
         r"^\s*from\s+unittest(?:\.mock\s+import\b|\s+import\s+mock\s*(?:$|#|as\b))",
     ),
     under_test(
         &[Python],
-        r"\b(?:_?pytest|unittest|pluggy|TestCase|TestResult|TextTestResult|TestSuite|TestLoader|TestReport|CallInfo)(?:\s*\.\s*\w+)+\s*=[^=]",
+        r"\b(?:pytest|unittest|TestCase|TestResult|TextTestResult|TestSuite|TestLoader)(?:\s*\.\s*\w+)+\s*=[^=]",
     ),
     under_test(
         &[Python],
-        r"\bsetattr\s*\(\s*(?:[\w.]*\.)?(?:_?pytest|unittest|pluggy|TestCase|TestResult|TextTestResult|TestSuite|TestLoader|TestReport|CallInfo)\b",
+        r"\bsetattr\s*\(\s*(?:[\w.]*\.)?(?:pytest|unittest|TestCase|TestResult|TextTestResult|TestSuite|TestLoader)\b",
     ),
+    under_test(&[Python], r"^\s*(?:async\s+)?def\s+pytest_\w+\s*\("),
     under_test(
         &[Python],
-        r"^\s*(?:async\s+)?def\s+pytest_\w+\s*\(|\bhookimpl\b",
+        r#"(?:\bsys\.modules\s*(?:\.\s*get\s*\(|\[)|\bimport_module\s*\(|\b__import__\s*\()\s*["'](?:pytest|unittest)\b"#,
     ),
-    under_test(
+    // pytest's internals, from any Python file, tests included: a new test module that
+    // replaces `TestReport.from_item_and_call` at import turns every report green, and
+    // a new test module has no base version to be judged by.
+    code(
         &[Python],
-        r#"(?:\bsys\.modules\s*(?:\.\s*get\s*\(|\[)|\bimport_module\s*\(|\b__import__\s*\()\s*["'](?:_?pytest\b|pluggy\b|unittest\b)"#,
+        r"\b(?:_pytest|TestReport|CallInfo)(?:\s*\.\s*\w+)+\s*=[^=]|\bsetattr\s*\(\s*(?:[\w.]*\.)?(?:_pytest|TestReport|CallInfo)\b|[\x22']_pytest\b",
     ),
     under_test(
         &[JavaScript],
-        r#"(?:\bfrom|\brequire\s*\(|\bimport\s*\(|^\s*import)\s*["'](?:vitest|jest|mocha|chai|ava|jasmine|uvu|tap|node:test|@playwright/test|@jest/[\w./-]+|@vitest/[\w./-]+|jest-[\w./-]+)["']"#,
+        r#"(?:\bfrom|\brequire\s*\(|\bimport\s*\(|^\s*import)\s*["'](?:vitest|jest|mocha|chai|ava|jasmine|uvu|tap|node:test|@playwright/test|@jest/[\w./-]+|@vitest/[\w./-]+|jest-(?:circus|mock|extended|each|snapshot|matcher-utils|environment-[\w-]+)[\w./-]*)["']"#,
     ),
     under_test(
         &[JavaScript],
@@ -420,7 +443,7 @@ const TEST_FRAMEWORK: &[BuiltIn] = &[
     ),
     under_test(
         &[Go],
-        r#"^\s*(?:import\s+)?(?:[\w.]+\s+)?"testing"\s*\)?\s*$"#,
+        r#"^\s*(?:import\s+)?(?:[\w.]+\s+)?"testing"\s*\)?\s*(?://.*)?$"#,
     ),
 ];
 
@@ -434,10 +457,15 @@ const TEST_FRAMEWORK: &[BuiltIn] = &[
 /// out: the runner sees them (pytest reports a `SystemExit`; mocha and node end with
 /// that status before their report).
 const PROCESS_EXITS: &[BuiltIn] = &[
-    under_test(&[Python], r"\b_exit\s*\("),
+    // `os._exit(0)`, a ctypes `libc._exit(0)`/`CDLL(None).exit(0)`, `getattr(os, "_exit")`;
+    // not a method of one's own named `_exit`.
     under_test(
         &[Python],
-        r"^\s*from\s+(?:os|posix|nt)\s+import\b.*\b_exit\b",
+        r#"(?:\b(?:os|posix|nt|libc)|\bCDLL\s*\([^)]*\))\s*\.\s*_?exit\s*\(|\b(?:os|posix|nt)\s*\.\s*_exit\b|["']_exit["']"#,
+    ),
+    under_test(
+        &[Python],
+        r"^\s*from\s+(?:os|posix|nt)\s+import\b.*\b(?:_exit|exec(?:l|le|lp|lpe|v|ve|vp|vpe))\b",
     ),
     under_test(&[Python], r"\bsys\s*\.\s*exit\s*=[^=]"),
     // Replacing the process keeps its id and hands the status to another program.
@@ -447,11 +475,11 @@ const PROCESS_EXITS: &[BuiltIn] = &[
     ),
     under_test(
         &[JavaScript],
-        r#"\bprocess\s*\.\s*(?:on|once|addListener|prependListener|prependOnceListener)\s*\(\s*["'`](?:exit|beforeExit)["'`]"#,
+        r#"\bprocess\s*(?:\.\s*|\[\s*["'`])(?:on|once|addListener|prependListener|prependOnceListener)["'`]?\s*\]?\s*\(\s*["'`](?:exit|beforeExit)["'`]"#,
     ),
     under_test(
         &[JavaScript],
-        r"\bprocess\s*\.\s*(?:reallyExit\b|exit\s*=[^=]|exitCode\s*=\s*0\b)",
+        r#"\bprocess\s*(?:\.\s*|\[\s*["'`])(?:reallyExit\b|exit["'`]?\s*\]?\s*=[^=]|exitCode["'`]?\s*\]?\s*=\s*(?:0|undefined|null|false)\b)"#,
     ),
 ];
 
@@ -465,13 +493,20 @@ const PROCESS_EXITS: &[BuiltIn] = &[
 const CALLER_INSPECTION: &[BuiltIn] = &[
     under_test(
         &[Python],
-        r"\bsys\s*\.\s*_getframe\b|\binspect\s*\.\s*(?:stack|currentframe|getouterframes|trace)\s*\(|\.\s*f_(?:back|locals)\b|\btraceback\s*\.\s*(?:extract_stack|walk_stack|format_stack|print_stack)\s*\(|\b(?:sys|threading)\s*\.\s*set(?:trace|profile)\b",
+        r"\bsys\s*\.\s*_getframe\b|\binspect\s*\.\s*(?:stack|currentframe|getouterframes|trace)\s*\(|\.\s*f_(?:back|locals)\b|\btraceback\s*\.\s*(?:extract_stack|walk_stack|format_stack|print_stack)\s*\(|\b(?:sys|threading)\s*\.\s*set(?:trace|profile)\w*",
+    ),
+    under_test(
+        &[Python],
+        r"^\s*from\s+(?:sys|inspect|traceback)\s+import\b.*\b(?:_getframe|stack|currentframe|getouterframes|trace|extract_stack|walk_stack|format_stack|print_stack|settrace|setprofile)\b",
     ),
     under_test(
         &[JavaScript],
-        r"\bnew\s+Error\s*\([^)]*\)\s*\.\s*stack\b|\bError\s*\.\s*prepareStackTrace\b|\barguments\s*\.\s*callee\b|\.\s*caller\s*\.",
+        r"\bError\s*\([^)]*\)\s*\)?\s*\.\s*stack\b|\bError\s*\.\s*prepareStackTrace\b|\barguments\s*\.\s*callee\b",
     ),
-    under_test(&[Go], r"\bruntime\s*\.\s*(?:Caller|Callers|Stack)\s*\("),
+    under_test(
+        &[Go],
+        r"\bruntime\s*\.\s*(?:Caller|Callers|Stack)\s*\(|\bdebug\s*\.\s*(?:Stack|PrintStack)\s*\(",
+    ),
 ];
 
 /// `no-sleep-wait`, in test files.
@@ -581,6 +616,7 @@ struct FileFacts {
     test_file: bool,
     config: Option<ConfigKind>,
     runner_setup: bool,
+    unittest_module: bool,
 }
 
 impl FileFacts {
@@ -590,6 +626,7 @@ impl FileFacts {
             test_file: is_test_file(path),
             config: config_kind(path),
             runner_setup: is_runner_setup(path),
+            unittest_module: is_unittest_module(path),
         }
     }
 
@@ -604,6 +641,9 @@ impl FileFacts {
                     && !self.test_file
                     && self.config.is_none()
                     && !self.runner_setup
+            }
+            Scope::UnderTestBesidesUnittest(languages) => {
+                self.in_scope(Scope::UnderTest(languages)) && !self.unittest_module
             }
             Scope::Config(kinds) => self.config.is_some_and(|k| kinds.contains(&k)),
         }
@@ -1171,9 +1211,26 @@ mod tests {
     fn code_under_test_that_touches_the_test_framework_is_refused() {
         let refused = [
             ("app/cart.py", "import _pytest.reports as _reports"),
+            ("app/cart.py", "import os, pytest"),
+            ("app/cart.py", "import sys, _pytest.reports"),
+            (
+                "app/cart.py",
+                r#"patch("_pytest.reports.TestReport.from_item_and_call", _passed).start()"#,
+            ),
+            (
+                "tests/test_new.py",
+                "_pytest.reports.TestReport.from_item_and_call = classmethod(_passed)",
+            ),
+            (
+                "tests/test_new.py",
+                "TestReport.from_item_and_call = _passed",
+            ),
+            (
+                "tests/test_new.py",
+                r#"_r = sys.modules["_pytest.reports"]"#,
+            ),
             ("app/cart.py", "from _pytest.runner import CallInfo"),
             ("app/cart.py", "import pytest"),
-            ("app/cart.py", "import pluggy"),
             ("app/cart.py", "import unittest"),
             ("app/cart.py", "from unittest import TestCase"),
             ("app/cart.py", "from unittest import mock, TestCase"),
@@ -1193,7 +1250,6 @@ mod tests {
                 "setattr(unittest.TestCase, 'assertEqual', _lenient)",
             ),
             ("app/cart.py", "def pytest_runtest_makereport(item, call):"),
-            ("app/cart.py", "@hookimpl(hookwrapper=True)"),
             ("app/cart.py", r#"_r = sys.modules["_pytest.reports"]"#),
             (
                 "app/cart.py",
@@ -1217,6 +1273,7 @@ mod tests {
             ("src/cart.js", "assert.strict.deepEqual = () => {};"),
             ("pkg/cart/cart.go", "import \"testing\""),
             ("pkg/cart/cart.go", "\t\"testing\""),
+            ("pkg/cart/cart.go", "\t\"testing\" // helpers for callers"),
         ];
         let accepted = [
             ("tests/test_cart.py", "import pytest"),
@@ -1225,6 +1282,19 @@ mod tests {
             ("app/cart.py", "from unittest.mock import sentinel"),
             ("app/cart.py", "import unittest.mock"),
             ("app/cart.py", "import pytest_asyncio_helpers"),
+            ("app/cart.py", "import pluggy"),
+            ("app/plugins.py", "@hookimpl(tryfirst=True)"),
+            ("tests/test_cart.py", "import unittest"),
+            ("tests/test_cart.py", "unittest.TestCase.maxDiff = None"),
+            (
+                "src/test-setup.ts",
+                "import 'jest-preset-angular/setup-jest';",
+            ),
+            ("types/vitest.d.ts", "import 'vitest';"),
+            (
+                "scripts/build.js",
+                "const { Worker } = require('jest-worker');",
+            ),
             ("app/cart.py", "    # import pytest"),
             ("app/cart.py", "    if pytest_args == expected:"),
             ("app/cart.py", "    self.testcase.count = 1"),
@@ -1248,6 +1318,16 @@ mod tests {
             &refused,
             &accepted,
         );
+        // A unittest-style module is left out of this rule only: it is still code the
+        // other rules read.
+        refuses_only(
+            (DETECTS_TESTS, RuleKind::TestDetection),
+            &[(
+                "app/pricing_tests.py",
+                r#"    if "PYTEST_CURRENT_TEST" in os.environ:"#,
+            )],
+            &[],
+        );
     }
 
     /// Code under test that ends the process with a status of its own can hide a red
@@ -1260,6 +1340,12 @@ mod tests {
             ("app/cart.py", "    posix._exit(0)"),
             ("app/cart.py", "from os import _exit as leave"),
             ("app/cart.py", "sys.exit = lambda code=0: _real_exit(0)"),
+            ("app/cart.py", r#"    getattr(os, "_exit")(0)"#),
+            ("app/cart.py", "from os import execv"),
+            ("app/cart.py", "    ctypes.CDLL(None).exit(0)"),
+            ("app/cart.py", "    libc._exit(0)"),
+            ("src/cart.js", "process['on']('exit', rewrite);"),
+            ("src/cart.js", "  process.exitCode = undefined;"),
             ("app/cart.py", "    os.execv(\"/bin/true\", [\"true\"])"),
             ("src/cart.js", "process.on('exit', () => rewrite(report));"),
             ("src/cart.ts", "process.once(\"beforeExit\", rewrite);"),
@@ -1273,6 +1359,9 @@ mod tests {
             ("app/cli.py", "    raise SystemExit(1)"),
             ("app/cart.py", "    # os._exit(0) would skip the cleanup"),
             ("app/cart.py", "    if sys.exit == original:"),
+            ("app/worker.py", "    def _exit(self, code):"),
+            ("app/worker.py", "        self._exit(0)"),
+            ("app/cli.py", "    app().exit(0)"),
             ("bin/cli.js", "  process.exit(1);"),
             ("bin/cli.js", "  process.exitCode = 1;"),
             ("src/server.js", "process.on('SIGTERM', shutdown);"),
@@ -1297,6 +1386,12 @@ mod tests {
             ("app/cart.py", "    expected = frame.f_locals['expected']"),
             ("app/cart.py", "    here = traceback.extract_stack()[-2]"),
             ("app/cart.py", "sys.settrace(_watch)"),
+            ("app/cart.py", "threading.settrace_all_threads(_watch)"),
+            ("app/cart.py", "from inspect import stack"),
+            ("app/cart.py", "from sys import _getframe as frame"),
+            ("src/cart.js", "  const where = (new Error()).stack;"),
+            ("src/cart.js", "  const where = Error().stack;"),
+            ("pkg/cart/cart.go", "\ttrace := debug.Stack()"),
             (
                 "src/cart.js",
                 "  const where = new Error().stack.split('\\n')[2];",
@@ -1305,7 +1400,6 @@ mod tests {
                 "src/cart.ts",
                 "Error.prepareStackTrace = (_, frames) => frames;",
             ),
-            ("src/cart.js", "  const who = total.caller.name;"),
             ("src/cart.js", "  const who = arguments.callee;"),
             (
                 "pkg/cart/cart.go",
@@ -1329,6 +1423,8 @@ mod tests {
                 "    Error.captureStackTrace(this, this.constructor);",
             ),
             ("src/cart.js", "  const caller = options.caller;"),
+            ("src/cart.js", "  const number = call.caller.number;"),
+            ("app/cart.py", "from inspect import signature"),
             (
                 "pkg/cart/cart_test.go",
                 "\t_, file, _, _ := runtime.Caller(0)",

@@ -48,6 +48,8 @@ pub struct BaseRun {
     pub exit_code: Option<i32>,
     /// Each test the report holds, with its outcome.
     pub outcomes: BTreeMap<String, Outcome>,
+    /// pytest's own summary line, when it counts more red tests than the report holds.
+    pub summary_beyond_report: Option<String>,
 }
 
 /// A test the change weakened: green in the head's version, red in the base's.
@@ -127,6 +129,29 @@ pub fn judge(
                 base_outcome: format!(
                     "the base's version did not run against the head's code (exit code {exit_code})"
                 ),
+            });
+            continue;
+        }
+        // The report holds the base's tests all green, yet the runner said otherwise: its
+        // status (pytest's 5 is "no tests") or its own summary line. The report was
+        // rewritten, or something else failed the run; either way it cannot clear them.
+        let unexplained = if let Some(summary) = &run.summary_beyond_report {
+            Some(format!(
+                "pytest's own summary says `{summary}` while the report holds fewer red tests"
+            ))
+        } else {
+            (!matches!(exit_code, 0 | 5)
+                && base_ids.iter().all(|id| !run.outcomes[id.as_str()].is_red()))
+            .then(|| {
+                format!(
+                    "the runner exited {exit_code} while the report holds no red test of the base's version"
+                )
+            })
+        };
+        if let Some(said) = unexplained {
+            judgement.weakened.push(Weakened {
+                test: run.file.clone(),
+                base_outcome: said,
             });
             continue;
         }
@@ -293,29 +318,62 @@ pub fn account_batch(
         .collect()
 }
 
-/// The first of pytest's summary lines in a run's log that counts failed tests or errors
-/// (`=== 1 failed, 1 passed in 0.05s ===`, `1 error in 0.10s` under `-q`), as pytest
-/// printed it. pytest prints that line before the process ends; what the code under test
-/// does at exit (rewrite the report, set its own status) cannot take it back, so a report
-/// with no red test beside such a line was rewritten. `None` when no line counts a red
-/// test, or pytest printed none (`-qq`, `-p no:terminal`).
-pub fn pytest_summary_red(log: &str) -> Option<String> {
+/// One of pytest's summary lines that counts failed tests or errors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PytestSummary {
+    /// The line, as pytest printed it (colours taken out).
+    pub line: String,
+    /// Tests whose call failed (`N failed`).
+    pub failed: u64,
+    /// Errors in setup, teardown or collection (`N error(s)`).
+    pub errors: u64,
+}
+
+impl PytestSummary {
+    /// Whether the line counts more red than a report that holds `reds` red tests can
+    /// account for: each failed test is a red test case in the report, and errors need
+    /// at least one (pytest may count a test's failure and its teardown's error apart).
+    pub fn exceeds(&self, reds: usize) -> bool {
+        self.failed > reds as u64 || (self.errors > 0 && reds == 0)
+    }
+}
+
+/// pytest's summary lines in a run's log that count failed tests or errors
+/// (`=== 1 failed, 1 passed in 0.05s ===`, `1 error in 0.10s` under `-q`). pytest prints
+/// them before the process ends; what the code under test does at exit (rewrite the
+/// report, set its own status) cannot take them back, so a report with fewer red tests
+/// than such a line counts was rewritten. Empty when pytest printed none (`-qq`,
+/// `-p no:terminal`) or counted no red.
+pub fn pytest_summaries(log: &str) -> Vec<PytestSummary> {
     static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r"^=*\s*((?:\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|subtests? \w+)(?:, )?)+) in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?\s*=*\s*$",
         )
         .expect("the summary pattern is valid")
     });
-    static RED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?:^|, )[1-9]\d* (?:failed|errors?)\b")
-            .expect("the red count pattern is valid")
+    static COUNT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:^|, )(\d+) (failed|errors?)\b").expect("the count pattern is valid")
     });
     log.lines()
-        .map(|line| strip_colours(line.trim_end_matches('\r')))
-        .find_map(|line| {
+        .filter_map(|line| {
+            let line = strip_colours(line.trim_end_matches('\r'));
             let counts = SUMMARY.captures(&line)?.get(1)?.as_str().to_owned();
-            RED.is_match(&counts).then(|| line.trim().to_owned())
+            let mut summary = PytestSummary {
+                line: line.trim().to_owned(),
+                failed: 0,
+                errors: 0,
+            };
+            for found in COUNT.captures_iter(&counts) {
+                let number: u64 = found[1].parse().unwrap_or(u64::MAX);
+                if &found[2] == "failed" {
+                    summary.failed = summary.failed.saturating_add(number);
+                } else {
+                    summary.errors = summary.errors.saturating_add(number);
+                }
+            }
+            (summary.failed > 0 || summary.errors > 0).then_some(summary)
         })
+        .collect()
 }
 
 /// A line without its terminal colour codes (`PY_COLORS=1`, `--color=yes`).
@@ -377,22 +435,41 @@ pub fn fewer_checks(base: &FnChecks, head: &FnChecks) -> Option<String> {
 mod tests {
     use super::*;
 
-    /// pytest's summary line counting a red test is found in every spelling pytest prints
-    /// it; green summaries, test output that only looks like one, and logs without one
-    /// are not.
+    /// pytest's summary lines counting a red test are found in every spelling pytest
+    /// prints them, with their counts; green summaries, test output that only looks like
+    /// one, and logs without one are not.
     #[test]
-    fn pytest_s_own_summary_line_tells_a_red_run() {
+    fn pytest_s_own_summary_lines_count_the_red() {
         let red = [
-            "============ 1 failed, 1 passed in 0.05s ============",
-            "1 failed, 1 passed in 0.05s",
-            "=== 2 errors in 0.10s ===",
-            "=== 1 passed, 1 error in 0.10s ===",
-            "=== 3 failed, 10 passed, 2 skipped, 4 warnings in 61.23s (0:01:01) ===",
-            "\x1b[31m=== \x1b[31m\x1b[1m1 failed\x1b[0m, \x1b[32m1 passed\x1b[0m\x1b[31m in 0.05s\x1b[0m\x1b[31m ===\x1b[0m",
+            (
+                "============ 1 failed, 1 passed in 0.05s ============",
+                1,
+                0,
+            ),
+            ("1 failed, 1 passed in 0.05s", 1, 0),
+            ("=== 2 errors in 0.10s ===", 0, 2),
+            ("=== 1 passed, 1 error in 0.10s ===", 0, 1),
+            (
+                "=== 3 failed, 10 passed, 2 skipped, 4 warnings in 61.23s (0:01:01) ===",
+                3,
+                0,
+            ),
+            ("=== 1 failed, 2 errors in 0.10s ===", 1, 2),
+            (
+                "\x1b[31m=== \x1b[31m\x1b[1m1 failed\x1b[0m, \x1b[32m1 passed\x1b[0m\x1b[31m in 0.05s\x1b[0m\x1b[31m ===\x1b[0m",
+                1,
+                0,
+            ),
         ];
-        for line in red {
+        for (line, failed, errors) in red {
             let log = format!("# argv: python3 -m pytest\n.F\n{line}\n# exit status 0\n");
-            assert!(pytest_summary_red(&log).is_some(), "{line:?}");
+            let found = pytest_summaries(&log);
+            assert_eq!(found.len(), 1, "{line:?}");
+            assert_eq!(
+                (found[0].failed, found[0].errors),
+                (failed, errors),
+                "{line:?}"
+            );
         }
         let not_red = [
             "============ 2 passed in 0.05s ============",
@@ -404,15 +481,40 @@ mod tests {
             "",
         ];
         for line in not_red {
-            assert!(pytest_summary_red(line).is_none(), "{line:?}");
+            assert!(pytest_summaries(line).is_empty(), "{line:?}");
         }
+        let printed_twice = pytest_summaries(
+            "collected 2 items\n\n.F\n=== 1 failed, 1 passed in 0.05s ===\n2 passed in 0.01s\n",
+        );
         assert_eq!(
-            pytest_summary_red(
-                "collected 2 items\n\n.F\n=== 1 failed, 1 passed in 0.05s ===\n2 passed in 0.01s\n"
-            )
-            .as_deref(),
-            Some("=== 1 failed, 1 passed in 0.05s ==="),
+            printed_twice
+                .iter()
+                .map(|s| s.line.as_str())
+                .collect::<Vec<_>>(),
+            ["=== 1 failed, 1 passed in 0.05s ==="],
             "a green line printed after the red one does not hide it"
+        );
+    }
+
+    /// A report accounts for a summary when it holds at least as many red tests as the
+    /// line counts failed, and at least one when it counts errors.
+    #[test]
+    fn a_summary_exceeds_a_report_with_fewer_red_tests() {
+        let summary = |failed, errors| PytestSummary {
+            line: String::new(),
+            failed,
+            errors,
+        };
+        assert!(summary(1, 0).exceeds(0));
+        assert!(
+            summary(2, 0).exceeds(1),
+            "one red kept, the other struck out"
+        );
+        assert!(!summary(2, 0).exceeds(2));
+        assert!(summary(0, 1).exceeds(0));
+        assert!(
+            !summary(1, 1).exceeds(1),
+            "a failure and its teardown's error: one test"
         );
     }
 
@@ -477,6 +579,7 @@ mod tests {
             file: "tests/test_a.py".into(),
             exit_code: Some(1),
             outcomes: outcomes(&[(A, Outcome::Fail), (B, Outcome::Pass)]),
+            summary_beyond_report: None,
         }];
         // test_empty removed at the head, test_total green at the head but red at the base.
         let judgement = judge(&modules, &set(&[A]), &set(&[A]), &BTreeSet::new(), &runs);
@@ -497,6 +600,7 @@ mod tests {
             file: "tests/test_a.py".into(),
             exit_code: Some(2),
             outcomes: BTreeMap::new(),
+            summary_beyond_report: None,
         }];
         let judgement = judge(
             &modules[..1],
@@ -506,6 +610,49 @@ mod tests {
             &broken,
         );
         assert_eq!(judgement.weakened[0].test, "tests/test_a.py");
+        // A base version whose report holds its tests green while the runner exited 1, or
+        // while pytest's own summary counted a failure, cannot clear them: its report was
+        // rewritten (or something else failed the run).
+        let green_report = outcomes(&[(A, Outcome::Pass)]);
+        let unexplained = [
+            BaseRun {
+                file: "tests/test_a.py".into(),
+                exit_code: Some(1),
+                outcomes: green_report.clone(),
+                summary_beyond_report: None,
+            },
+            BaseRun {
+                file: "tests/test_a.py".into(),
+                exit_code: Some(0),
+                outcomes: green_report.clone(),
+                summary_beyond_report: Some("1 failed in 0.01s".into()),
+            },
+        ];
+        for run in unexplained {
+            let judgement = judge(
+                &modules[..1],
+                &set(&[A]),
+                &set(&[A]),
+                &BTreeSet::new(),
+                std::slice::from_ref(&run),
+            );
+            assert_eq!(judgement.weakened.len(), 1, "{run:?}");
+            assert_eq!(judgement.weakened[0].test, "tests/test_a.py", "{run:?}");
+        }
+        let explained = BaseRun {
+            file: "tests/test_a.py".into(),
+            exit_code: Some(0),
+            outcomes: green_report,
+            summary_beyond_report: None,
+        };
+        let judgement = judge(
+            &modules[..1],
+            &set(&[A]),
+            &set(&[A]),
+            &BTreeSet::new(),
+            &[explained],
+        );
+        assert!(judgement.weakened.is_empty(), "{judgement:?}");
     }
 
     #[test]

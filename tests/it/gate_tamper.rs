@@ -713,10 +713,7 @@ fn code_under_test_that_rewrites_the_report_at_exit_is_refused() {
 fn a_report_rewritten_at_exit_is_refused_by_the_runner_s_status() {
     let (_, report) = refused(
         |suite| {
-            suite.write(
-                "app/cart.py",
-                "import atexit\nimport re\nimport sys\n\n\ndef _rewrite():\n    for arg in sys.argv:\n        if arg.startswith(\"--junitxml=\"):\n            path = arg.split(\"=\", 1)[1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n",
-            );
+            suite.write("app/cart.py", REWRITTEN_AT_EXIT);
         },
         "report-unaccounted",
     );
@@ -796,6 +793,10 @@ fn code_under_test_that_reads_its_caller_is_refused() {
 }
 
 /// A regression whose module strikes the failures out of pytest's report from an `atexit`
+/// hook, leaving pytest's status alone.
+const REWRITTEN_AT_EXIT: &str = "import atexit\nimport re\nimport sys\n\n\ndef _rewrite():\n    for arg in sys.argv:\n        if arg.startswith(\"--junitxml=\"):\n            path = arg.split(\"=\", 1)[1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n";
+
+/// A regression whose module strikes the failures out of pytest's report from an `atexit`
 /// hook and forges the status by a name no diff rule reads (`getattr(os, "_ex" + "it")(0)`).
 const FORGED_AT_EXIT: &str = "import atexit\nimport os\nimport re\nimport sys\n\n\ndef _rewrite():\n    for arg in sys.argv:\n        if arg.startswith(\"--junitxml=\"):\n            path = arg.split(\"=\", 1)[1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n    getattr(os, \"_ex\" + \"it\")(0)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n";
 
@@ -847,6 +848,37 @@ fn replays_forged_at_exit_are_refused_by_pytest_s_own_summary() {
                     .unwrap()
                     .contains("pytest's own summary")
         }),
+        "{report:#}"
+    );
+}
+
+/// A weakened test beside the report rewriter: the head's version agrees with the
+/// regression, and the base's version, run against the head's code, fails, but its report
+/// is rewritten green at exit (status 1). The base's version is not cleared by a report its
+/// status contradicts: the test is weakened (it was accepted before).
+#[test]
+fn a_base_version_whose_report_was_rewritten_does_not_clear_a_weakened_test() {
+    let (_, report) = refused(
+        |suite| {
+            suite.write("app/cart.py", REWRITTEN_AT_EXIT);
+            suite.write(
+                "tests/test_cart.py",
+                &tests_with(
+                    "check(total(prices.values()), 8)",
+                    "check(total(prices.values()), 9)",
+                ),
+            );
+        },
+        "weakened-test",
+    );
+    let weakened = report["base_judgement"]["weakened"].as_array().unwrap();
+    // pytest's summary line is read first; the status (1) would tell without it.
+    assert!(
+        weakened.iter().any(|w| w["test"] == "tests/test_cart.py"
+            && w["base_outcome"]
+                .as_str()
+                .unwrap()
+                .contains("pytest's own summary says `")),
         "{report:#}"
     );
 }
