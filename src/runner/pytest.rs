@@ -115,10 +115,15 @@ impl Pytest {
 
     /// Which of the plugins candor uses `pytest -VV` lists.
     fn read_plugins(&mut self, versions: &str) {
+        // `pytest-cov-7.1.0 at …`: the name, a dash and a version, so that `pytest-cover`
+        // is not taken for `pytest-cov`.
         let lists = |plugin: &str| {
-            versions
-                .lines()
-                .any(|line| line.trim_start().starts_with(plugin))
+            versions.lines().any(|line| {
+                line.trim_start()
+                    .strip_prefix(plugin)
+                    .and_then(|rest| rest.strip_prefix('-'))
+                    .is_some_and(|version| version.starts_with(|c: char| c.is_ascii_digit()))
+            })
         };
         self.randomly = lists("pytest-randomly");
         self.repeat = lists("pytest-repeat");
@@ -587,6 +592,11 @@ mod tests {
         assert!(
             !no_cov(&argv(&adapter, &Selection::One(&ids[0]))),
             "not installed"
+        );
+        adapter.read_plugins(&versions.replace("pytest-cov-7.1.0", "pytest-cover-3.0.0"));
+        assert!(
+            !no_cov(&argv(&adapter, &Selection::One(&ids[0]))),
+            "pytest-cover is not pytest-cov"
         );
         adapter.read_plugins(versions);
         assert!(no_cov(&argv(&adapter, &Selection::One(&ids[0]))));
