@@ -1623,7 +1623,7 @@ fn run_whole_suite(
                     excused: Vec::new(),
                     exit_code: if not_run.ran_no_test() { 5 } else { -1 },
                     log: not_run.log.display().to_string(),
-                    runner_summary: None,
+                    report_contradicted: None,
                 },
                 Err(not_run.to_string()),
             )));
@@ -1667,8 +1667,8 @@ fn run_whole_suite(
     }
     failed.sort();
     excused.sort();
-    let runner_summary =
-        summary_beyond_report(plan.adapter.kind(), &report, failed.len() + excused.len());
+    let report_contradicted =
+        report_contradicted(plan.adapter.kind(), &report, failed.len() + excused.len());
     let run = SuiteRun {
         tests: u32::try_from(executions.len()).unwrap_or(u32::MAX),
         failed,
@@ -1679,34 +1679,46 @@ fn run_whole_suite(
             .first()
             .map(|i| i.log.display().to_string())
             .unwrap_or_default(),
-        runner_summary,
+        report_contradicted,
     };
     Ok(Some((run, Ok(report))))
 }
 
-/// pytest's own summary line in a run's logs, when it counts more red tests than the
-/// report holds (`tamper::pytest_summaries`; `reds`: the report's red tests among those the
-/// run was asked to run); `None` for other runners. pytest prints the line before the
-/// process ends; the report can be rewritten after.
-fn summary_beyond_report(
+/// What the runner's own output says against its report, in a sentence; `None` when
+/// nothing does. A log changed since candor wrote it (the tests' own process can find it
+/// beside the report), and for pytest a summary line counting more red tests than the
+/// report holds among those the run was asked to run (`reds`; `tamper::pytest_summaries`):
+/// pytest prints it before the process ends, and the report can be rewritten after.
+fn report_contradicted(
     kind: runner::RunnerKind,
     report: &RunReport,
     reds: usize,
 ) -> Option<String> {
-    if kind != runner::RunnerKind::Pytest {
-        return None;
-    }
     report.invocations.iter().find_map(|invocation| {
+        if runner::process::log_as_written(&invocation.log) == Some(false) {
+            return Some(format!(
+                "its log {} was changed after candor wrote it",
+                invocation.log.display()
+            ));
+        }
+        if kind != runner::RunnerKind::Pytest {
+            return None;
+        }
         let bytes = fs_err::read(&invocation.log).ok()?;
         tamper::pytest_summaries(&String::from_utf8_lossy(&bytes))
             .into_iter()
             .find(|summary| summary.exceeds(reds))
-            .map(|summary| summary.line)
+            .map(|summary| {
+                format!(
+                    "pytest's own summary says `{}` while its report holds {reds} red test(s) of those it ran",
+                    summary.line
+                )
+            })
     })
 }
 
-/// The unaccounted entry for a replay of `tests` whose report holds fewer red tests among
-/// them than pytest's own summary line counted.
+/// The unaccounted entry for a replay of `tests` whose report the runner's own output
+/// contradicts ([`report_contradicted`]).
 fn summary_contradiction(
     kind: runner::RunnerKind,
     report: &RunReport,
@@ -1722,13 +1734,10 @@ fn summary_contradiction(
                 .is_some_and(|outcome| outcome.is_red())
         })
         .count();
-    let summary = summary_beyond_report(kind, report, reds)?;
     Some(Unaccounted {
         test: tests.first().cloned().unwrap_or_default(),
         replay,
-        problem: format!(
-            "pytest's own summary says `{summary}` while its report holds {reds} red test(s) of those it ran"
-        ),
+        problem: report_contradicted(kind, report, reds)?,
     })
 }
 
@@ -2153,7 +2162,7 @@ fn base_version_alone(
                     0 => true,
                     1 => reds > 0,
                     _ => false,
-                } && summary_beyond_report(plan.adapter.kind(), &report, reds)
+                } && report_contradicted(plan.adapter.kind(), &report, reds)
                     .is_none();
                 if !report.timed_out() && explained {
                     for file in files {
@@ -2173,7 +2182,7 @@ fn base_version_alone(
                                     file: file.clone(),
                                     exit_code: Some(0),
                                     outcomes: mine,
-                                    summary_beyond_report: None,
+                                    report_contradicted: None,
                                 },
                             );
                         }
@@ -2196,7 +2205,7 @@ fn base_version_alone(
                 file: file.clone(),
                 exit_code: None,
                 outcomes: BTreeMap::new(),
-                summary_beyond_report: None,
+                report_contradicted: None,
             });
             continue;
         }
@@ -2212,7 +2221,7 @@ fn base_version_alone(
         runs.push(BaseRun {
             file: file.clone(),
             exit_code: (!(report.timed_out() && lane_bound)).then(|| report.exit_code()),
-            summary_beyond_report: summary_beyond_report(plan.adapter.kind(), &report, reds),
+            report_contradicted: report_contradicted(plan.adapter.kind(), &report, reds),
             outcomes,
         });
     }

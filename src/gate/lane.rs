@@ -401,15 +401,12 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
                 ),
             });
         }
-        if let Some(summary) = &suite.runner_summary {
-            // pytest printed its count before the process ended; the report, rewritten
-            // after, holds fewer red tests (the status too, or it alone would tell).
+        if let Some(said) = &suite.report_contradicted {
+            // The runner's own output, written before the process ended, against a report
+            // rewritten after (and the status too, or it alone would tell).
             reasons.push(Reason::ReportUnaccounted {
                 test: "the whole suite's run".to_owned(),
-                problem: format!(
-                    "pytest's own summary says `{summary}` while its report holds {} red test(s)",
-                    suite.failed.len() + suite.excused.len()
-                ),
+                problem: said.clone(),
             });
         }
     }
@@ -494,10 +491,11 @@ pub struct SuiteRun {
     pub exit_code: i32,
     /// The runner's log.
     pub log: String,
-    /// pytest's own summary line, when it counts more red tests than the report holds
-    /// (`gate::tamper::pytest_summaries`).
+    /// What the runner's own output says against the report, in a sentence: its log
+    /// changed since candor wrote it, or pytest's summary line counting more red tests
+    /// than the report holds (`gate::tamper::pytest_summaries`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub runner_summary: Option<String>,
+    pub report_contradicted: Option<String>,
 }
 
 /// How many tests the lane ran and how: the report's `replayed`.
@@ -1086,7 +1084,7 @@ mod tests {
             excused: Vec::new(),
             exit_code: i32::from(!failed.is_empty()),
             log: String::new(),
-            runner_summary: None,
+            report_contradicted: None,
         }
     }
 
@@ -1224,7 +1222,9 @@ mod tests {
         });
         assert!(verdict.pass, "{:?}", verdict.reasons);
         let contradicted = SuiteRun {
-            runner_summary: Some("=== 1 failed, 1 passed in 0.05s ===".to_owned()),
+            report_contradicted: Some(
+                "pytest's own summary says `=== 1 failed, 1 passed in 0.05s ===`".to_owned(),
+            ),
             ..suite(9, &[])
         };
         let verdict = lane_verdict(&LaneFindings {

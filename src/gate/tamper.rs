@@ -48,8 +48,9 @@ pub struct BaseRun {
     pub exit_code: Option<i32>,
     /// Each test the report holds, with its outcome.
     pub outcomes: BTreeMap<String, Outcome>,
-    /// pytest's own summary line, when it counts more red tests than the report holds.
-    pub summary_beyond_report: Option<String>,
+    /// What the runner's own output says against the report (a changed log, pytest's
+    /// summary line counting more red tests than the report holds), in a sentence.
+    pub report_contradicted: Option<String>,
 }
 
 /// A test the change weakened: green in the head's version, red in the base's.
@@ -135,10 +136,8 @@ pub fn judge(
         // The report holds the base's tests all green, yet the runner said otherwise: its
         // status (pytest's 5 is "no tests") or its own summary line. The report was
         // rewritten, or something else failed the run; either way it cannot clear them.
-        let unexplained = if let Some(summary) = &run.summary_beyond_report {
-            Some(format!(
-                "pytest's own summary says `{summary}` while the report holds fewer red tests"
-            ))
+        let unexplained = if let Some(said) = &run.report_contradicted {
+            Some(said.clone())
         } else {
             (!matches!(exit_code, 0 | 5)
                 && base_ids.iter().all(|id| !run.outcomes[id.as_str()].is_red()))
@@ -579,7 +578,7 @@ mod tests {
             file: "tests/test_a.py".into(),
             exit_code: Some(1),
             outcomes: outcomes(&[(A, Outcome::Fail), (B, Outcome::Pass)]),
-            summary_beyond_report: None,
+            report_contradicted: None,
         }];
         // test_empty removed at the head, test_total green at the head but red at the base.
         let judgement = judge(&modules, &set(&[A]), &set(&[A]), &BTreeSet::new(), &runs);
@@ -600,7 +599,7 @@ mod tests {
             file: "tests/test_a.py".into(),
             exit_code: Some(2),
             outcomes: BTreeMap::new(),
-            summary_beyond_report: None,
+            report_contradicted: None,
         }];
         let judgement = judge(
             &modules[..1],
@@ -619,13 +618,13 @@ mod tests {
                 file: "tests/test_a.py".into(),
                 exit_code: Some(1),
                 outcomes: green_report.clone(),
-                summary_beyond_report: None,
+                report_contradicted: None,
             },
             BaseRun {
                 file: "tests/test_a.py".into(),
                 exit_code: Some(0),
                 outcomes: green_report.clone(),
-                summary_beyond_report: Some("1 failed in 0.01s".into()),
+                report_contradicted: Some("pytest's own summary says `1 failed in 0.01s`".into()),
             },
         ];
         for run in unexplained {
@@ -643,7 +642,7 @@ mod tests {
             file: "tests/test_a.py".into(),
             exit_code: Some(0),
             outcomes: green_report,
-            summary_beyond_report: None,
+            report_contradicted: None,
         };
         let judgement = judge(
             &modules[..1],

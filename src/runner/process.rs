@@ -275,7 +275,10 @@ impl Executor for SystemExecutor {
             let path = path.to_owned();
             move |source| ProcessError::Io { what, path, source }
         };
-        let mut log = create_file(log_path).map_err(io_error("create the log", log_path))?;
+        let mut log = LogFile {
+            file: create_file(log_path).map_err(io_error("create the log", log_path))?,
+            digest: blake3::Hasher::new(),
+        };
         let started_at = Timestamp::now();
         write_header(&mut log, invocation, started_at)
             .map_err(io_error("write the log", log_path))?;
@@ -349,6 +352,10 @@ impl Executor for SystemExecutor {
         let mut log = log.lock().unwrap_or_else(PoisonError::into_inner);
         write_footer(&mut *log, &outcome, drain_note)
             .map_err(io_error("write the log", log_path))?;
+        written_logs()
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(log_path.clone(), log.digest.finalize());
         if cancelled {
             return Err(ProcessError::Cancelled);
         }
@@ -424,8 +431,46 @@ fn write_footer(
     log.flush()
 }
 
+/// A runner's log as candor writes it: the file, and a digest of every byte written to
+/// it. The tests' own process can find its run's log beside the report it was told to
+/// write, and rewrite both before it ends; [`log_as_written`] tells.
+struct LogFile {
+    file: std::fs::File,
+    digest: blake3::Hasher,
+}
+
+impl Write for LogFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.file.write(buf)?;
+        self.digest.update(&buf[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// The digest of each log this process wrote, by path.
+fn written_logs() -> &'static Mutex<std::collections::HashMap<PathBuf, blake3::Hash>> {
+    static WRITTEN: std::sync::OnceLock<Mutex<std::collections::HashMap<PathBuf, blake3::Hash>>> =
+        std::sync::OnceLock::new();
+    WRITTEN.get_or_init(Default::default)
+}
+
+/// Whether the log at `path` still holds exactly what candor wrote to it; `None` for a log
+/// this process did not write (a fake executor's, an earlier run's) or cannot read.
+pub fn log_as_written(path: &Path) -> Option<bool> {
+    let expected = *written_logs()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(path)?;
+    let bytes = std::fs::read(path).ok()?;
+    Some(blake3::hash(&bytes) == expected)
+}
+
 /// The log shared by the stdout and stderr drains; each chunk is written whole.
-struct SharedLog(Arc<Mutex<std::fs::File>>);
+struct SharedLog(Arc<Mutex<LogFile>>);
 
 impl Write for SharedLog {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {

@@ -811,9 +811,11 @@ fn a_report_and_status_forged_at_exit_are_refused_by_pytest_s_own_summary() {
     );
     assert_eq!(report["suite"]["exit_code"], 0, "{report:#}");
     assert!(
-        report["suite"]["runner_summary"]
+        report["suite"]["report_contradicted"]
             .as_str()
-            .is_some_and(|line| line.contains("1 failed")),
+            .is_some_and(
+                |said| said.contains("pytest's own summary says") && said.contains("1 failed")
+            ),
         "{report:#}"
     );
     assert!(
@@ -880,5 +882,33 @@ fn a_base_version_whose_report_was_rewritten_does_not_clear_a_weakened_test() {
                 .unwrap()
                 .contains("pytest's own summary says `")),
         "{report:#}"
+    );
+}
+
+/// A regression whose module, at exit, strikes the failures out of pytest's report, waits
+/// until pytest's summary line has reached its run's log (found beside the report), turns
+/// `failed` into `passed` there (the same length), and forges the status by a name built
+/// at run time.
+const FORGED_WITH_ITS_LOG: &str = "import atexit\nimport glob\nimport os\nimport re\nimport sys\nimport time\n\n\ndef _rewrite():\n    sys.stdout.flush()\n    for arg in sys.argv:\n        if arg.startswith(\"--junitxml=\"):\n            path = arg.split(\"=\", 1)[1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n            folder = os.path.dirname(path)\n            deadline = time.monotonic() + 30\n            while time.monotonic() < deadline:\n                for log in glob.glob(os.path.join(folder, \"*.log\")):\n                    with open(log) as f:\n                        body = f.read()\n                    if re.search(r\"\\d+ failed.* in [\\d.]+s\", body):\n                        with open(log, \"w\") as f:\n                            f.write(body.replace(\" failed\", \" passed\"))\n                        deadline = 0\n                time.sleep(0.01)\n    getattr(os, \"_ex\" + \"it\")(0)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n";
+
+/// The report, the status and the log all forged: no diff rule reads the spelling, the
+/// status is 0, the report and the log's summary line say passed. The log is not what
+/// candor wrote, and the lane says so.
+#[test]
+fn a_log_rewritten_by_the_tests_process_is_refused() {
+    let (_, report) = refused(
+        |suite| suite.write("app/cart.py", FORGED_WITH_ITS_LOG),
+        "report-unaccounted",
+    );
+    assert_eq!(report["suite"]["exit_code"], 0, "{report:#}");
+    assert!(
+        report["suite"]["report_contradicted"]
+            .as_str()
+            .is_some_and(|said| said.contains("was changed after candor wrote it")),
+        "{report:#}"
+    );
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "no diff rule reads this spelling: {report:#}"
     );
 }

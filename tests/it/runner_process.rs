@@ -223,3 +223,29 @@ fn a_missing_program_is_a_spawn_error_naming_it() {
         "{error}"
     );
 }
+
+/// candor knows what it wrote to a runner's log: a log the child (or anyone) changed after
+/// candor wrote it is told apart from one left alone, byte for byte and whatever its
+/// length; a log this process never wrote is unknown.
+#[test]
+fn a_log_changed_after_candor_wrote_it_is_found() {
+    use candor::runner::process::log_as_written;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let child = invocation(
+        dir.path(),
+        &[
+            "python3",
+            "-c",
+            "print('=== 1 failed, 1 passed in 0.05s ===')",
+        ],
+    );
+    SystemExecutor.execute(&child).expect("the child runs");
+    assert_eq!(log_as_written(&child.log), Some(true));
+    let text = read(&child.log);
+    // The same length: " failed" and " passed" are both seven bytes.
+    std::fs::write(&child.log, text.replace(" failed", " passed")).unwrap();
+    assert_eq!(log_as_written(&child.log), Some(false));
+    std::fs::write(&child.log, &text).unwrap();
+    assert_eq!(log_as_written(&child.log), Some(true), "put back as it was");
+    assert_eq!(log_as_written(&dir.path().join("logs/other.log")), None);
+}
