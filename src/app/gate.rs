@@ -1685,8 +1685,8 @@ fn run_whole_suite(
 }
 
 /// What the runner's own output says against its report, in a sentence; `None` when
-/// nothing does. A log changed since candor wrote it (the tests' own process can find it
-/// beside the report), and for pytest a summary line counting more red tests than the
+/// nothing does. A log or a stdout report (go's) changed since candor wrote it (the tests'
+/// own process can find them beside the report it was given), and for pytest a summary line counting more red tests than the
 /// report holds among those the run was asked to run (`reds`; `tamper::pytest_summaries`):
 /// pytest prints it before the process ends, and the report can be rewritten after.
 fn report_contradicted(
@@ -1694,6 +1694,13 @@ fn report_contradicted(
     report: &RunReport,
     reds: usize,
 ) -> Option<String> {
+    // go's report is its stdout, a file candor writes as it writes the logs.
+    if runner::process::log_as_written(&report.report) == Some(false) {
+        return Some(format!(
+            "its report {} was changed after candor wrote it",
+            report.report.display()
+        ));
+    }
     report.invocations.iter().find_map(|invocation| {
         if runner::process::log_as_written(&invocation.log) == Some(false) {
             return Some(format!(

@@ -283,11 +283,20 @@ impl Executor for SystemExecutor {
         write_header(&mut log, invocation, started_at)
             .map_err(io_error("write the log", log_path))?;
         let log = Arc::new(Mutex::new(log));
-        let stdout_sink: Box<dyn Write + Send> = match &invocation.stdout {
-            StdoutTo::Log => Box::new(SharedLog(Arc::clone(&log))),
-            StdoutTo::File(path) => {
-                Box::new(create_file(path).map_err(io_error("create the stdout file", path))?)
-            }
+        // The stdout file is a runner's report (go's events): digested as the log is.
+        let stdout_file = match &invocation.stdout {
+            StdoutTo::Log => None,
+            StdoutTo::File(path) => Some((
+                path.clone(),
+                Arc::new(Mutex::new(LogFile {
+                    file: create_file(path).map_err(io_error("create the stdout file", path))?,
+                    digest: blake3::Hasher::new(),
+                })),
+            )),
+        };
+        let stdout_sink: Box<dyn Write + Send> = match &stdout_file {
+            None => Box::new(SharedLog(Arc::clone(&log))),
+            Some((_, file)) => Box::new(SharedLog(Arc::clone(file))),
         };
 
         let mut command = Command::new(program);
@@ -339,7 +348,7 @@ impl Executor for SystemExecutor {
 
         let waited = wait(&exited_rx, group, invocation.timeout, invocation.grace);
         let duration = clock.elapsed();
-        let drain_note = finish_draining(&drained_rx, group);
+        let (drain_note, drained) = finish_draining(&drained_rx, group);
         let cancelled = unregister(group);
         let (status, timed_out) = waited.map_err(io_error("wait for", Path::new(program)))?;
 
@@ -352,10 +361,17 @@ impl Executor for SystemExecutor {
         let mut log = log.lock().unwrap_or_else(PoisonError::into_inner);
         write_footer(&mut *log, &outcome, drain_note)
             .map_err(io_error("write the log", log_path))?;
-        written_logs()
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(log_path.clone(), log.digest.finalize());
+        // A drain still running may write more: its files are left unknown, not wrong.
+        if drained {
+            let mut written = written_logs()
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            written.insert(log_path.clone(), log.digest.finalize());
+            if let Some((path, file)) = &stdout_file {
+                let file = file.lock().unwrap_or_else(PoisonError::into_inner);
+                written.insert(path.clone(), file.digest.finalize());
+            }
+        }
         if cancelled {
             return Err(ProcessError::Cancelled);
         }
@@ -458,8 +474,9 @@ fn written_logs() -> &'static Mutex<std::collections::HashMap<PathBuf, blake3::H
     WRITTEN.get_or_init(Default::default)
 }
 
-/// Whether the log at `path` still holds exactly what candor wrote to it; `None` for a log
-/// this process did not write (a fake executor's, an earlier run's) or cannot read.
+/// Whether the log (or stdout file) at `path` still holds exactly what candor wrote to it;
+/// `None` for one this process did not write (a fake executor's, an earlier run's, one a
+/// drain may still be writing) or cannot read.
 pub fn log_as_written(path: &Path) -> Option<bool> {
     let expected = *written_logs()
         .lock()
@@ -564,7 +581,12 @@ fn waiter_gone() -> io::Error {
 /// Waits for both drains. Descendants still holding the pipes after [`LINGER`] are killed
 /// with their group; a descendant that left the group (a daemon) is abandoned after one
 /// more [`LINGER`], its later output lost. Returns a note for the log when either happened.
-fn finish_draining(drained: &Receiver<io::Result<()>>, group: Option<Pid>) -> Option<&'static str> {
+/// Waits for both drains to reach the end of their pipes; a note for the log when they
+/// did not at once, and whether they did at all (a drain still running may write more).
+fn finish_draining(
+    drained: &Receiver<io::Result<()>>,
+    group: Option<Pid>,
+) -> (Option<&'static str>, bool) {
     let mut open = 2;
     let mut note = None;
     for attempt in 0..2 {
@@ -575,12 +597,12 @@ fn finish_draining(drained: &Receiver<io::Result<()>>, group: Option<Pid>) -> Op
                 // A drain's own write error already stopped its copying; the log says
                 // what it could.
                 Ok(_) => open -= 1,
-                Err(RecvTimeoutError::Disconnected) => return note,
+                Err(RecvTimeoutError::Disconnected) => return (note, true),
                 Err(RecvTimeoutError::Timeout) => break,
             }
         }
         if open == 0 {
-            return note;
+            return (note, true);
         }
         if attempt == 0 {
             signal_group(group, Signal::SIGKILL);
@@ -589,8 +611,11 @@ fn finish_draining(drained: &Receiver<io::Result<()>>, group: Option<Pid>) -> Op
             );
         }
     }
-    Some(
-        "a descendant outside the process group kept the output open; its later output is not in this log",
+    (
+        Some(
+            "a descendant outside the process group kept the output open; its later output is not in this log",
+        ),
+        false,
     )
 }
 

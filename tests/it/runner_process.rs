@@ -249,3 +249,23 @@ fn a_log_changed_after_candor_wrote_it_is_found() {
     assert_eq!(log_as_written(&child.log), Some(true), "put back as it was");
     assert_eq!(log_as_written(&dir.path().join("logs/other.log")), None);
 }
+
+/// A runner whose report is its stdout (go's events) has that file digested too.
+#[test]
+fn a_stdout_report_changed_after_candor_wrote_it_is_found() {
+    use candor::runner::process::log_as_written;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let events = dir.path().join("logs/events.json");
+    let child = invocation(
+        dir.path(),
+        &["python3", "-c", "print('{\"Action\":\"fail\",\"Test\":\"TestTotal\"}')"],
+    )
+    .stdout_to(&events);
+    SystemExecutor.execute(&child).expect("the child runs");
+    assert_eq!(log_as_written(&events), Some(true));
+    assert_eq!(log_as_written(&child.log), Some(true));
+    let text = read(&events);
+    std::fs::write(&events, text.replace("fail", "pass")).unwrap();
+    assert_eq!(log_as_written(&events), Some(false));
+    assert_eq!(log_as_written(&child.log), Some(true), "the log is untouched");
+}
