@@ -258,7 +258,11 @@ fn a_stdout_report_changed_after_candor_wrote_it_is_found() {
     let events = dir.path().join("logs/events.json");
     let child = invocation(
         dir.path(),
-        &["python3", "-c", "print('{\"Action\":\"fail\",\"Test\":\"TestTotal\"}')"],
+        &[
+            "python3",
+            "-c",
+            "print('{\"Action\":\"fail\",\"Test\":\"TestTotal\"}')",
+        ],
     )
     .stdout_to(&events);
     SystemExecutor.execute(&child).expect("the child runs");
@@ -267,5 +271,9 @@ fn a_stdout_report_changed_after_candor_wrote_it_is_found() {
     let text = read(&events);
     std::fs::write(&events, text.replace("fail", "pass")).unwrap();
     assert_eq!(log_as_written(&events), Some(false));
-    assert_eq!(log_as_written(&child.log), Some(true), "the log is untouched");
+    assert_eq!(
+        log_as_written(&child.log),
+        Some(true),
+        "the log is untouched"
+    );
 }
