@@ -601,14 +601,17 @@ mod tests {
             outcomes: BTreeMap::new(),
             report_contradicted: None,
         }];
-        let judgement = judge(
-            &modules[..1],
-            &set(&[A]),
-            &set(&[A]),
-            &BTreeSet::new(),
-            &broken,
-        );
-        assert_eq!(judgement.weakened[0].test, "tests/test_a.py");
+        // The module's one test, green at the head.
+        let judged = |runs: &[BaseRun]| {
+            judge(
+                &modules[..1],
+                &set(&[A]),
+                &set(&[A]),
+                &BTreeSet::new(),
+                runs,
+            )
+        };
+        assert_eq!(judged(&broken).weakened[0].test, "tests/test_a.py");
         // A base version whose report holds its tests green while the runner exited 1, or
         // while pytest's own summary counted a failure, cannot clear them: its report was
         // rewritten (or something else failed the run).
@@ -628,13 +631,7 @@ mod tests {
             },
         ];
         for run in unexplained {
-            let judgement = judge(
-                &modules[..1],
-                &set(&[A]),
-                &set(&[A]),
-                &BTreeSet::new(),
-                std::slice::from_ref(&run),
-            );
+            let judgement = judged(std::slice::from_ref(&run));
             assert_eq!(judgement.weakened.len(), 1, "{run:?}");
             assert_eq!(judgement.weakened[0].test, "tests/test_a.py", "{run:?}");
         }
@@ -644,13 +641,7 @@ mod tests {
             outcomes: green_report,
             report_contradicted: None,
         };
-        let judgement = judge(
-            &modules[..1],
-            &set(&[A]),
-            &set(&[A]),
-            &BTreeSet::new(),
-            &[explained],
-        );
+        let judgement = judged(&[explained]);
         assert!(judgement.weakened.is_empty(), "{judgement:?}");
     }
 
