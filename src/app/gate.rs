@@ -1388,7 +1388,7 @@ fn record_batch(
         plan.collected,
     ));
     if let Some(found) =
-        summary_contradiction(plan.adapter.kind(), report, outcomes.as_ref(), batch, round)
+        replay_contradicted(plan.adapter.kind(), report, outcomes.as_ref(), batch, round)
     {
         unaccounted.extend(batch.iter().map(|test| Unaccounted {
             test: test.clone(),
@@ -1554,7 +1554,7 @@ fn replay_alone(
                 plan.collected,
             )
             .or_else(|| {
-                summary_contradiction(
+                replay_contradicted(
                     plan.adapter.kind(),
                     &report,
                     outcomes.as_ref(),
@@ -1686,9 +1686,10 @@ fn run_whole_suite(
 
 /// What the runner's own output says against its report, in a sentence; `None` when
 /// nothing does. A log or a stdout report (go's) changed since candor wrote it (the tests'
-/// own process can find them beside the report it was given), and for pytest a summary line counting more red tests than the
-/// report holds among those the run was asked to run (`reds`; `tamper::pytest_summaries`):
-/// pytest prints it before the process ends, and the report can be rewritten after.
+/// own process can find them beside the report it was given), and for pytest a summary
+/// line counting more red tests than the report holds among those the run was asked to
+/// run (`reds`; `tamper::pytest_summaries`): pytest prints it before the process ends,
+/// and the report can be rewritten after.
 fn report_contradicted(
     kind: runner::RunnerKind,
     report: &RunReport,
@@ -1726,7 +1727,7 @@ fn report_contradicted(
 
 /// The unaccounted entry for a replay of `tests` whose report the runner's own output
 /// contradicts ([`report_contradicted`]).
-fn summary_contradiction(
+fn replay_contradicted(
     kind: runner::RunnerKind,
     report: &RunReport,
     outcomes: Option<&BTreeMap<String, Outcome>>,
