@@ -60,11 +60,10 @@ pub const DEFAULT_GLOBS: &[&str] = &[
 ];
 
 /// Top-level module names a new module must not take: Python's standard library (as
-/// `sys.stdlib_module_names` lists it) and pytest's own. pytest puts test folders and
-/// `pythonpath` entries first on `sys.path`, so `tests/json.py` or a root `random.py`
-/// replaces the real module for every test.
+/// `sys.stdlib_module_names` lists it). pytest puts test folders and `pythonpath` entries
+/// first on `sys.path`, so `tests/json.py` or a root `random.py` replaces the real module
+/// for every test.
 const SHADOWED: &[&str] = &[
-    "_pytest",
     "abc",
     "aifc",
     "antigravity",
@@ -186,7 +185,6 @@ const SHADOWED: &[&str] = &[
     "pkgutil",
     "platform",
     "plistlib",
-    "pluggy",
     "poplib",
     "posix",
     "posixpath",
@@ -195,13 +193,11 @@ const SHADOWED: &[&str] = &[
     "pstats",
     "pty",
     "pwd",
-    "py",
     "py_compile",
     "pyclbr",
     "pydoc",
     "pydoc_data",
     "pyexpat",
-    "pytest",
     "queue",
     "quopri",
     "random",
@@ -289,6 +285,64 @@ const SHADOWED: &[&str] = &[
     "zoneinfo",
 ];
 
+/// pytest and what it imports before it reads its arguments (its own requirements, on
+/// every platform and Python it supports). `python -m pytest` puts the working folder
+/// first on `sys.path`, so a new root `iniconfig/__init__.py` runs before pytest copies
+/// `sys.argv` and can append `--deselect` to it: no rule reads that line, and the suite
+/// ran green without the failing test.
+const PYTEST_START_UP: &[&str] = &[
+    "_pytest",
+    "colorama",
+    "exceptiongroup",
+    "iniconfig",
+    "packaging",
+    "pluggy",
+    "py",
+    "pygments",
+    "pytest",
+    "tomli",
+];
+
+/// Folders that hold installed packages, the test runners among them: a change under
+/// one edits the code that runs the tests (`node_modules/jest-circus/…`), not the
+/// project's.
+const INSTALLED_PACKAGES: &[&str] = &[
+    "node_modules",
+    "site-packages",
+    "dist-packages",
+    "__pypackages__",
+];
+
+/// Test frameworks and assertion libraries as vendored copies name them (go's
+/// `vendor/github.com/stretchr/testify/…`, a Rust `vendor/pretty_assertions/…`): editing
+/// one makes every check that uses it say what the change wants. Other vendored code is
+/// a dependency like any other.
+const VENDORED_TEST_LIBRARIES: &[&str] = &[
+    "github.com/stretchr/testify",
+    "github.com/onsi/gomega",
+    "github.com/onsi/ginkgo",
+    "github.com/google/go-cmp",
+    "github.com/frankban/quicktest",
+    "github.com/matryer/is",
+    "github.com/golang/mock",
+    "go.uber.org/mock",
+    "github.com/smartystreets/goconvey",
+    "github.com/smarty/assertions",
+    "gotest.tools",
+    "gopkg.in/check.v1",
+    "pretty_assertions",
+    "assert_cmd",
+    "assert_fs",
+    "predicates",
+    "insta",
+    "proptest",
+    "quickcheck",
+    "rstest",
+    "test-case",
+    "mockall",
+    "similar-asserts",
+];
+
 /// Files whose runner settings are a section: owned by their section, not as a whole.
 const SECTIONED: &[&str] = &["pyproject.toml", "setup.cfg", "tox.ini"];
 
@@ -329,9 +383,12 @@ pub enum InfraKind {
     RunnerSettings,
     /// A pytest plugin list: `pytest_plugins`, or a pytest plugin requirement.
     PluginList,
-    /// A new module named like a standard-library or pytest module, which it would
-    /// replace on `sys.path`.
+    /// A new module named like a standard-library module, or like pytest or a module it
+    /// imports at start-up, which it would replace on `sys.path`.
     Shadowing,
+    /// The runner's own code or a test library inside the repository: a file under
+    /// `node_modules`, `site-packages` (and kin), or a vendored test framework.
+    RunnerCode,
     /// Test-support code: an existing Python module under a test folder that is not a
     /// test module (assertion helpers, factories) edited or deleted. The tests that use it
     /// are not touched, so neither replayed nor judged with the base's version.
@@ -381,6 +438,10 @@ pub fn changes(
             found.push(change(file, InfraKind::File, name.to_owned()));
             continue;
         }
+        if let Some(what) = runner_code(&file.path) {
+            found.push(change(file, InfraKind::RunnerCode, what));
+            continue;
+        }
         if let Some(line) = plugin_line(file) {
             found.push(change(file, InfraKind::PluginList, line));
         } else if is_test_support(file) {
@@ -389,12 +450,8 @@ pub fn changes(
                 InfraKind::TestSupport,
                 "test-support code the unchanged tests import".to_owned(),
             ));
-        } else if let Some(module) = shadowed(file) {
-            found.push(change(
-                file,
-                InfraKind::Shadowing,
-                format!("a new module named like Python's `{module}`, which it would replace"),
-            ));
+        } else if let Some(what) = shadowed(file) {
+            found.push(change(file, InfraKind::Shadowing, what));
         }
     }
     found.sort();
@@ -440,9 +497,9 @@ fn is_test_support(file: &ChangedFile) -> bool {
     in_tests && !stem.starts_with("test_") && !stem.ends_with("_test")
 }
 
-/// The standard-library or pytest module a new Python file would shadow: `json.py`, or
-/// `json/__init__.py`.
-fn shadowed(file: &ChangedFile) -> Option<&'static str> {
+/// What a new Python file would shadow (`json.py`, `json/__init__.py`,
+/// `iniconfig/__init__.py`), said for people.
+fn shadowed(file: &ChangedFile) -> Option<String> {
     if file.status != FileStatus::Added {
         return None;
     }
@@ -452,7 +509,42 @@ fn shadowed(file: &ChangedFile) -> Option<&'static str> {
     if name == "__init__" {
         name = parts.next()?;
     }
-    SHADOWED.iter().find(|shadowed| **shadowed == name).copied()
+    if SHADOWED.contains(&name) {
+        Some(format!(
+            "a new module named like Python's `{name}`, which it would replace"
+        ))
+    } else if PYTEST_START_UP.contains(&name) {
+        Some(format!(
+            "a new module named like `{name}`, which pytest imports before it reads its arguments"
+        ))
+    } else {
+        None
+    }
+}
+
+/// Why a changed path is the runner's own code, if it is: under a folder of installed
+/// packages, or in a vendored test library.
+fn runner_code(path: &str) -> Option<String> {
+    let segments: Vec<&str> = path.split('/').collect();
+    let folders = &segments[..segments.len().saturating_sub(1)];
+    if let Some(folder) = folders
+        .iter()
+        .find(|folder| INSTALLED_PACKAGES.contains(folder))
+    {
+        return Some(format!(
+            "installed packages (`{folder}/`): the code that runs the tests"
+        ));
+    }
+    let vendor = folders.iter().position(|folder| *folder == "vendor")?;
+    let vendored = segments[vendor + 1..].join("/");
+    VENDORED_TEST_LIBRARIES
+        .iter()
+        .find(|library| {
+            vendored
+                .strip_prefix(**library)
+                .is_some_and(|rest| rest.starts_with(['/', '-']))
+        })
+        .map(|library| format!("a vendored test library (`{library}`)"))
 }
 
 /// What differs in the runner's part of a sectioned file, if anything.
@@ -734,6 +826,121 @@ mod tests {
                 (
                     "tests/test_cart.py".to_owned(),
                     "pytest_plugins at line 2".to_owned()
+                ),
+            ]
+        );
+    }
+
+    /// Modules pytest imports before it copies `sys.argv` are refused by name; a module of
+    /// the project's own that only shares a stem is not.
+    #[test]
+    fn modules_pytest_imports_at_start_up_are_not_to_be_shadowed() {
+        let diff = Diff {
+            files: vec![
+                file("iniconfig/__init__.py", FileStatus::Added, &[]),
+                file("packaging.py", FileStatus::Added, &[]),
+                file("src/pygments.py", FileStatus::Added, &[]),
+                file("iniconfig/helpers.py", FileStatus::Added, &[]),
+                file("app/iniconfigs.py", FileStatus::Added, &[]),
+                file("pluggy.py", FileStatus::Modified, &["x = 1"]),
+            ],
+        };
+        let what = |name: &str| {
+            format!(
+                "a new module named like `{name}`, which pytest imports before it reads its arguments"
+            )
+        };
+        assert_eq!(
+            found(&diff, &[]),
+            [
+                ("iniconfig/__init__.py".to_owned(), what("iniconfig")),
+                ("packaging.py".to_owned(), what("packaging")),
+                ("src/pygments.py".to_owned(), what("pygments")),
+            ]
+        );
+    }
+
+    /// Installed packages inside the repository and vendored test libraries are the code
+    /// that runs and checks the tests: any change to them counts; other vendored code and
+    /// folders that only look alike do not.
+    #[test]
+    fn the_runner_s_own_code_inside_the_repository_is_owned() {
+        let diff = Diff {
+            files: vec![
+                file(
+                    "node_modules/jest-circus/build/run.js",
+                    FileStatus::Modified,
+                    &["x"],
+                ),
+                file(
+                    "web/node_modules/vitest/dist/index.js",
+                    FileStatus::Added,
+                    &["x"],
+                ),
+                file(
+                    ".venv/lib/python3.11/site-packages/_pytest/runner.py",
+                    FileStatus::Modified,
+                    &["x"],
+                ),
+                file(
+                    "vendor/github.com/stretchr/testify/assert/assertions.go",
+                    FileStatus::Modified,
+                    &["x"],
+                ),
+                file(
+                    "third_party/vendor/pretty_assertions-1.4.0/src/lib.rs",
+                    FileStatus::Deleted,
+                    &[],
+                ),
+                file(
+                    "vendor/github.com/onsi/gomega/v2/matchers.go",
+                    FileStatus::Modified,
+                    &["x"],
+                ),
+                file(
+                    "vendor/golang.org/x/net/http2/frame.go",
+                    FileStatus::Modified,
+                    &["x"],
+                ),
+                file(
+                    "vendor/github.com/stretchr/testifyish/a.go",
+                    FileStatus::Modified,
+                    &["x"],
+                ),
+                file("docs/node_modules.md", FileStatus::Added, &["x"]),
+                file("src/vendor.rs", FileStatus::Modified, &["x"]),
+            ],
+        };
+        let installed = |folder: &str| {
+            format!("installed packages (`{folder}/`): the code that runs the tests")
+        };
+        let library = |name: &str| format!("a vendored test library (`{name}`)");
+        assert_eq!(
+            found(&diff, &[]),
+            [
+                (
+                    ".venv/lib/python3.11/site-packages/_pytest/runner.py".to_owned(),
+                    installed("site-packages")
+                ),
+                (
+                    "node_modules/jest-circus/build/run.js".to_owned(),
+                    installed("node_modules")
+                ),
+                (
+                    "third_party/vendor/pretty_assertions-1.4.0/src/lib.rs".to_owned(),
+                    library("pretty_assertions")
+                ),
+                (
+                    "vendor/github.com/onsi/gomega/v2/matchers.go".to_owned(),
+                    library("github.com/onsi/gomega")
+                ),
+                (
+                    "vendor/github.com/stretchr/testify/assert/assertions.go".to_owned(),
+                    library("github.com/stretchr/testify")
+                ),
+                (
+                    "web/node_modules/vitest/dist/index.js".to_owned(),
+                    installed("node_modules")
                 ),
             ]
         );

@@ -912,3 +912,34 @@ fn a_log_rewritten_by_the_tests_process_is_refused() {
         "no diff rule reads this spelling: {report:#}"
     );
 }
+
+/// A new root package named like `iniconfig`, which `python -m pytest` imports (the
+/// working folder first on `sys.path`) before it copies `sys.argv`: it loads the real one
+/// and appends `--deselect` for the failing test. No rule reads a line of it, every
+/// run's report and summary agree, and the suite ran green without the test (the lane
+/// accepted it before). A module named like one pytest imports at start-up is refused.
+#[test]
+fn a_module_pytest_imports_at_start_up_is_refused_when_shadowed() {
+    let shadow = "import importlib.util\nimport os\nimport sys\n\n_here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\nfor _entry in sys.path:\n    _init = os.path.join(_entry, \"iniconfig\", \"__init__.py\")\n    if _entry and os.path.abspath(_entry) != _here and os.path.exists(_init):\n        _spec = importlib.util.spec_from_file_location(\n            \"iniconfig\", _init, submodule_search_locations=[os.path.dirname(_init)]\n        )\n        _real = importlib.util.module_from_spec(_spec)\n        sys.modules[\"iniconfig\"] = _real\n        _spec.loader.exec_module(_real)\n        break\nsys.argv.append(\"--deselect=tests/test_cart.py::test_total\")\n";
+    let (_, report) = refused(
+        |suite| suite.write("iniconfig/__init__.py", shadow),
+        "test-infrastructure-changed",
+    );
+    let infrastructure = report["test_infrastructure"].as_array().unwrap();
+    assert!(
+        infrastructure
+            .iter()
+            .any(|c| c["path"] == "iniconfig/__init__.py"
+                && c["kind"] == "shadowing"
+                && c["what"]
+                    .as_str()
+                    .unwrap()
+                    .contains("pytest imports before it reads its arguments")),
+        "{report:#}"
+    );
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "nothing else saw it: {report:#}"
+    );
+}
