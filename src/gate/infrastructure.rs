@@ -503,9 +503,8 @@ fn shadowed(file: &ChangedFile) -> Option<String> {
     if file.status != FileStatus::Added {
         return None;
     }
-    let path = file.path.strip_suffix(".py")?;
-    let mut parts = path.rsplit('/');
-    let mut name = parts.next()?;
+    let mut parts = file.path.rsplit('/');
+    let mut name = python_module_name(parts.next()?)?;
     if name == "__init__" {
         name = parts.next()?;
     }
@@ -522,11 +521,36 @@ fn shadowed(file: &ChangedFile) -> Option<String> {
     }
 }
 
+/// The module a file name imports as: `json.py`, and the compiled forms Python imports
+/// from a folder on `sys.path` without a source beside them (`json.pyc`, an extension
+/// module `json.cpython-311-x86_64-linux-gnu.so` or `json.pyd`).
+fn python_module_name(file_name: &str) -> Option<&str> {
+    let (stem, extension) = file_name.rsplit_once('.')?;
+    match extension.to_ascii_lowercase().as_str() {
+        "py" | "pyc" | "pyo" => Some(stem),
+        "so" | "pyd" => stem.split('.').next(),
+        _ => None,
+    }
+}
+
 /// Why a changed path is the runner's own code, if it is: under a folder of installed
-/// packages, or in a vendored test library.
+/// packages, in a vendored test library, or compiled Python.
 fn runner_code(path: &str) -> Option<String> {
     let segments: Vec<&str> = path.split('/').collect();
     let folders = &segments[..segments.len().saturating_sub(1)];
+    let name = segments.last().copied().unwrap_or_default();
+    // A `.pyc` compiled with `--invalidation-mode unchecked-hash` in `__pycache__` runs
+    // instead of its source, never compared with it: the regressed `cart.py` reviewed, the
+    // old `cart.cpython-311.pyc` tested. A sourceless `json.pyc` imports as `json`.
+    let bytecode = name.rsplit_once('.').is_some_and(|(_, extension)| {
+        extension.eq_ignore_ascii_case("pyc") || extension.eq_ignore_ascii_case("pyo")
+    });
+    if bytecode || folders.contains(&"__pycache__") {
+        return Some(
+            "compiled Python: it runs instead of its source, which is what the change shows"
+                .to_owned(),
+        );
+    }
     if let Some(folder) = folders
         .iter()
         .find(|folder| INSTALLED_PACKAGES.contains(folder))
@@ -842,6 +866,12 @@ mod tests {
                 file("src/pygments.py", FileStatus::Added, &[]),
                 file("iniconfig/helpers.py", FileStatus::Added, &[]),
                 file("app/iniconfigs.py", FileStatus::Added, &[]),
+                file(
+                    "lib/json.cpython-311-x86_64-linux-gnu.so",
+                    FileStatus::Added,
+                    &[],
+                ),
+                file("lib/jsonlib.so", FileStatus::Added, &[]),
                 file("pluggy.py", FileStatus::Modified, &["x = 1"]),
             ],
         };
@@ -854,6 +884,10 @@ mod tests {
             found(&diff, &[]),
             [
                 ("iniconfig/__init__.py".to_owned(), what("iniconfig")),
+                (
+                    "lib/json.cpython-311-x86_64-linux-gnu.so".to_owned(),
+                    "a new module named like Python's `json`, which it would replace".to_owned()
+                ),
                 ("packaging.py".to_owned(), what("packaging")),
                 ("src/pygments.py".to_owned(), what("pygments")),
             ]
@@ -909,8 +943,16 @@ mod tests {
                 ),
                 file("docs/node_modules.md", FileStatus::Added, &["x"]),
                 file("src/vendor.rs", FileStatus::Modified, &["x"]),
+                file(
+                    "app/__pycache__/cart.cpython-311.pyc",
+                    FileStatus::Added,
+                    &[],
+                ),
+                file("iniconfig.pyc", FileStatus::Added, &[]),
             ],
         };
+        let compiled =
+            "compiled Python: it runs instead of its source, which is what the change shows";
         let installed = |folder: &str| {
             format!("installed packages (`{folder}/`): the code that runs the tests")
         };
@@ -922,6 +964,11 @@ mod tests {
                     ".venv/lib/python3.11/site-packages/_pytest/runner.py".to_owned(),
                     installed("site-packages")
                 ),
+                (
+                    "app/__pycache__/cart.cpython-311.pyc".to_owned(),
+                    compiled.to_owned()
+                ),
+                ("iniconfig.pyc".to_owned(), compiled.to_owned()),
                 (
                     "node_modules/jest-circus/build/run.js".to_owned(),
                     installed("node_modules")

@@ -943,3 +943,44 @@ fn a_module_pytest_imports_at_start_up_is_refused_when_shadowed() {
         "nothing else saw it: {report:#}"
     );
 }
+
+/// The regressed source beside the old code's bytecode, compiled with
+/// `--invalidation-mode unchecked-hash`: Python runs a `__pycache__` file of that kind
+/// without comparing it with its source, so every run tests the old code while the change
+/// shows the new. The lane accepted it before; compiled Python in the repository is
+/// refused.
+#[test]
+fn bytecode_that_runs_instead_of_its_source_is_refused() {
+    let (_, report) = refused(
+        |suite| {
+            suite.write("old_cart.py", CART);
+            let compile = std::process::Command::new("python3")
+                .current_dir(&suite.repo)
+                .args([
+                    "-c",
+                    "import importlib.util, py_compile\npy_compile.compile('old_cart.py', cfile=importlib.util.cache_from_source('app/cart.py'), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)\nprint(importlib.util.cache_from_source('app/cart.py'))",
+                ])
+                .output()
+                .expect("python3 runs");
+            assert!(compile.status.success(), "{compile:?}");
+            std::fs::remove_file(suite.repo.join("old_cart.py")).expect("removed");
+            let compiled = String::from_utf8(compile.stdout).expect("a path");
+            git(&suite.repo, &["add", "--force", compiled.trim()]);
+        },
+        "test-infrastructure-changed",
+    );
+    let infrastructure = report["test_infrastructure"].as_array().unwrap();
+    assert!(
+        infrastructure.iter().any(|c| c["kind"] == "runner-code"
+            && c["path"]
+                .as_str()
+                .unwrap()
+                .starts_with("app/__pycache__/cart.")),
+        "{report:#}"
+    );
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "nothing else saw it: {report:#}"
+    );
+}
