@@ -32,6 +32,8 @@ pub const DEFAULT_GLOBS: &[&str] = &[
     "pyproject.toml",
     "setup.cfg",
     "tox.ini",
+    // jest, mocha and AVA read their settings from package.json's key of their name.
+    "package.json",
     // Python runs these at start-up, before pytest, in every process.
     "sitecustomize.py",
     "usercustomize.py",
@@ -344,7 +346,12 @@ const VENDORED_TEST_LIBRARIES: &[&str] = &[
 ];
 
 /// Files whose runner settings are a section: owned by their section, not as a whole.
-const SECTIONED: &[&str] = &["pyproject.toml", "setup.cfg", "tox.ini"];
+const SECTIONED: &[&str] = &["pyproject.toml", "setup.cfg", "tox.ini", "package.json"];
+
+/// The keys of package.json that hold a runner's settings: `"jest": {"testPathIgnorePatterns":
+/// ["cart"]}` hides a test from the suite and its listing alike, `"setupFiles"` runs code
+/// before every test file.
+const PACKAGE_JSON_RUNNER_KEYS: &[&str] = &["jest", "mocha", "ava"];
 
 /// Files that list Python requirements, where adding a pytest plugin is a plugin-list
 /// change.
@@ -579,6 +586,11 @@ fn section_change(name: &str, base: Option<&str>, head: Option<&str>) -> Option<
             base.map(pyproject_runner),
             head.map(pyproject_runner),
         ),
+        "package.json" => (
+            "the \"jest\", \"mocha\" or \"ava\" key",
+            base.map(package_json_runner),
+            head.map(package_json_runner),
+        ),
         "setup.cfg" => (
             "[tool:pytest]",
             base.map(|t| ini_section(t, "tool:pytest")),
@@ -606,6 +618,23 @@ fn section_change(name: &str, base: Option<&str>, head: Option<&str>) -> Option<
         .unwrap_or_default()
     };
     (plugins(base) != plugins(head)).then(|| format!("pytest plugins named in {name}"))
+}
+
+/// package.json's runner settings, normalized: the runners' keys as JSON values (so
+/// formatting, key order and the other keys do not count). A file that is not JSON is its
+/// whole text: a change to it is a change.
+fn package_json_runner(text: &str) -> String {
+    let Ok(serde_json::Value::Object(document)) = serde_json::from_str(text) else {
+        return text.to_owned();
+    };
+    let runners: serde_json::Map<String, serde_json::Value> = PACKAGE_JSON_RUNNER_KEYS
+        .iter()
+        .filter_map(|key| Some(((*key).to_owned(), document.get(*key)?.clone())))
+        .collect();
+    if runners.is_empty() {
+        return String::new();
+    }
+    serde_json::Value::Object(runners).to_string()
 }
 
 /// pyproject.toml's runner settings, normalized: the `[tool.pytest]` table and the
@@ -990,6 +1019,66 @@ mod tests {
                     installed("node_modules")
                 ),
             ]
+        );
+    }
+
+    /// package.json counts by its runners' keys only: a version bump, a new dependency,
+    /// reformatting or reordered keys do not; a jest ignore pattern, a mocha `spec`, a new
+    /// AVA key, or a file that is no longer JSON do.
+    #[test]
+    fn only_the_runners_keys_of_package_json_count() {
+        let diff = Diff {
+            files: vec![file("package.json", FileStatus::Modified, &[])],
+        };
+        let base = r#"{"name": "shop", "version": "1.0.0", "jest": {"testEnvironment": "node", "roots": ["<rootDir>"]}}"#;
+        let unchanged = [
+            r#"{"name": "shop", "version": "1.1.0", "dependencies": {"left-pad": "1"}, "jest": {"testEnvironment": "node", "roots": ["<rootDir>"]}}"#,
+            "{\n  \"jest\": {\n    \"roots\": [\"<rootDir>\"],\n    \"testEnvironment\": \"node\"\n  },\n  \"version\": \"1.0.0\",\n  \"name\": \"shop\"\n}\n",
+        ];
+        for head in unchanged {
+            assert!(
+                found(&diff, &[("package.json", Some(base), Some(head))]).is_empty(),
+                "{head}"
+            );
+        }
+        let hidden = [
+            r#"{"name": "shop", "version": "1.0.0", "jest": {"testEnvironment": "node", "roots": ["<rootDir>"], "testPathIgnorePatterns": ["cart"]}}"#,
+            r#"{"name": "shop", "version": "1.0.0", "jest": {"testEnvironment": "node", "roots": ["<rootDir>"]}, "mocha": {"spec": "none/*.js"}}"#,
+            r#"{"name": "shop", "version": "1.0.0", "jest": {"testEnvironment": "node", "roots": ["<rootDir>"]}, "ava": {"files": []}}"#,
+            r#"{"name": "shop", "jest": "#,
+        ];
+        for head in hidden {
+            assert_eq!(
+                found(&diff, &[("package.json", Some(base), Some(head))]),
+                [(
+                    "package.json".to_owned(),
+                    "the \"jest\", \"mocha\" or \"ava\" key in package.json".to_owned()
+                )],
+                "{head}"
+            );
+        }
+        // A new package.json with runner settings counts; one without does not.
+        let added = Diff {
+            files: vec![file("web/package.json", FileStatus::Added, &[])],
+        };
+        assert!(
+            found(
+                &added,
+                &[("web/package.json", None, Some(r#"{"name": "web"}"#))]
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            found(
+                &added,
+                &[(
+                    "web/package.json",
+                    None,
+                    Some(r#"{"jest": {"setupFiles": ["./x.js"]}}"#)
+                )]
+            )
+            .len(),
+            1
         );
     }
 }

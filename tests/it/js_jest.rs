@@ -333,3 +333,56 @@ fn two_tests_under_one_id_are_replayed_alone_and_the_rest_of_their_batch_stays_b
         );
     }
 }
+
+/// A regression beside `"jest": {"testPathIgnorePatterns": [..., "cart"]}` in package.json:
+/// jest's listing and the whole suite's run both leave the cart's tests out, so the suite
+/// ran green without them and the lane accepted the change. The runner's keys of
+/// package.json are test infrastructure, as pytest's section of pyproject.toml is.
+#[test]
+fn gate_refuses_tests_hidden_by_package_json() {
+    let suite = JEST.project();
+    let tests = suite.repo.join("__tests__");
+    for entry in std::fs::read_dir(&tests).expect("the fixture's tests") {
+        std::fs::remove_file(entry.expect("a test file").path()).expect("remove a fixture test");
+    }
+    let cart = |start: u32| {
+        format!(
+            "function total(prices) {{\n  return prices.reduce((a, b) => a + b, {start});\n}}\nmodule.exports = {{ total }};\n"
+        )
+    };
+    suite.write("cart.js", &cart(0));
+    suite.write(
+        "__tests__/cart.test.js",
+        "const { total } = require('../cart');\n\ntest('totals', () => {\n  expect(total([3, 5])).toBe(8);\n});\n",
+    );
+    suite.write(
+        "__tests__/other.test.js",
+        "test('adds', () => {\n  expect(1 + 1).toBe(2);\n});\n",
+    );
+    suite.write(
+        "candor.toml",
+        "[lane]\nmin_replays = 2\nmax_wall_seconds = 300\n",
+    );
+    crate::triage_support::git(&suite.repo, &["checkout", "--quiet", "main"]);
+    crate::js_support::commit(&suite, "a cart");
+    crate::triage_support::git(&suite.repo, &["checkout", "--quiet", "-b", "hidden"]);
+    suite.write("cart.js", &cart(1));
+    let package = std::fs::read_to_string(suite.repo.join("package.json")).expect("package.json");
+    let mut package: serde_json::Value = serde_json::from_str(&package).expect("JSON");
+    package["jest"] = serde_json::json!({"testPathIgnorePatterns": ["/node_modules/", "cart"]});
+    suite.write(
+        "package.json",
+        &serde_json::to_string_pretty(&package).expect("JSON"),
+    );
+    crate::js_support::commit(&suite, "a regression, its tests hidden");
+    let ran = suite.candor(&["gate", "--format", "json"], &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    let line = &ran.lines_of("gate")[0];
+    let infrastructure = line["test_infrastructure"].as_array().expect("a list");
+    assert!(
+        infrastructure
+            .iter()
+            .any(|c| c["path"] == "package.json" && c["kind"] == "runner-settings"),
+        "{line:#}"
+    );
+}
