@@ -34,6 +34,9 @@ pub const DEFAULT_GLOBS: &[&str] = &[
     "tox.ini",
     // jest, mocha and AVA read their settings from package.json's key of their name.
     "package.json",
+    // cargo's test targets, features and profiles; go's module replacements.
+    "Cargo.toml",
+    "go.mod",
     // Python runs these at start-up, before pytest, in every process.
     "sitecustomize.py",
     "usercustomize.py",
@@ -346,7 +349,14 @@ const VENDORED_TEST_LIBRARIES: &[&str] = &[
 ];
 
 /// Files whose runner settings are a section: owned by their section, not as a whole.
-const SECTIONED: &[&str] = &["pyproject.toml", "setup.cfg", "tox.ini", "package.json"];
+const SECTIONED: &[&str] = &[
+    "pyproject.toml",
+    "setup.cfg",
+    "tox.ini",
+    "package.json",
+    "Cargo.toml",
+    "go.mod",
+];
 
 /// The keys of package.json that hold a runner's settings: `"jest": {"testPathIgnorePatterns":
 /// ["cart"]}` hides a test from the suite and its listing alike, `"setupFiles"` runs code
@@ -591,6 +601,24 @@ fn section_change(name: &str, base: Option<&str>, head: Option<&str>) -> Option<
             base.map(package_json_runner),
             head.map(package_json_runner),
         ),
+        "Cargo.toml" => {
+            let known = base.map(CargoBase::of);
+            (
+                "its test targets, features, profiles, patches, path or git dev-dependencies or workspace members",
+                base.map(|text| cargo_runner(text, known.as_ref())),
+                head.map(|text| cargo_runner(text, known.as_ref())),
+            )
+        }
+        "go.mod" => {
+            // Only a replacement the base does not make can swap code in.
+            let known = base.map(go_mod_replacements).unwrap_or_default();
+            let new = |text: &str| {
+                let mut added = go_mod_replacements(text);
+                added.retain(|line| !known.contains(line));
+                added.join("\n")
+            };
+            ("its replace directives", base.map(new), head.map(new))
+        }
         "setup.cfg" => (
             "[tool:pytest]",
             base.map(|t| ini_section(t, "tool:pytest")),
@@ -635,6 +663,252 @@ fn package_json_runner(text: &str) -> String {
         return String::new();
     }
     serde_json::Value::Object(runners).to_string()
+}
+
+/// What the base's Cargo.toml says that the head's is compared with entry by entry, so that
+/// additions no base test can depend on, and removals that swap nothing in, do not count.
+#[derive(Debug, Default)]
+struct CargoBase {
+    members: Vec<toml::Value>,
+    /// `patch.REGISTRY.CRATE` and `replace.SPEC`, with their values.
+    overrides: Vec<(String, toml::Value)>,
+    /// Each dev-dependency (`SECTION.NAME`) with where it comes from.
+    dev_sources: Vec<(String, String)>,
+}
+
+impl CargoBase {
+    fn of(text: &str) -> CargoBase {
+        let document = text.parse::<toml::Table>().unwrap_or_default();
+        let members = document
+            .get("workspace")
+            .and_then(|workspace| workspace.get("members"))
+            .and_then(toml::Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        CargoBase {
+            members,
+            overrides: cargo_overrides(&document),
+            dev_sources: cargo_dev_sources(&document),
+        }
+    }
+}
+
+/// `[patch.REGISTRY]` and `[replace]` entries, flattened.
+fn cargo_overrides(document: &toml::Table) -> Vec<(String, toml::Value)> {
+    let mut overrides = Vec::new();
+    if let Some(registries) = document.get("patch").and_then(toml::Value::as_table) {
+        for (registry, crates) in registries {
+            for (name, value) in crates.as_table().into_iter().flatten() {
+                overrides.push((format!("patch.{registry}.{name}"), value.clone()));
+            }
+        }
+    }
+    for (spec, value) in document
+        .get("replace")
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flatten()
+    {
+        overrides.push((format!("replace.{spec}"), value.clone()));
+    }
+    overrides
+}
+
+/// Each dev-dependency (`[dev-dependencies]` and `[target.…dev-dependencies]`) with where
+/// it comes from: its path, git repository, revision, registry and package name, never its
+/// version (a release bump changes nothing a test relies on).
+fn cargo_dev_sources(document: &toml::Table) -> Vec<(String, String)> {
+    let mut sections = vec![(
+        "dev-dependencies".to_owned(),
+        document.get("dev-dependencies"),
+    )];
+    for (target, table) in document
+        .get("target")
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flatten()
+    {
+        sections.push((
+            format!("target.{target}.dev-dependencies"),
+            table.get("dev-dependencies"),
+        ));
+    }
+    let mut sources = Vec::new();
+    for (section, table) in sections {
+        for (name, dependency) in table.and_then(toml::Value::as_table).into_iter().flatten() {
+            let source: Vec<String> =
+                ["path", "git", "branch", "tag", "rev", "registry", "package"]
+                    .iter()
+                    .filter_map(|key| Some(format!("{key}={}", dependency.get(key)?)))
+                    .collect();
+            sources.push((format!("{section}.{name}"), source.join(",")));
+        }
+    }
+    sources
+}
+
+/// The crate's own features a plain `cargo test` turns on: `default` and what it reaches
+/// through other features of the crate (`dep/feature` and `dep:name` are not its own).
+fn cargo_default_features(document: &toml::Table) -> BTreeSet<String> {
+    let Some(features) = document.get("features").and_then(toml::Value::as_table) else {
+        return BTreeSet::new();
+    };
+    let mut enabled = BTreeSet::new();
+    let mut pending = vec!["default".to_owned()];
+    while let Some(feature) = pending.pop() {
+        let Some(implied) = features.get(&feature).and_then(toml::Value::as_array) else {
+            continue;
+        };
+        // `default` itself gates nothing a test would name.
+        if feature != "default" && !enabled.insert(feature) {
+            continue;
+        }
+        for name in implied.iter().filter_map(toml::Value::as_str) {
+            if !name.contains(['/', ':']) && !enabled.contains(name) {
+                pending.push(name.to_owned());
+            }
+        }
+    }
+    enabled
+}
+
+/// Cargo.toml's settings that decide which tests `cargo test` builds and how they check,
+/// normalized (formatting, versions and unrelated keys do not count): `autotests = false`
+/// or a `[[test]]` with `test = false` drops a target's tests, `[lib] test = false` the
+/// unit tests; a change to the features `default` turns on compiles out the tests behind
+/// them; `debug-assertions`, `overflow-checks` or `panic` changed in the `dev` or `test`
+/// profile silences checks or `should_panic`; a new or changed `[patch]` or `[replace]`
+/// entry, or a dev-dependency taken from somewhere else, swaps an assertion library for
+/// other code; a workspace member removed or excluded takes its tests along. A file that
+/// is not TOML is its whole text.
+///
+/// A new Cargo.toml (`base` is `None`) is a new crate, whose tests no base test can be:
+/// only what a manifest can do to the others' counts (profiles, patches, a workspace).
+fn cargo_runner(text: &str, base: Option<&CargoBase>) -> String {
+    let Ok(document) = text.parse::<toml::Table>() else {
+        return format!("unparsed:{text}");
+    };
+    let Some(base) = base else {
+        let mut document = document;
+        document.retain(|key, _| matches!(key, "profile" | "patch" | "replace" | "workspace"));
+        return cargo_runner(&document.to_string(), Some(&CargoBase::default()));
+    };
+    let mut kept = toml::Table::new();
+    let mut keep = |key: String, value: Option<&toml::Value>| {
+        if let Some(value) = value {
+            kept.insert(key, value.clone());
+        }
+    };
+    let package = document.get("package");
+    for key in [
+        "autotests",
+        "autolib",
+        "autobins",
+        "autoexamples",
+        "autobenches",
+        "build",
+    ] {
+        keep(format!("package.{key}"), package.and_then(|p| p.get(key)));
+    }
+    for key in ["lib", "test", "bin", "example", "bench"] {
+        keep(key.to_owned(), document.get(key));
+    }
+    for profile in ["dev", "test"] {
+        let Some(settings) = document
+            .get("profile")
+            .and_then(|profiles| profiles.get(profile))
+        else {
+            continue;
+        };
+        let mut scopes = vec![(format!("profile.{profile}"), settings)];
+        for (name, overrides) in settings
+            .get("package")
+            .and_then(toml::Value::as_table)
+            .into_iter()
+            .flatten()
+        {
+            scopes.push((format!("profile.{profile}.package.{name}"), overrides));
+        }
+        for (scope, table) in scopes {
+            for key in ["debug-assertions", "overflow-checks", "panic", "inherits"] {
+                keep(format!("{scope}.{key}"), table.get(key));
+            }
+        }
+    }
+    let workspace = document.get("workspace");
+    for key in ["exclude", "default-members"] {
+        keep(
+            format!("workspace.{key}"),
+            workspace.and_then(|w| w.get(key)),
+        );
+    }
+    // A member the base lists and the head does not takes its tests along; a new one
+    // takes none.
+    if let Some(members) = workspace
+        .and_then(|w| w.get("members"))
+        .and_then(toml::Value::as_array)
+        && !base.members.is_empty()
+    {
+        let kept_members: Vec<toml::Value> = members
+            .iter()
+            .filter(|member| base.members.contains(*member))
+            .cloned()
+            .collect();
+        keep(
+            "workspace.members".to_owned(),
+            Some(&toml::Value::Array(kept_members)),
+        );
+    }
+    let defaults: Vec<toml::Value> = cargo_default_features(&document)
+        .into_iter()
+        .map(toml::Value::String)
+        .collect();
+    if !defaults.is_empty() {
+        keep(
+            "features.turned-on-by-default".to_owned(),
+            Some(&toml::Value::Array(defaults)),
+        );
+    }
+    // Overrides and sources as the base has them say nothing; only what differs is kept.
+    for (key, value) in cargo_overrides(&document) {
+        if !base.overrides.contains(&(key.clone(), value.clone())) {
+            keep(key, Some(&value));
+        }
+    }
+    for (key, source) in cargo_dev_sources(&document) {
+        let before = base.dev_sources.iter().find(|(name, _)| *name == key);
+        if before.is_some_and(|(_, was)| *was != source) {
+            keep(key, Some(&toml::Value::String(source)));
+        }
+    }
+    kept.to_string()
+}
+
+/// go.mod's `replace` directives, spaces normalized and sorted: a replacement swaps a
+/// module (an assertion library among them) for other code.
+fn go_mod_replacements(text: &str) -> Vec<String> {
+    let mut replacements = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let line = line.split("//").next().unwrap_or_default().trim();
+        let spaced = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if in_block {
+            if line == ")" {
+                in_block = false;
+            } else if !line.is_empty() {
+                replacements.push(spaced(line));
+            }
+        } else if let Some(rest) = line.strip_prefix("replace") {
+            let rest = rest.trim();
+            if rest == "(" {
+                in_block = true;
+            } else if !rest.is_empty() {
+                replacements.push(spaced(rest));
+            }
+        }
+    }
+    replacements.sort();
+    replacements
 }
 
 /// pyproject.toml's runner settings, normalized: the `[tool.pytest]` table and the
@@ -1080,5 +1354,149 @@ mod tests {
             .len(),
             1
         );
+    }
+
+    /// Cargo.toml counts by what decides which tests build and how they check; a version
+    /// bump, a new dependency, a new feature or reformatting do not.
+    #[test]
+    fn only_what_decides_cargo_s_tests_counts_in_cargo_toml() {
+        let diff = Diff {
+            files: vec![file("Cargo.toml", FileStatus::Modified, &[])],
+        };
+        let base = "[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\ndefault = [\"fast\"]\nfast = []\n\n[dependencies]\nserde = \"1\"\n\n[dev-dependencies]\npretty_assertions = \"1\"\n";
+        let unchanged = [
+            base.replace("0.1.0", "0.2.0"),
+            base.replace("serde = \"1\"", "serde = \"1\"\nregex = \"1\""),
+            base.replace("fast = []", "fast = []\nslow = []"),
+            base.replace("pretty_assertions = \"1\"", "pretty_assertions = \"1.4\""),
+            base.replace("edition = \"2021\"\n", "edition   =   \"2021\"\n"),
+            format!(
+                "{base}\n[profile.release-lto]\ninherits = \"release\"\noverflow-checks = false\n"
+            ),
+            format!("{base}\n[profile.dev]\ndebug = 1\n"),
+            base.replace(
+                "pretty_assertions = \"1\"",
+                "pretty_assertions = \"1\"\nhelpers = { path = \"helpers\" }",
+            ),
+        ];
+        for head in &unchanged {
+            assert!(
+                found(&diff, &[("Cargo.toml", Some(base), Some(head))]).is_empty(),
+                "{head}"
+            );
+        }
+        // A patch the base had, taken away: the crate comes from its registry again.
+        let patched =
+            format!("{base}\n[patch.crates-io]\nregex = {{ path = \"/home/a/regex\" }}\n");
+        assert!(found(&diff, &[("Cargo.toml", Some(&patched), Some(base))]).is_empty());
+        let hiding = [
+            base.replace(
+                "edition = \"2021\"",
+                "edition = \"2021\"\nautotests = false",
+            ),
+            format!("{base}\n[lib]\ntest = false\n"),
+            format!("{base}\n[[test]]\nname = \"cart\"\ntest = false\n"),
+            base.replace("default = [\"fast\"]", "default = []"),
+            base.replace("default = [\"fast\"]", "default = [\"slow\"]\nslow = []"),
+            format!("{base}\n[profile.dev]\ndebug-assertions = false\n"),
+            format!("{base}\n[profile.test.package.shop]\noverflow-checks = false\n"),
+            format!("{base}\n[profile.dev]\npanic = \"abort\"\n"),
+            format!("{base}\n[patch.crates-io]\npretty_assertions = {{ path = \"fake\" }}\n"),
+            base.replace(
+                "pretty_assertions = \"1\"",
+                "pretty_assertions = { path = \"vendor/fake\" }",
+            ),
+            format!("{base}\n[workspace]\nexclude = [\"cart\"]\n"),
+            "[package\nname = ".to_owned(),
+        ];
+        for head in &hiding {
+            assert_eq!(
+                found(&diff, &[("Cargo.toml", Some(base), Some(head))]).len(),
+                1,
+                "{head}"
+            );
+        }
+    }
+
+    /// A new crate's manifest counts only for what a manifest does to the other crates;
+    /// a go.mod deleted with its replacements swaps nothing in.
+    #[test]
+    fn a_new_manifest_counts_by_what_reaches_other_crates() {
+        let added = Diff {
+            files: vec![file("crates/index/Cargo.toml", FileStatus::Added, &[])],
+        };
+        let plain = "[package]\nname = \"index\"\n\n[features]\ndefault = [\"fast\"]\nfast = []\n\n[dev-dependencies]\nhelpers = { path = \"../helpers\" }\n";
+        assert!(found(&added, &[("crates/index/Cargo.toml", None, Some(plain))]).is_empty());
+        let patching =
+            format!("{plain}\n[patch.crates-io]\npretty_assertions = {{ path = \"fake\" }}\n");
+        assert_eq!(
+            found(
+                &added,
+                &[("crates/index/Cargo.toml", None, Some(&patching))]
+            )
+            .len(),
+            1
+        );
+        let deleted = Diff {
+            files: vec![file("cobra/go.mod", FileStatus::Deleted, &[])],
+        };
+        let module = "module example.com/cli\n\nreplace example.com/lib => ../\n";
+        assert!(found(&deleted, &[("cobra/go.mod", Some(module), None)]).is_empty());
+    }
+
+    /// A workspace member added takes no base test along; one removed does.
+    #[test]
+    fn only_workspace_members_the_base_lists_count() {
+        let diff = Diff {
+            files: vec![file("Cargo.toml", FileStatus::Modified, &[])],
+        };
+        let base = "[workspace]\nmembers = [\"a\", \"b\"]\n";
+        let added = "[workspace]\nmembers = [\"a\", \"b\", \"c\"]\n";
+        let removed = "[workspace]\nmembers = [\"a\"]\n";
+        assert!(found(&diff, &[("Cargo.toml", Some(base), Some(added))]).is_empty());
+        let package = "[package]\nname = \"a\"\n";
+        let into_workspace = "[package]\nname = \"a\"\n\n[workspace]\nmembers = [\"b\"]\n";
+        assert!(
+            found(
+                &diff,
+                &[("Cargo.toml", Some(package), Some(into_workspace))]
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            found(&diff, &[("Cargo.toml", Some(base), Some(removed))]).len(),
+            1
+        );
+    }
+
+    /// go.mod counts by its replace directives, in either spelling; a new requirement
+    /// does not.
+    #[test]
+    fn only_replace_directives_count_in_go_mod() {
+        let diff = Diff {
+            files: vec![file("go.mod", FileStatus::Modified, &[])],
+        };
+        let base =
+            "module example.com/shop\n\ngo 1.21\n\nrequire github.com/stretchr/testify v1.9.0\n";
+        let required = format!("{base}require golang.org/x/net v0.1.0\n");
+        assert!(found(&diff, &[("go.mod", Some(base), Some(&required))]).is_empty());
+        for head in [
+            format!("{base}\nreplace github.com/stretchr/testify => ./fake\n"),
+            format!(
+                "{base}\nreplace (\n\tgithub.com/stretchr/testify v1.9.0 => ../fake // local\n)\n"
+            ),
+        ] {
+            assert_eq!(
+                found(&diff, &[("go.mod", Some(base), Some(&head))]),
+                [(
+                    "go.mod".to_owned(),
+                    "its replace directives in go.mod".to_owned()
+                )],
+                "{head}"
+            );
+        }
+        let spaced = "module example.com/shop\n\nreplace   github.com/a/b  =>  ./b\n";
+        let block = "module example.com/shop\n\nreplace (\n  github.com/a/b => ./b\n)\n";
+        assert!(found(&diff, &[("go.mod", Some(spaced), Some(block))]).is_empty());
     }
 }

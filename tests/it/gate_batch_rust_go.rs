@@ -391,7 +391,7 @@ fn cargo_change_with(kind: &str, files: &[(&str, &str)]) -> Suite {
 }
 
 /// As [`cargo_change`], with `policy` as the base's candor.toml.
-fn cargo_change_under(policy: &str, files: &[(&str, &str)]) -> Suite {
+pub(crate) fn cargo_change_under(policy: &str, files: &[(&str, &str)]) -> Suite {
     let suite = calc_crate(policy);
     suite.write(
         "tests/more.rs",

@@ -7,7 +7,7 @@
 //! a test stripped of `#[test]`, a test that gained `#[should_panic]` or lost a check.
 
 use crate::gate_batch::{gate_report, strings};
-use crate::gate_batch_rust_go::{cargo_change, go_change};
+use crate::gate_batch_rust_go::{cargo_change, cargo_change_under, go_change};
 
 /// `Twice` regressed: 2·x + 1.
 const REGRESSED: &str = "package b\n\nfunc Twice(x int) int { return 2*x + 1 }\n";
@@ -274,4 +274,30 @@ fn issue_14_item_1_a_cargo_test_stripped_of_its_check_beside_regressed_code_is_w
     let (ran, report) = gate_report(&suite);
     assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
     assert_eq!(report["base_judgement"]["weakened"], serde_json::json!([]));
+}
+
+/// A regression that only `tests/more.rs` catches, beside `autotests = false` in
+/// Cargo.toml: cargo no longer builds the integration tests, the whole suite's run holds
+/// only the unit test and passes, and the lane accepted the change. What decides which
+/// tests cargo builds is test infrastructure.
+#[test]
+fn a_cargo_manifest_that_drops_the_integration_tests_is_refused() {
+    let regressed = "pub fn add(a: i32, b: i32) -> i32 {\n    if a == 2 { a + b + 1 } else { a + b }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
+    let manifest = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\nautotests = false\n\n[dependencies]\n";
+    let suite = cargo_change_under(
+        "[lane]\nmin_replays = 2\n\n[runner]\nkind = \"cargo\"\n",
+        &[("src/lib.rs", regressed), ("Cargo.toml", manifest)],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "{report:#}"
+    );
+    assert_eq!(report["test_infrastructure"][0]["path"], "Cargo.toml");
+    assert_eq!(
+        report["suite"]["tests"], 1,
+        "only the unit test ran: {report:#}"
+    );
 }
