@@ -58,6 +58,12 @@ pub const DEFAULT_GLOBS: &[&str] = &[
     "vitest.setup.*",
     "vite.config.*",
     "setupTests.*",
+    // babel-jest, jest's default transform, compiles every test file with the project's
+    // Babel settings: a plugin there can delete each `expect(…)` before it runs.
+    "babel.config.*",
+    ".babelrc",
+    ".babelrc.*",
+    ".swcrc",
     ".mocharc*",
     "karma.conf.*",
     "playwright.config.*",
@@ -360,8 +366,8 @@ const SECTIONED: &[&str] = &[
 
 /// The keys of package.json that hold a runner's settings: `"jest": {"testPathIgnorePatterns":
 /// ["cart"]}` hides a test from the suite and its listing alike, `"setupFiles"` runs code
-/// before every test file.
-const PACKAGE_JSON_RUNNER_KEYS: &[&str] = &["jest", "mocha", "ava"];
+/// before every test file; `"babel"` is the Babel settings jest compiles the tests with.
+const PACKAGE_JSON_RUNNER_KEYS: &[&str] = &["jest", "mocha", "ava", "babel"];
 
 /// Files that list Python requirements, where adding a pytest plugin is a plugin-list
 /// change.
@@ -597,7 +603,7 @@ fn section_change(name: &str, base: Option<&str>, head: Option<&str>) -> Option<
             head.map(pyproject_runner),
         ),
         "package.json" => (
-            "the \"jest\", \"mocha\" or \"ava\" key",
+            "the \"jest\", \"mocha\", \"ava\" or \"babel\" key",
             base.map(package_json_runner),
             head.map(package_json_runner),
         ),
@@ -1326,7 +1332,7 @@ mod tests {
                 found(&diff, &[("package.json", Some(base), Some(head))]),
                 [(
                     "package.json".to_owned(),
-                    "the \"jest\", \"mocha\" or \"ava\" key in package.json".to_owned()
+                    "the \"jest\", \"mocha\", \"ava\" or \"babel\" key in package.json".to_owned()
                 )],
                 "{head}"
             );

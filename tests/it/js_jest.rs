@@ -334,12 +334,12 @@ fn two_tests_under_one_id_are_replayed_alone_and_the_rest_of_their_batch_stays_b
     }
 }
 
-/// A regression beside `"jest": {"testPathIgnorePatterns": [..., "cart"]}` in package.json:
-/// jest's listing and the whole suite's run both leave the cart's tests out, so the suite
-/// ran green without them and the lane accepted the change. The runner's keys of
-/// package.json are test infrastructure, as pytest's section of pyproject.toml is.
-#[test]
-fn gate_refuses_tests_hidden_by_package_json() {
+/// A `cart.js` its test checks, committed on `main` with the fixture's other tests taken
+/// away, then a `hidden` branch where the cart regresses beside `tamper`; the gate's
+/// report line.
+fn gate_on_a_regressed_cart(
+    tamper: impl FnOnce(&crate::triage_support::Suite),
+) -> serde_json::Value {
     let suite = JEST.project();
     let tests = suite.repo.join("__tests__");
     for entry in std::fs::read_dir(&tests).expect("the fixture's tests") {
@@ -367,22 +367,54 @@ fn gate_refuses_tests_hidden_by_package_json() {
     crate::js_support::commit(&suite, "a cart");
     crate::triage_support::git(&suite.repo, &["checkout", "--quiet", "-b", "hidden"]);
     suite.write("cart.js", &cart(1));
-    let package = std::fs::read_to_string(suite.repo.join("package.json")).expect("package.json");
-    let mut package: serde_json::Value = serde_json::from_str(&package).expect("JSON");
-    package["jest"] = serde_json::json!({"testPathIgnorePatterns": ["/node_modules/", "cart"]});
-    suite.write(
-        "package.json",
-        &serde_json::to_string_pretty(&package).expect("JSON"),
-    );
+    tamper(&suite);
     crate::js_support::commit(&suite, "a regression, its tests hidden");
     let ran = suite.candor(&["gate", "--format", "json"], &[]);
     assert_eq!(ran.exit, 1, "{ran:?}");
-    let line = &ran.lines_of("gate")[0];
+    ran.lines_of("gate")[0].clone()
+}
+
+/// A regression beside `"jest": {"testPathIgnorePatterns": [..., "cart"]}` in package.json:
+/// jest's listing and the whole suite's run both leave the cart's tests out, so the suite
+/// ran green without them and the lane accepted the change. The runner's keys of
+/// package.json are test infrastructure, as pytest's section of pyproject.toml is.
+#[test]
+fn gate_refuses_tests_hidden_by_package_json() {
+    let line = gate_on_a_regressed_cart(|suite| {
+        let package =
+            std::fs::read_to_string(suite.repo.join("package.json")).expect("package.json");
+        let mut package: serde_json::Value = serde_json::from_str(&package).expect("JSON");
+        package["jest"] = serde_json::json!({"testPathIgnorePatterns": ["/node_modules/", "cart"]});
+        suite.write(
+            "package.json",
+            &serde_json::to_string_pretty(&package).expect("JSON"),
+        );
+    });
     let infrastructure = line["test_infrastructure"].as_array().expect("a list");
     assert!(
         infrastructure
             .iter()
             .any(|c| c["path"] == "package.json" && c["kind"] == "runner-settings"),
+        "{line:#}"
+    );
+}
+
+/// A regression beside a new `babel.config.js` whose plugin deletes every `expect(…)`
+/// statement: babel-jest, jest's default transform, compiles each test file with it, so
+/// the cart's test ran with no check left and the lane accepted the change.
+#[test]
+fn gate_refuses_a_babel_plugin_that_deletes_the_checks() {
+    let line = gate_on_a_regressed_cart(|suite| {
+        suite.write(
+            "babel.config.js",
+            "module.exports = {\n  plugins: [\n    () => ({\n      visitor: {\n        ExpressionStatement(path) {\n          const call = path.node.expression;\n          if (call.type === 'CallExpression' && call.callee.type === 'MemberExpression' && call.callee.object.type === 'CallExpression' && call.callee.object.callee.name === 'expect') {\n            path.remove();\n          }\n        },\n      },\n    }),\n  ],\n};\n",
+        );
+    });
+    let infrastructure = line["test_infrastructure"].as_array().expect("a list");
+    assert!(
+        infrastructure
+            .iter()
+            .any(|c| c["path"] == "babel.config.js" && c["kind"] == "file"),
         "{line:#}"
     );
 }
