@@ -427,23 +427,28 @@ impl Git {
             .find(|file| file.path == path))
     }
 
-    /// Whether tracked files differ from HEAD (untracked files do not count: candor's own
-    /// `.candor/` folder is one when a repository does not ignore it).
-    pub fn has_tracked_changes(&self) -> Result<bool, GitError> {
-        Ok(self.answer(&TRACKED_CHANGES)?.is_some())
-    }
-
-    /// [`Git::has_tracked_changes`] asked now and answered later: git runs while the caller
-    /// goes on (the merge lane lists its tests meanwhile), and the closure waits for its
-    /// answer.
-    pub fn start_tracked_changes(&self) -> impl FnOnce() -> Result<bool, GitError> + '_ {
-        let child = self.command(&TRACKED_CHANGES).spawn();
-        move || {
-            let output = child
-                .and_then(std::process::Child::wait_with_output)
-                .map_err(GitError::Spawn)?;
-            Ok(self.understand(&TRACKED_CHANGES, output)?.is_some())
-        }
+    /// The tracked files whose content in the work tree differs from HEAD's, sorted
+    /// (untracked files do not count: candor's own `.candor/` folder is one when a
+    /// repository does not ignore it).
+    pub fn changed_tracked_files(&self) -> Result<Vec<String>, GitError> {
+        let listed = self.bytes(&[
+            "diff",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-relative",
+            "HEAD",
+            "--",
+        ])?;
+        let mut paths: Vec<String> = listed
+            .split(|byte| *byte == 0)
+            .filter(|path| !path.is_empty())
+            .map(|path| String::from_utf8_lossy(path).into_owned())
+            .collect();
+        paths.sort();
+        Ok(paths)
     }
 
     /// `git diff --unified=0 --no-color --no-renames BASE HEAD` with everything a user's
@@ -715,9 +720,6 @@ impl Git {
     }
 }
 
-/// `git status`'s question whether tracked files differ from HEAD.
-const TRACKED_CHANGES: [&str; 3] = ["status", "--porcelain", "--untracked-files=no"];
-
 /// Whether `file` is `path` itself or lies under the folder `path` (every file when `path`
 /// is empty).
 fn at_or_under(file: &str, path: &str) -> bool {
@@ -814,12 +816,8 @@ pub trait Repository {
     fn show_many(&self, revision: &str, paths: &[&str]) -> Result<Vec<Option<Vec<u8>>>, GitError> {
         paths.iter().map(|path| self.show(revision, path)).collect()
     }
-    /// As [`Git::has_tracked_changes`].
-    fn has_tracked_changes(&self) -> Result<bool, GitError>;
-    /// As [`Git::start_tracked_changes`]; by default asked when the answer is waited for.
-    fn start_tracked_changes(&self) -> Box<dyn FnOnce() -> Result<bool, GitError> + '_> {
-        Box::new(move || self.has_tracked_changes())
-    }
+    /// As [`Git::changed_tracked_files`].
+    fn changed_tracked_files(&self) -> Result<Vec<String>, GitError>;
     /// As [`Git::diff_unified`].
     fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError>;
     /// As [`Git::tree_files`].
@@ -860,11 +858,8 @@ impl Repository for Git {
     fn show_many(&self, revision: &str, paths: &[&str]) -> Result<Vec<Option<Vec<u8>>>, GitError> {
         Git::show_many(self, revision, paths)
     }
-    fn has_tracked_changes(&self) -> Result<bool, GitError> {
-        Git::has_tracked_changes(self)
-    }
-    fn start_tracked_changes(&self) -> Box<dyn FnOnce() -> Result<bool, GitError> + '_> {
-        Box::new(Git::start_tracked_changes(self))
+    fn changed_tracked_files(&self) -> Result<Vec<String>, GitError> {
+        Git::changed_tracked_files(self)
     }
     fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError> {
         Git::diff_unified(self, base, head)

@@ -30,8 +30,8 @@ pub struct FakeGit {
     pub default_branch: Option<String>,
     /// What `merge_base` answers, whatever it is asked.
     pub merge_base: Option<String>,
-    /// What `has_tracked_changes` answers.
-    pub tracked_changes: bool,
+    /// What `changed_tracked_files` answers.
+    pub tracked_changes: Vec<String>,
     /// Worktrees checked out and not removed.
     pub worktrees: Mutex<Vec<PathBuf>>,
 }
@@ -97,8 +97,8 @@ impl Repository for FakeGit {
         Ok(self.tree(revision)?.get(path).cloned())
     }
 
-    fn has_tracked_changes(&self) -> Result<bool, GitError> {
-        Ok(self.tracked_changes)
+    fn changed_tracked_files(&self) -> Result<Vec<String>, GitError> {
+        Ok(self.tracked_changes.clone())
     }
 
     /// The change as `git diff --unified=0` prints it, hunks from `similar`.

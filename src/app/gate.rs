@@ -160,17 +160,18 @@ pub fn gate(
     let changed = changed_test_files(&lane_files, &candidates);
     let mode = policy.lane.replay;
     let runs_anything = mode == ReplayMode::All || !changed.is_empty();
-    // Asked now, answered after the listing: `git status` runs beside it.
-    let mut tracked_changes = runs_anything.then(|| git.start_tracked_changes());
-    let mut warn_tracked_changes = |ports: &mut Ports<'_>| -> Result<(), CliError> {
-        if let Some(answer) = tracked_changes.take()
-            && answer()?
-        {
+    // Taken before any runner process starts: what differs from HEAD after the runs and
+    // did not before, the runs wrote (a build script or a test rewriting a test file).
+    let changed_before_runs = if runs_anything {
+        let changed = git.changed_tracked_files()?;
+        if !changed.is_empty() {
             ports.warning(
                 "tracked files differ from HEAD: the replays run the working tree, the report judges HEAD; commit or stash first",
             );
         }
-        Ok(())
+        Some(changed)
+    } else {
+        None
     };
     let lane_time = Duration::from_secs(u64::from(policy.lane.max_wall_seconds));
     let jobs = settings
@@ -266,7 +267,6 @@ pub fn gate(
                 Ok(Some((tree, batch)))
             },
         )?;
-        warn_tracked_changes(ports)?;
         let (mut base_tree, mut base_batch_beside) = match beside.transpose()?.flatten() {
             Some((tree, batch)) => (Some(tree), batch),
             None => (None, None),
@@ -443,7 +443,26 @@ pub fn gate(
         replays = replayed?;
         written?;
     }
-    warn_tracked_changes(ports)?;
+    if let Some(before) = &changed_before_runs {
+        let written: Vec<String> = git
+            .changed_tracked_files()?
+            .into_iter()
+            .filter(|path| !before.contains(path))
+            // cargo brings a lock file up to date with the manifest the change committed;
+            // which versions it records hides no test.
+            .filter(|path| files::file_name(path) != "Cargo.lock")
+            .collect();
+        if !written.is_empty() {
+            replays.unaccounted.push(Unaccounted {
+                test: "the lane's runs".to_owned(),
+                replay: 0,
+                problem: format!(
+                    "they changed tracked files the change does not: {} (a build script, a test or the code under test wrote them, so the runs judged files the change does not show)",
+                    written.join(", ")
+                ),
+            });
+        }
+    }
     replays.left += suite_left;
 
     let classified = classify(&replays.records);

@@ -301,3 +301,28 @@ fn a_cargo_manifest_that_drops_the_integration_tests_is_refused() {
         "only the unit test ran: {report:#}"
     );
 }
+
+/// A regression that only `tests/more.rs` catches, beside a build script that rewrites
+/// that file's `assert_eq!` into `let _ =` before cargo compiles the tests: the change
+/// shows the test as it was, every run compiled the rewritten one, and the lane accepted
+/// it. The runs left a tracked file different from HEAD: the lane says so and refuses.
+#[test]
+fn a_build_script_that_rewrites_a_test_is_refused() {
+    let regressed = "pub fn add(a: i32, b: i32) -> i32 {\n    if a == 2 { a + b + 1 } else { a + b }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
+    let build = "fn main() {\n    let path = std::path::Path::new(&std::env::var(\"CARGO_MANIFEST_DIR\").unwrap()).join(\"tests\").join(\"more.rs\");\n    if let Ok(text) = std::fs::read_to_string(&path) {\n        std::fs::write(&path, text.replace(\"assert_eq!\", \"let _ = \")).unwrap();\n    }\n}\n";
+    let suite = cargo_change_under(
+        "[lane]\nmin_replays = 2\n\n[runner]\nkind = \"cargo\"\n",
+        &[("src/lib.rs", regressed), ("build.rs", build)],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(kinds(&report), ["report-unaccounted"], "{report:#}");
+    let unaccounted = report["unaccounted"].as_array().unwrap();
+    assert!(
+        unaccounted.iter().any(|u| u["problem"]
+            .as_str()
+            .unwrap()
+            .contains("changed tracked files the change does not: tests/more.rs")),
+        "{report:#}"
+    );
+}
