@@ -276,24 +276,33 @@ fn issue_14_item_1_a_cargo_test_stripped_of_its_check_beside_regressed_code_is_w
     assert_eq!(report["base_judgement"]["weakened"], serde_json::json!([]));
 }
 
+/// The `calc` crate (`cargo_change_under`, the whole suite run) with `add` regressed where
+/// only `tests/more.rs` checks it, beside `tamper`; the gate must reject for `kind` alone.
+fn refused_beside_a_regression_only_more_rs_catches(
+    tamper: (&str, &str),
+    kind: &str,
+) -> serde_json::Value {
+    let regressed = "pub fn add(a: i32, b: i32) -> i32 {\n    if a == 2 { a + b + 1 } else { a + b }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
+    let suite = cargo_change_under(
+        "[lane]\nmin_replays = 2\n\n[runner]\nkind = \"cargo\"\n",
+        &[("src/lib.rs", regressed), tamper],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(kinds(&report), [kind], "{report:#}");
+    report
+}
+
 /// A regression that only `tests/more.rs` catches, beside `autotests = false` in
 /// Cargo.toml: cargo no longer builds the integration tests, the whole suite's run holds
 /// only the unit test and passes, and the lane accepted the change. What decides which
 /// tests cargo builds is test infrastructure.
 #[test]
 fn a_cargo_manifest_that_drops_the_integration_tests_is_refused() {
-    let regressed = "pub fn add(a: i32, b: i32) -> i32 {\n    if a == 2 { a + b + 1 } else { a + b }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
     let manifest = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\nautotests = false\n\n[dependencies]\n";
-    let suite = cargo_change_under(
-        "[lane]\nmin_replays = 2\n\n[runner]\nkind = \"cargo\"\n",
-        &[("src/lib.rs", regressed), ("Cargo.toml", manifest)],
-    );
-    let (ran, report) = gate_report(&suite);
-    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
-    assert_eq!(
-        kinds(&report),
-        ["test-infrastructure-changed"],
-        "{report:#}"
+    let report = refused_beside_a_regression_only_more_rs_catches(
+        ("Cargo.toml", manifest),
+        "test-infrastructure-changed",
     );
     assert_eq!(report["test_infrastructure"][0]["path"], "Cargo.toml");
     assert_eq!(
@@ -308,15 +317,9 @@ fn a_cargo_manifest_that_drops_the_integration_tests_is_refused() {
 /// it. The runs left a tracked file different from HEAD: the lane says so and refuses.
 #[test]
 fn a_build_script_that_rewrites_a_test_is_refused() {
-    let regressed = "pub fn add(a: i32, b: i32) -> i32 {\n    if a == 2 { a + b + 1 } else { a + b }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
     let build = "fn main() {\n    let path = std::path::Path::new(&std::env::var(\"CARGO_MANIFEST_DIR\").unwrap()).join(\"tests\").join(\"more.rs\");\n    if let Ok(text) = std::fs::read_to_string(&path) {\n        std::fs::write(&path, text.replace(\"assert_eq!\", \"let _ = \")).unwrap();\n    }\n}\n";
-    let suite = cargo_change_under(
-        "[lane]\nmin_replays = 2\n\n[runner]\nkind = \"cargo\"\n",
-        &[("src/lib.rs", regressed), ("build.rs", build)],
-    );
-    let (ran, report) = gate_report(&suite);
-    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
-    assert_eq!(kinds(&report), ["report-unaccounted"], "{report:#}");
+    let report =
+        refused_beside_a_regression_only_more_rs_catches(("build.rs", build), "report-unaccounted");
     let unaccounted = report["unaccounted"].as_array().unwrap();
     assert!(
         unaccounted.iter().any(|u| u["problem"]
