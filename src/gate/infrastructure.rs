@@ -473,8 +473,15 @@ pub fn changes(
                 InfraKind::TestSupport,
                 "test-support code the unchanged tests import".to_owned(),
             ));
-        } else if let Some(what) = shadowed(file) {
-            found.push(change(file, InfraKind::Shadowing, what));
+        } else if let Some((what, folder)) = shadowed(file) {
+            // Inside a package (`src/flask/json/__init__.py`, `mypkg/logging.py`) the module
+            // imports as `flask.json`: it replaces nothing. A folder without
+            // `__init__.py` at the head is one pytest or `python -m` can put on `sys.path`.
+            let package =
+                !folder.is_empty() && texts(&format!("{folder}/__init__.py")).head.is_some();
+            if !package {
+                found.push(change(file, InfraKind::Shadowing, what));
+            }
         }
     }
     found.sort();
@@ -521,27 +528,27 @@ fn is_test_support(file: &ChangedFile) -> bool {
 }
 
 /// What a new Python file would shadow (`json.py`, `json/__init__.py`,
-/// `iniconfig/__init__.py`), said for people.
-fn shadowed(file: &ChangedFile) -> Option<String> {
+/// `iniconfig/__init__.py`), said for people, and the folder its module sits in.
+fn shadowed(file: &ChangedFile) -> Option<(String, String)> {
     if file.status != FileStatus::Added {
         return None;
     }
-    let mut parts = file.path.rsplit('/');
-    let mut name = python_module_name(parts.next()?)?;
+    let (mut folder, file_name) = file.path.rsplit_once('/').unwrap_or(("", &file.path));
+    let mut name = python_module_name(file_name)?;
     if name == "__init__" {
-        name = parts.next()?;
+        let (parent, package) = folder.rsplit_once('/').unwrap_or(("", folder));
+        (folder, name) = (parent, package);
     }
-    if SHADOWED.contains(&name) {
-        Some(format!(
-            "a new module named like Python's `{name}`, which it would replace"
-        ))
+    let what = if SHADOWED.contains(&name) {
+        format!("a new module named like Python's `{name}`, which it would replace")
     } else if PYTEST_START_UP.contains(&name) {
-        Some(format!(
+        format!(
             "a new module named like `{name}`, which pytest imports before it reads its arguments"
-        ))
+        )
     } else {
-        None
-    }
+        return None;
+    };
+    Some((what, folder.to_owned()))
 }
 
 /// The module a file name imports as: `json.py`, and the compiled forms Python imports
@@ -1448,6 +1455,36 @@ mod tests {
         };
         let module = "module example.com/cli\n\nreplace example.com/lib => ../\n";
         assert!(found(&deleted, &[("cobra/go.mod", Some(module), None)]).is_empty());
+    }
+
+    /// A module inside a package imports under the package's name and replaces nothing:
+    /// flask's own `src/flask/json/__init__.py` and `src/flask/logging.py` are not
+    /// shadowing; the same names in a folder without `__init__.py` at the head are.
+    #[test]
+    fn a_module_inside_a_package_shadows_nothing() {
+        let diff = Diff {
+            files: vec![
+                file("src/flask/json/__init__.py", FileStatus::Added, &[]),
+                file("src/flask/logging.py", FileStatus::Added, &[]),
+                file("tools/logging.py", FileStatus::Added, &[]),
+                file("iniconfig/__init__.py", FileStatus::Added, &[]),
+            ],
+        };
+        let package = "";
+        assert_eq!(
+            found(&diff, &[("src/flask/__init__.py", Some(package), Some(package))]),
+            [
+                (
+                    "iniconfig/__init__.py".to_owned(),
+                    "a new module named like `iniconfig`, which pytest imports before it reads its arguments"
+                        .to_owned()
+                ),
+                (
+                    "tools/logging.py".to_owned(),
+                    "a new module named like Python's `logging`, which it would replace".to_owned()
+                ),
+            ]
+        );
     }
 
     /// A workspace member added takes no base test along; one removed does.
