@@ -1037,6 +1037,7 @@ pub struct GateReport {
     pub wall_seconds: f64,
     pub listing_seconds: Option<f64>,
     pub touched: Vec<TouchedReport>,
+    pub skipped_as_at_base: Vec<crate::gate::lane::SkippedAsAtBase>,
     pub runs: Vec<ReplayRun>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batching: Option<crate::gate::lane::Batching>,
@@ -1072,6 +1073,7 @@ impl From<&ScoreReport<'_>> for GateReport {
             wall_seconds: report.wall_seconds,
             listing_seconds: report.listing_seconds,
             touched: report.touched.to_vec(),
+            skipped_as_at_base: report.skipped_as_at_base.to_vec(),
             runs: report.runs.to_vec(),
             batching: report.batching.cloned(),
             findings: report.findings.to_vec(),

@@ -13,13 +13,14 @@ use crate::classify::{Classified, classify};
 use crate::cli::error::CliError;
 use crate::cli::settings::GateSettings;
 use crate::events::{Event, GateEvent, GateReport};
+use crate::gate::base_skips::{self, AtMergeBase, SkipJudgement};
 use crate::gate::diff::{Diff, FileStatus};
 use crate::gate::human_owned::OwnedChange;
 use crate::gate::infrastructure::InfraChange;
 use crate::gate::infrastructure::InfraKind;
 use crate::gate::lane::{
     self, LaneFindings, LaneVerdict, ReplayRun, ReplayScope, Replayed, SCHEMA, ScoreReport,
-    SuiteRun, TouchedReport, deterministic, lane_verdict,
+    SkippedAsAtBase, SuiteRun, TouchedReport, deterministic, lane_verdict,
 };
 use crate::gate::locks::Drift;
 use crate::gate::receipts::{self, Receipt};
@@ -64,6 +65,8 @@ pub struct Lane {
     pub listing_seconds: Option<f64>,
     /// The touched tests and their buckets.
     pub touched: Vec<TouchedReport>,
+    /// Touched tests skipped in every replay as the merge base skips them.
+    pub skipped_as_at_base: Vec<SkippedAsAtBase>,
     /// Every replay.
     pub runs: Vec<ReplayRun>,
     /// How the replays were batched; `None` when each ran in its own process.
@@ -112,6 +115,7 @@ impl Lane {
             wall_seconds: self.wall_seconds,
             listing_seconds: self.listing_seconds,
             touched: &self.touched,
+            skipped_as_at_base: &self.skipped_as_at_base,
             runs: &self.runs,
             batching: self.batching.as_ref(),
             findings: &self.findings,
@@ -190,6 +194,8 @@ pub fn gate(
     let mut suite_left = 0;
     let mut base_judgement = None;
     let mut base_version_seconds = None;
+    let mut skipped = Vec::new();
+    let mut skipped_as_at_base = Vec::new();
     // Test files whose base version is judged by text (Rust) or run (go) need the
     // listing even when nothing else would run: a deleted test file is in neither.
     let rust_changed = judged_by_text(
@@ -442,6 +448,14 @@ pub fn gate(
         let written = record_files.finish();
         replays = replayed?;
         written?;
+        let skipped_at_head = skipped_in_every_replay(&touched, &replays.records);
+        if !skipped_at_head.is_empty() {
+            ports.progress("running the skipped touched tests at the merge base…");
+            let judged =
+                skips_at_merge_base(&base_plan, repo_root, &skipped_at_head, &replays.records)?;
+            skipped = judged.refused;
+            skipped_as_at_base = judged.as_at_base;
+        }
     }
     if let Some(before) = &changed_before_runs {
         let written: Vec<String> = git
@@ -466,13 +480,6 @@ pub fn gate(
     replays.left += suite_left;
 
     let classified = classify(&replays.records);
-    // Replayed, yet no replay ran it: every one was a skip.
-    let skipped: Vec<String> = touched
-        .iter()
-        .filter(|t| replays.records.iter().any(|r| r.test == t.id))
-        .filter(|t| !classified.iter().any(|c| c.test == t.id))
-        .map(|t| t.id.clone())
-        .collect();
     let verdict = lane_verdict(&LaneFindings {
         findings: &findings,
         fixture_drift: &fixture_drift,
@@ -538,6 +545,7 @@ pub fn gate(
         wall_seconds: started.elapsed().as_secs_f64(),
         listing_seconds,
         touched: touched_reports,
+        skipped_as_at_base,
         runs,
         batching: replays.batching,
         findings,
@@ -1791,6 +1799,174 @@ fn report_outcomes(path: &Path, parse: &ParseOptions) -> Option<BTreeMap<String,
     )
 }
 
+/// The touched tests replayed, yet run by no replay: every one was a skip.
+fn skipped_in_every_replay(touched: &[TouchedTest], records: &[RunRecord]) -> Vec<String> {
+    let classified = classify(records);
+    touched
+        .iter()
+        .filter(|t| records.iter().any(|r| r.test == t.id))
+        .filter(|t| !classified.iter().any(|c| c.test == t.id))
+        .map(|t| t.id.clone())
+        .collect()
+}
+
+/// The touched tests skipped in every replay (`skipped`), run once more in a worktree of
+/// the merge base — its code, tests and settings, each side's own code as `compare` runs
+/// it — and judged by `gate::base_skips`: those refused, each with what the merge base
+/// showed, and those skipped there for the same reason. One runner process for all where
+/// the runner batches (one each if the batch cannot run: a test the base does not have).
+fn skips_at_merge_base(
+    plan: &BasePlan<'_>,
+    repo_root: &Path,
+    skipped: &[String],
+    records: &[RunRecord],
+) -> Result<SkipsJudged, CliError> {
+    let head_reasons = skip_reasons(skipped, records, repo_root);
+    let holder = tempfile::Builder::new()
+        .prefix("candor-merge-base-")
+        .tempdir()
+        .map_err(|source| CliError::Write {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let tree = holder.path().join("tree");
+    plan.git.checkout_worktree(&tree, plan.base)?;
+    let at_base = run_at_merge_base(plan, repo_root, &tree, skipped);
+    plan.git.remove_worktree(&tree)?;
+    let head_root = repo_root.to_string_lossy();
+    let base_root = tree.to_string_lossy();
+    let mut refused = Vec::new();
+    let mut as_at_base = Vec::new();
+    for test in skipped {
+        let head_reason = head_reasons.get(test).cloned().flatten();
+        let there = at_base.get(test).cloned().unwrap_or(AtMergeBase::Missing);
+        match base_skips::judge(head_reason.as_deref(), &there, &head_root, &base_root) {
+            SkipJudgement::AsAtBase => as_at_base.push(SkippedAsAtBase {
+                test: test.clone(),
+                reason: head_reason,
+            }),
+            SkipJudgement::Refused(said) => refused.push((test.clone(), Some(said))),
+        }
+    }
+    Ok(SkipsJudged {
+        refused,
+        as_at_base,
+    })
+}
+
+/// The skipped touched tests, judged by their run at the merge base.
+struct SkipsJudged {
+    /// Refused, each with what the merge base showed.
+    refused: Vec<(String, Option<String>)>,
+    /// Skipped there for the same reason.
+    as_at_base: Vec<SkippedAsAtBase>,
+}
+
+/// How each of `tests` fared in the merge base's worktree `tree`.
+fn run_at_merge_base(
+    plan: &BasePlan<'_>,
+    repo_root: &Path,
+    tree: &Path,
+    tests: &[String],
+) -> BTreeMap<String, AtMergeBase> {
+    let parse = ParseOptions {
+        repo_root: Some(tree.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    let foreign = [repo_root.to_path_buf()];
+    // Each selected test's fate, or the one fate of all when the run gave no report.
+    let run =
+        |selected: &[String], name: &str| -> Result<BTreeMap<String, AtMergeBase>, AtMergeBase> {
+            let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+            if left.is_zero() {
+                return Err(AtMergeBase::NotRun(
+                    "the lane's time ran out first".to_owned(),
+                ));
+            }
+            let context =
+                runner::Context::new(tree, plan.dir.join("merge-base").join(name), plan.executor)
+                    .with_timeout(
+                        Some(plan.policy.runner.timeout.min(left)),
+                        plan.policy.runner.grace,
+                    )
+                    .with_pinned_environment()
+                    .with_isolation(&foreign)
+                    .with_cargo_target(tree.join("target"));
+            let options = RunOptions { seed: plan.seed };
+            let report = match selected {
+                [one] => plan.adapter.run_one(&context, one, options),
+                many => plan.adapter.run_batch(&context, many, options),
+            }
+            .map_err(|error| match error {
+                runner::RunnerError::CouldNotRun(not_run) if not_run.unknown_test => {
+                    AtMergeBase::Missing
+                }
+                error => AtMergeBase::NotRun(error.to_string()),
+            })?;
+            if report.timed_out() {
+                return Err(AtMergeBase::NotRun("its run timed out".to_owned()));
+            }
+            let not_read = |error: String| AtMergeBase::NotRun(format!("its report: {error}"));
+            let file = fs_err::File::open(&report.report).map_err(|e| not_read(e.to_string()))?;
+            let (executions, _) = parse_all(file, &parse).map_err(|e| not_read(e.to_string()))?;
+            Ok(selected
+                .iter()
+                .map(|test| {
+                    let at_base = match executions.iter().find(|e| &e.test_id == test) {
+                        Some(e) if e.outcome == Outcome::Skip => {
+                            AtMergeBase::Skipped(e.skip_message.clone())
+                        }
+                        Some(e) => AtMergeBase::Ran(e.outcome),
+                        None => AtMergeBase::Missing,
+                    };
+                    (test.clone(), at_base)
+                })
+                .collect())
+        };
+    if tests.len() > 1
+        && plan.adapter.batches()
+        && let Ok(all) = run(tests, "batch")
+    {
+        return all;
+    }
+    tests
+        .iter()
+        .enumerate()
+        .map(|(index, test)| {
+            let at_base = match run(std::slice::from_ref(test), &format!("{:03}", index + 1)) {
+                Ok(mut one) => one.remove(test).unwrap_or(AtMergeBase::Missing),
+                Err(fate) => fate,
+            };
+            (test.clone(), at_base)
+        })
+        .collect()
+}
+
+/// Each test's skip reason in the first replay report that holds it.
+fn skip_reasons(
+    tests: &[String],
+    records: &[RunRecord],
+    repo_root: &Path,
+) -> BTreeMap<String, Option<String>> {
+    let parse = ParseOptions {
+        repo_root: Some(repo_root.to_string_lossy().into_owned()),
+        ..ParseOptions::default()
+    };
+    tests
+        .iter()
+        .filter_map(|test| {
+            let record = records.iter().find(|r| &r.test == test)?;
+            let file = fs_err::File::open(&record.report).ok()?;
+            let (executions, _) = parse_all(file, &parse).ok()?;
+            let reason = executions
+                .into_iter()
+                .find(|e| &e.test_id == test)
+                .and_then(|e| e.skip_message);
+            Some((test.clone(), reason))
+        })
+        .collect()
+}
+
 /// The touched tests whose replays all ended green.
 fn green_in_every_replay(records: &[RunRecord]) -> BTreeSet<String> {
     classify(records)
@@ -2691,26 +2867,75 @@ max_wall_seconds = 180
         assert_written(&lane);
     }
 
-    #[test]
-    fn a_touched_test_skipped_in_every_replay_rejects_the_change() {
+    /// The lane over a change whose new test skips in every replay, the merge base's
+    /// worktree answering `at_merge_base`; the lane and the merge base's one invocation.
+    fn skipped_at_head(
+        at_merge_base: FakeRun,
+    ) -> (Lane, crate::runner::process::Invocation, Scene) {
         let script = vec![
             batch(&[(OLD, "pass"), (NEW, "skip")]),
             batch(&[(NEW, "skip"), (OLD, "pass")]),
             batch(&[(OLD, "pass"), (NEW, "skip")]),
             base_version(),
+            at_merge_base,
         ];
-        let (lane, _notes, executor, _scene) = lane_with(script, Duration::from_millis(1));
+        let (lane, _notes, executor, scene) = lane_with(script, Duration::from_millis(1));
+        assert_eq!(replays_of(&lane, NEW), [Outcome::Skip; 3]);
+        assert_eq!(executor.remaining(), 0);
+        let at_base = executor.invocations().pop().expect("the merge base's run");
+        assert_eq!(given(&at_base), [NEW], "only the skipped test runs there");
+        assert_ne!(at_base.cwd, scene.root, "in the merge base's worktree");
+        assert!(
+            !at_base.cwd.exists(),
+            "the merge base's worktree is removed after its run"
+        );
+        assert_written(&lane);
+        (lane, at_base, scene)
+    }
+
+    #[test]
+    fn a_touched_test_skipped_in_every_replay_rejects_the_change() {
+        let (lane, _, _) = skipped_at_head(FakeRun::exits(0).with_report(junit(&[(NEW, "pass")])));
         assert!(!lane.verdict.pass);
         assert!(
             lane.verdict.reasons.contains(&Reason::ReplaySkipped {
-                test: NEW.to_owned()
+                test: NEW.to_owned(),
+                merge_base: Some("the merge base runs it (pass): the change made it skip".into()),
             }),
             "{:?}",
             lane.verdict.reasons
         );
-        assert_eq!(replays_of(&lane, NEW), [Outcome::Skip; 3]);
-        assert_eq!(executor.remaining(), 0);
-        assert_written(&lane);
+        assert!(lane.skipped_as_at_base.is_empty());
+    }
+
+    #[test]
+    fn a_touched_test_the_merge_base_skips_for_the_same_reason_is_reported_not_refused() {
+        let (lane, _, _) = skipped_at_head(FakeRun::exits(0).with_report(junit(&[(NEW, "skip")])));
+        assert!(
+            !lane
+                .verdict
+                .reasons
+                .iter()
+                .any(|r| matches!(r, Reason::ReplaySkipped { .. })),
+            "{:?}",
+            lane.verdict.reasons
+        );
+        assert_eq!(
+            lane.skipped_as_at_base,
+            [SkippedAsAtBase {
+                test: NEW.to_owned(),
+                reason: Some("not today".to_owned())
+            }]
+        );
+        let report = serde_json::to_value(lane.score_report()).expect("the report");
+        assert_eq!(
+            report["skipped_as_at_base"][0]["test"],
+            serde_json::json!(NEW),
+            "{report}"
+        );
+        assert!(lane::markdown(&lane.score_report()).contains(
+            "`tests/test_pool.py::test_new` is skipped here as at the merge base (not today)"
+        ));
     }
 
     #[test]

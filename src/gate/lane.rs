@@ -68,10 +68,15 @@ pub enum Reason {
         replays: u32,
     },
     /// A touched test was skipped in every replay: it proves nothing and hides whatever it
-    /// would find.
+    /// would find. Not a reason when the merge base's own checkout skips it for the same
+    /// reason ([`SkippedAsAtBase`]).
     ReplaySkipped {
         /// The test.
         test: String,
+        /// What its run at the merge base showed; absent when the lane did not get to run
+        /// it there.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        merge_base: Option<String>,
     },
     /// The whole suite's run (`[lane] replay = "all"`) had red tests the change is not
     /// excused for.
@@ -174,8 +179,11 @@ impl Reason {
                     bucket.as_str()
                 )
             }
-            Reason::ReplaySkipped { test } => {
-                format!("{test} was skipped in every replay: a touched test must run")
+            Reason::ReplaySkipped { test, merge_base } => {
+                let base = merge_base
+                    .as_ref()
+                    .map_or_else(String::new, |said| format!(" ({said})"));
+                format!("{test} was skipped in every replay: a touched test must run{base}")
             }
             Reason::SuiteFailed { tests } => {
                 const SHOWN: usize = 5;
@@ -262,8 +270,9 @@ pub struct LaneFindings<'a> {
     pub approved_by: Option<&'a str>,
     /// Each touched test's replays, classified.
     pub replays: &'a [Classified],
-    /// Touched tests skipped in every replay.
-    pub skipped: &'a [String],
+    /// Touched tests skipped in every replay and not as the merge base skips them, each
+    /// with what the merge base showed.
+    pub skipped: &'a [(String, Option<String>)],
     /// The whole suite's run, when `[lane] replay = "all"` made it.
     pub suite: Option<&'a SuiteRun>,
     /// Replays not made because time ran out (0: all made).
@@ -366,8 +375,11 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
             });
         }
     }
-    for test in found.skipped {
-        reasons.push(Reason::ReplaySkipped { test: test.clone() });
+    for (test, merge_base) in found.skipped {
+        reasons.push(Reason::ReplaySkipped {
+            test: test.clone(),
+            merge_base: merge_base.clone(),
+        });
     }
     if let Some(suite) = found.suite {
         // A touched test red in its replays is already a reason; one red only in the
@@ -793,6 +805,17 @@ impl Batching {
     }
 }
 
+/// A touched test skipped in every replay that the merge base's own checkout skips for the
+/// same reason: the change did not make it skip, so the lane reports it and does not
+/// refuse (docs/gate.md, step 10).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct SkippedAsAtBase {
+    /// The test.
+    pub test: String,
+    /// The runner's reason for the skip, as the head's replay gave it.
+    pub reason: Option<String>,
+}
+
 /// A touched test in the report.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TouchedReport {
@@ -839,6 +862,9 @@ pub struct ScoreReport<'a> {
     pub listing_seconds: Option<f64>,
     /// Tests the change touched.
     pub touched: &'a [TouchedReport],
+    /// Touched tests skipped in every replay as the merge base skips them: not run, not
+    /// refused.
+    pub skipped_as_at_base: &'a [SkippedAsAtBase],
     /// Every replay.
     pub runs: &'a [ReplayRun],
     /// How the replays were batched; absent when each ran in its own process.
@@ -938,6 +964,14 @@ pub fn markdown(report: &ScoreReport<'_>) -> String {
             );
         }
         let _ = writeln!(out);
+    }
+    for skipped in report.skipped_as_at_base {
+        let _ = writeln!(
+            out,
+            "- not run: `{}` is skipped here as at the merge base ({})",
+            skipped.test.replace('`', "'"),
+            escape(skipped.reason.as_deref().unwrap_or("no reason given"))
+        );
     }
     for finding in report.findings {
         let _ = writeln!(
@@ -1055,14 +1089,24 @@ mod tests {
 
     #[test]
     fn a_touched_test_skipped_in_every_replay_rejects() {
-        let skipped = ["t".to_owned()];
+        let skipped = [(
+            "t".to_owned(),
+            Some("the merge base runs it (pass): the change made it skip".to_owned()),
+        )];
         let verdict = lane_verdict(&LaneFindings {
             skipped: &skipped,
             ..LaneFindings::default()
         });
         assert_eq!(
             verdict.reasons,
-            [Reason::ReplaySkipped { test: "t".into() }]
+            [Reason::ReplaySkipped {
+                test: "t".into(),
+                merge_base: skipped[0].1.clone()
+            }]
+        );
+        assert_eq!(
+            verdict.reasons[0].describe(),
+            "t was skipped in every replay: a touched test must run (the merge base runs it (pass): the change made it skip)"
         );
     }
 

@@ -7,6 +7,7 @@
 //! touched is `touched`; the lane's verdict and `score-report.json` are `lane`. docs/gate.md
 //! describes the rules and formats.
 
+pub mod base_skips;
 pub mod cassettes;
 pub mod data;
 pub mod diff;

@@ -124,6 +124,19 @@ impl Executor for FakeExecutor {
         }
         if let (Some(path), Some(report)) = (&invocation.report, &run.report) {
             write(path, report)?;
+            // A pytest session that wrote its report ended, and candor's isolation probe
+            // lists what it imported: here one module of the run's own tree.
+            if let Some((_, probe)) = invocation
+                .env_set
+                .iter()
+                .find(|(name, _)| name == super::isolation::PROBE_DIR_VARIABLE)
+            {
+                let own = invocation.cwd.join("conftest.py");
+                write(
+                    &Path::new(probe).join("imports-1.tsv"),
+                    format!("conftest\t{}\n", own.display()).as_bytes(),
+                )?;
+            }
         }
         Ok(ProcessOutcome {
             started_at: Timestamp::UNIX_EPOCH,

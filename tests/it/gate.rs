@@ -35,7 +35,15 @@ const LEDGER: &str = "# date\tsha\ttest_id\tfp\tfirst_fail_sha256\tseed\tworkers
 /// The base on `main`: a cart, its tests, a locked price fixture, a policy with the
 /// sleep preset on, a ledger; then a `change` branch checked out.
 fn shop() -> Suite {
+    shop_with(&[])
+}
+
+/// [`shop`] with `files` in its base commit too.
+fn shop_with(files: &[(&str, &str)]) -> Suite {
     let suite = empty();
+    for (path, text) in files {
+        suite.write(path, text);
+    }
     suite.write(
         "pyproject.toml",
         "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n",
@@ -376,4 +384,94 @@ fn a_touched_test_that_skips_itself_in_every_replay_is_rejected() {
         "tests/test_quiet.py::test_quiet"
     );
     assert!(report["touched"][0]["bucket"].is_null(), "{report:#}");
+}
+
+/// A test that needs a module this machine does not have, and one that needs the shop's
+/// own `app.fast`: both run at the merge base only as far as their imports allow.
+const OPTIONAL_TESTS: &str = r#"import pytest
+
+from app.cart import total
+
+
+def test_accelerated():
+    accelerator = pytest.importorskip("candor_absent_accelerator")
+    assert accelerator.total([1]) == total([1])
+
+
+def test_fast():
+    fast = pytest.importorskip("app.fast")
+    assert fast.total([1, 2]) == 3
+"#;
+
+const FAST: &str = "def total(prices):\n    return sum(prices)\n";
+
+#[test]
+fn a_touched_test_the_merge_base_skips_the_same_way_is_reported_not_refused() {
+    // The skip is the machine's (no such module at either end), not the change's.
+    let suite = shop_with(&[
+        ("tests/test_optional.py", OPTIONAL_TESTS),
+        ("app/fast.py", FAST),
+    ]);
+    suite.write(
+        "tests/test_optional.py",
+        &OPTIONAL_TESTS.replace(
+            "accelerator.total([1]) == total([1])",
+            "accelerator.total([1, 2]) == total([1, 2])",
+        ),
+    );
+    commit(&suite, "check two prices");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(report["pass"], true, "{report:#}");
+    let skipped = &report["skipped_as_at_base"];
+    assert_eq!(
+        skipped[0]["test"], "tests/test_optional.py::test_accelerated",
+        "{report:#}"
+    );
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("candor_absent_accelerator")),
+        "{report:#}"
+    );
+    assert_eq!(skipped.as_array().map(Vec::len), Some(1), "{report:#}");
+}
+
+#[test]
+fn a_skip_the_change_causes_is_refused_though_the_base_s_test_skips_with_it() {
+    // The change deletes what the test imports: at the head the test skips, and so does
+    // the base's version of it against the head's code. Only the merge base's own
+    // checkout runs it.
+    let suite = shop_with(&[
+        ("tests/test_optional.py", OPTIONAL_TESTS),
+        ("app/fast.py", FAST),
+    ]);
+    git(&suite.repo, &["rm", "--quiet", "app/fast.py"]);
+    suite.write(
+        "tests/test_optional.py",
+        &OPTIONAL_TESTS.replace("fast.total([1, 2]) == 3", "fast.total([2, 2]) == 4"),
+    );
+    commit(&suite, "drop the fast path");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(reason_kinds(&report), ["replay-skipped"], "{report:#}");
+    assert_eq!(
+        report["reasons"][0]["test"],
+        "tests/test_optional.py::test_fast"
+    );
+    assert_eq!(
+        report["reasons"][0]["merge_base"],
+        "the merge base runs it (pass): the change made it skip",
+        "{report:#}"
+    );
+    let excused: Vec<&str> = report["skipped_as_at_base"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["test"].as_str())
+        .collect();
+    assert!(
+        !excused.contains(&"tests/test_optional.py::test_fast"),
+        "{report:#}"
+    );
 }
