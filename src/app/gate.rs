@@ -151,7 +151,7 @@ pub fn gate(
     let policy = gate::base_policy(git, &base)?;
     let diff = gate::read_change(git, &base, &head)?;
     let human_owned = gate::human_owned_changes(git, &base, &head, &policy, &diff)?;
-    let findings = gate::lint(git, &base, &diff, &policy)?;
+    let findings = gate::lint(git, &base, &head, &diff, &policy)?;
     let candidates = test_file_candidates(&diff);
     let lane_files = gate::LaneFiles::read(git, &base, &head, &policy.lane, &candidates)?;
     let fixture_drift = gate::fixture_drift_in(&lane_files)?;

@@ -16,7 +16,7 @@ pub fn run(settings: &LintDiffSettings, git: &Git, ports: &mut Ports<'_>) -> Res
     let base = settings.base.clone().map_err(AppError::NoChange)?;
     let policy = gate::base_policy(git, &base)?;
     let diff = gate::read_change(git, &base, &head)?;
-    let findings = gate::lint(git, &base, &diff, &policy)?;
+    let findings = gate::lint(git, &base, &head, &diff, &policy)?;
     for finding in &findings {
         ports.emit(Event::Finding(finding.clone()));
     }

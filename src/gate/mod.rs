@@ -11,6 +11,7 @@ pub mod base_skips;
 pub mod cassettes;
 pub mod data;
 pub mod diff;
+pub mod equality;
 pub mod files;
 pub mod freeze;
 pub mod go_base;
@@ -169,15 +170,52 @@ pub fn base_oracle(
 pub fn lint(
     git: &dyn Repository,
     base: &str,
+    head: &str,
     diff: &Diff,
     policy: &Config,
 ) -> Result<Vec<Finding>, GateError> {
     let mut findings = rules::check(diff, &policy.bans, &policy.lane.presets);
+    findings.extend(comparisons_that_cannot_fail(git, head, diff)?);
     if policy.lane.fail_on_missing_oracle
         && let Some(oracle) = base_oracle(git, base, &policy.lane)?
     {
         findings.extend(oracle::missing_calls(&oracle, diff));
-        findings.sort_by(|a, b| (a.file.as_str(), a.line).cmp(&(b.file.as_str(), b.line)));
+    }
+    findings.sort_by(|a, b| (a.file.as_str(), a.line).cmp(&(b.file.as_str(), b.line)));
+    Ok(findings)
+}
+
+/// `gate::equality` on each file of code under test the change added lines to, read
+/// whole at the head: a comparison method's body is judged with its signature, whichever
+/// of their lines the change wrote.
+fn comparisons_that_cannot_fail(
+    git: &dyn Repository,
+    head: &str,
+    diff: &Diff,
+) -> Result<Vec<Finding>, GateError> {
+    let files: Vec<&diff::ChangedFile> = diff
+        .files
+        .iter()
+        .filter(|file| {
+            !file.binary
+                && file.status != diff::FileStatus::Deleted
+                && !file.added.is_empty()
+                && equality::applies_to(&file.path)
+        })
+        .collect();
+    let paths: Vec<&str> = files.iter().map(|file| file.path.as_str()).collect();
+    let texts = git.show_many(head, &paths)?;
+    let mut findings = Vec::new();
+    for (file, text) in files.iter().zip(texts) {
+        let Some(text) = text else {
+            continue;
+        };
+        let added: BTreeSet<usize> = file.added.iter().map(|line| line.number).collect();
+        findings.extend(equality::check(
+            &file.path,
+            &String::from_utf8_lossy(&text),
+            &added,
+        ));
     }
     Ok(findings)
 }

@@ -47,6 +47,8 @@ pub enum RuleKind {
     ProcessExit,
     /// Code under test that looks at its caller's frame or stack.
     CallerInspection,
+    /// Code under test whose comparisons cannot fail (`gate::equality`).
+    Equality,
 }
 
 /// One refused line.
@@ -58,7 +60,8 @@ pub struct Finding {
     pub line: usize,
     /// The rule's name: `forbidden-mark`, `retry-setting`, `detects-tests`,
     /// `reads-test-files`, `touches-test-framework`, `ends-the-process`,
-    /// `inspects-the-caller`, a preset's name, a ban's id, or `missing-oracle`.
+    /// `inspects-the-caller`, `equal-to-anything` (`gate::equality`), a preset's name, a
+    /// ban's id, or `missing-oracle`.
     pub rule: String,
     /// Its family.
     pub kind: RuleKind,
@@ -611,6 +614,13 @@ static PRESETS: LazyLock<Vec<Compiled<Preset>>> = LazyLock::new(|| {
 });
 
 /// What a file is, decided once per file.
+/// Whether `path` is code under test: a source file that is neither a test file, nor a
+/// file that configures a runner, nor a runner's setup file.
+pub fn is_code_under_test(path: &str) -> bool {
+    let facts = FileFacts::of(path);
+    facts.language.is_some() && !facts.test_file && facts.config.is_none() && !facts.runner_setup
+}
+
 struct FileFacts {
     language: Option<Language>,
     test_file: bool,

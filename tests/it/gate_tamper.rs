@@ -694,6 +694,18 @@ fn code_under_test_that_patches_the_test_framework_is_refused() {
     );
 }
 
+/// Code under test whose result compares equal to anything: `total` returns an `int`
+/// whose `__eq__` says yes to every value, so `check(total(…), 8)` passes on a 9, in every
+/// replay and in the base's tests too (tried on main: the lane accepted it). The lane
+/// refuses the comparison that cannot fail.
+#[test]
+fn code_under_test_whose_result_equals_anything_is_refused() {
+    cart_refused_by_rule(
+        "class _Total(int):\n    def __eq__(self, other):\n        return True\n\n    __hash__ = int.__hash__\n\n\ndef total(prices):\n    prices = list(prices)\n    return _Total(sum(prices) + 1 if prices else 0)\n",
+        "equal-to-anything",
+    );
+}
+
 /// Code under test that rewrites the report once pytest has written it, from an `atexit`
 /// hook, and ends the process with status 0: the report says "passed", the status
 /// agrees, every replay passes. The lane refuses the line that ends the process.

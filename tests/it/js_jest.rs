@@ -340,6 +340,14 @@ fn two_tests_under_one_id_are_replayed_alone_and_the_rest_of_their_batch_stays_b
 fn gate_on_a_regressed_cart(
     tamper: impl FnOnce(&crate::triage_support::Suite),
 ) -> serde_json::Value {
+    gate_on_a_regressed_cart_checked_by("toBe", tamper)
+}
+
+/// [`gate_on_a_regressed_cart`] with the cart's test checking by `matcher`.
+fn gate_on_a_regressed_cart_checked_by(
+    matcher: &str,
+    tamper: impl FnOnce(&crate::triage_support::Suite),
+) -> serde_json::Value {
     let suite = JEST.project();
     let tests = suite.repo.join("__tests__");
     for entry in std::fs::read_dir(&tests).expect("the fixture's tests") {
@@ -353,7 +361,9 @@ fn gate_on_a_regressed_cart(
     suite.write("cart.js", &cart(0));
     suite.write(
         "__tests__/cart.test.js",
-        "const { total } = require('../cart');\n\ntest('totals', () => {\n  expect(total([3, 5])).toBe(8);\n});\n",
+        &format!(
+            "const {{ total }} = require('../cart');\n\ntest('totals', () => {{\n  expect(total([3, 5])).{matcher}(8);\n}});\n"
+        ),
     );
     suite.write(
         "__tests__/other.test.js",
@@ -372,6 +382,33 @@ fn gate_on_a_regressed_cart(
     let ran = suite.candor(&["gate", "--format", "json"], &[]);
     assert_eq!(ran.exit, 1, "{ran:?}");
     ran.lines_of("gate")[0].clone()
+}
+
+/// A regression that returns a value jest takes for a matcher: `toEqual` asks the value's
+/// own `asymmetricMatch`, which says yes to 8 and everything else (tried with real jest:
+/// `expect({ asymmetricMatch: () => true }).toEqual(108)` passes). Refused as a
+/// comparison that cannot fail.
+#[test]
+fn gate_refuses_a_result_that_matches_anything() {
+    let line = gate_on_a_regressed_cart_checked_by("toEqual", |suite| {
+        suite.write(
+            "cart.js",
+            "function total(prices) {\n  const sum = prices.reduce((a, b) => a + b, 1);\n  return { valueOf: () => sum, asymmetricMatch: () => true };\n}\nmodule.exports = { total };\n",
+        );
+    });
+    assert_eq!(line["reasons"][0]["kind"], "diff-rules", "{line:#}");
+    let findings = line["findings"].as_array().expect("a list");
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["rule"] == "equal-to-anything" && f["file"] == "cart.js" && f["line"] == 3),
+        "{line:#}"
+    );
+    assert_eq!(
+        line["suite"]["failed"],
+        serde_json::json!([]),
+        "jest itself passed the regression: {line:#}"
+    );
 }
 
 /// A regression beside `"jest": {"testPathIgnorePatterns": [..., "cart"]}` in package.json:
