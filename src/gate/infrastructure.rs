@@ -12,7 +12,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::diff::{ChangedFile, Diff, FileStatus};
-use super::files::{Language, file_name};
+use super::files::{Language, file_name, is_test_file};
 use crate::policy::PathGlob;
 
 /// The globs `[lane] test_infrastructure` has when the base's candor.toml does not set it.
@@ -549,6 +549,119 @@ fn shadowed(file: &ChangedFile) -> Option<(String, String)> {
         return None;
     };
     Some((what, folder.to_owned()))
+}
+
+/// New modules under test folders that import under the name of a module of the code under
+/// test (`project`, from [`project_modules`]): pytest puts a test file's folder first on
+/// `sys.path`, so `tests/app/cart.py` beside a namespace package `app`, or `tests/app.py`,
+/// is what the tests import as `app.cart` or `app`, and a correct copy there keeps every
+/// test green beside a regressed original. Each is `Shadowing`; paths `already` found are
+/// left out.
+pub fn project_shadowing(
+    diff: &Diff,
+    project: &BTreeSet<String>,
+    already: &[InfraChange],
+) -> Vec<InfraChange> {
+    let mut found = Vec::new();
+    for file in &diff.files {
+        if file.status != FileStatus::Added
+            || !is_test_file(&file.path)
+            || already.iter().any(|c| c.path == file.path)
+        {
+            continue;
+        }
+        let Some(names) = import_names_anywhere(&file.path) else {
+            continue;
+        };
+        if let Some(name) = names.iter().find(|name| project.contains(*name)) {
+            found.push(change(
+                file,
+                InfraKind::Shadowing,
+                format!(
+                    "a new module under a test folder that imports as the code under test's `{name}`: the tests would import it instead"
+                ),
+            ));
+        }
+    }
+    found
+}
+
+/// Whether `diff` adds a Python module under a test folder: only then are the project's
+/// modules worth listing for [`project_shadowing`].
+pub fn adds_test_folder_modules(diff: &Diff) -> bool {
+    diff.files.iter().any(|file| {
+        file.status == FileStatus::Added
+            && is_test_file(&file.path)
+            && python_module_name(file_name(&file.path)).is_some()
+    })
+}
+
+/// The dotted names the code under test's Python modules and their packages import as,
+/// from the head's `paths`: from the repository's root, from `src/`, and from the folder
+/// above each package (the first folder up without an `__init__.py`).
+pub fn project_modules(paths: &[&str]) -> BTreeSet<String> {
+    let packages: BTreeSet<&str> = paths
+        .iter()
+        .filter_map(|path| path.strip_suffix("/__init__.py"))
+        .collect();
+    let mut names = BTreeSet::new();
+    for path in paths {
+        if is_test_file(path) {
+            continue;
+        }
+        let Some(segments) = module_segments(path) else {
+            continue;
+        };
+        let folders = segments.len().saturating_sub(1);
+        // The package's root: up while the folder is a package.
+        let mut root = folders;
+        while root > 0 && packages.contains(segments[..root].join("/").as_str()) {
+            root -= 1;
+        }
+        // A module in a plain folder imports from the root (`app/cart.py` as `app.cart`),
+        // not from its own folder.
+        let mut starts = vec![0];
+        if root < folders {
+            starts.push(root);
+        }
+        if segments.first().is_some_and(|first| first == "src") {
+            starts.push(1);
+        }
+        // The module and each package (or namespace folder) above it: a new `tests/app.py`
+        // is found before the folder `app` on `sys.path`.
+        for start in starts {
+            for end in start + 1..=segments.len() {
+                names.insert(segments[start..end].join("."));
+            }
+        }
+    }
+    names
+}
+
+/// A module's path as its name's parts (`app/cart.py` → `app`, `cart`; a package's
+/// `__init__.py` → its folders); `None` for a file Python does not import.
+fn module_segments(path: &str) -> Option<Vec<String>> {
+    let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let module = python_module_name(name)?;
+    let mut segments: Vec<String> = folder
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if module != "__init__" {
+        segments.push(module.to_owned());
+    }
+    (!segments.is_empty()).then_some(segments)
+}
+
+/// Every name a module could import as, from any folder above it put on `sys.path`.
+fn import_names_anywhere(path: &str) -> Option<Vec<String>> {
+    let segments = module_segments(path)?;
+    Some(
+        (0..segments.len())
+            .map(|start| segments[start..].join("."))
+            .collect(),
+    )
 }
 
 /// The module a file name imports as: `json.py`, and the compiled forms Python imports
@@ -1541,5 +1654,74 @@ mod tests {
         let spaced = "module example.com/shop\n\nreplace   github.com/a/b  =>  ./b\n";
         let block = "module example.com/shop\n\nreplace (\n  github.com/a/b => ./b\n)\n";
         assert!(found(&diff, &[("go.mod", Some(spaced), Some(block))]).is_empty());
+    }
+
+    #[test]
+    fn a_new_module_under_a_test_folder_named_like_the_code_under_test_shadows_it() {
+        let project = project_modules(&[
+            "app/cart.py",
+            "src/pkg/__init__.py",
+            "src/pkg/utils.py",
+            "tool.py",
+            "tests/test_cart.py",
+            "tests/helpers.py",
+        ]);
+        for name in [
+            "app",
+            "app.cart",
+            "pkg",
+            "pkg.utils",
+            "src.pkg.utils",
+            "tool",
+        ] {
+            assert!(project.contains(name), "{name}: {project:?}");
+        }
+        for name in ["cart", "utils", "helpers", "tests.helpers", "test_cart"] {
+            assert!(!project.contains(name), "{name}: {project:?}");
+        }
+        let added = |paths: &[&str]| Diff {
+            files: paths
+                .iter()
+                .map(|path| file(path, FileStatus::Added, &["x = 1"]))
+                .collect(),
+        };
+        let shadowing = |paths: &[&str]| -> Vec<String> {
+            project_shadowing(&added(paths), &project, &[])
+                .into_iter()
+                .map(|c| c.path)
+                .collect()
+        };
+        assert_eq!(
+            shadowing(&[
+                "tests/app/cart.py",
+                "tests/app.py",
+                "tests/unit/pkg/utils.py",
+                "tests/tool.py"
+            ]),
+            [
+                "tests/app/cart.py",
+                "tests/app.py",
+                "tests/unit/pkg/utils.py",
+                "tests/tool.py"
+            ]
+        );
+        assert_eq!(
+            shadowing(&[
+                "tests/cart.py",
+                "tests/utils.py",
+                "tests/test_app.py",
+                "app/fast.py",
+                "tests/data/app.json"
+            ]),
+            Vec::<String>::new()
+        );
+        // Found already (an `__init__.py` under tests is a glob's): said once.
+        let init = added(&["tests/app/__init__.py"]);
+        let globbed = changes(&default_globs(), &init, |_| Texts {
+            base: None,
+            head: None,
+        });
+        assert_eq!(globbed.len(), 1);
+        assert!(project_shadowing(&init, &project, &globbed).is_empty());
     }
 }

@@ -494,10 +494,19 @@ pub fn infrastructure_changes(
             head: read(head),
         }
     });
-    match failure {
-        Some(error) => Err(error.into()),
-        None => Ok(found),
+    if let Some(error) = failure {
+        return Err(error.into());
     }
+    let mut found = found;
+    if infrastructure::adds_test_folder_modules(diff) {
+        let listed = git.tree_files(head, "")?;
+        let paths: Vec<&str> = listed.iter().map(|file| file.path.as_str()).collect();
+        let project = infrastructure::project_modules(&paths);
+        let shadowing = infrastructure::project_shadowing(diff, &project, &found);
+        found.extend(shadowing);
+        found.sort();
+    }
+    Ok(found)
 }
 
 /// Data files the change added or edited under test folders that the head's fixture lock

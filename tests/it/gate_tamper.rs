@@ -694,6 +694,44 @@ fn code_under_test_that_patches_the_test_framework_is_refused() {
     );
 }
 
+/// A correct copy of the code under test where the tests import it first: pytest puts a
+/// test file's folder first on `sys.path`, so with `app` a namespace package (no
+/// `__init__.py`) a new `tests/app/cart.py` is the `app.cart` the unchanged tests import,
+/// while the real one regresses (tried on main: the suite ran green and the lane accepted).
+#[test]
+fn a_copy_of_the_code_under_test_in_a_test_folder_is_refused() {
+    let suite = shop();
+    git(&suite.repo, &["checkout", "--quiet", "main"]);
+    git(&suite.repo, &["rm", "--quiet", "app/__init__.py"]);
+    commit(&suite, "app is a namespace package");
+    git(&suite.repo, &["checkout", "--quiet", "-B", "change"]);
+    suite.write("app/cart.py", REGRESSION);
+    suite.write("tests/app/cart.py", CART);
+    commit(
+        &suite,
+        "a regression, and the old cart where the tests look first",
+    );
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert!(
+        kinds(&report).contains(&"test-infrastructure-changed".to_owned()),
+        "{report:#}"
+    );
+    let changes = report["test_infrastructure"].as_array().unwrap();
+    assert!(
+        changes
+            .iter()
+            .any(|c| c["path"] == "tests/app/cart.py" && c["kind"] == "shadowing"),
+        "{report:#}"
+    );
+    assert!(
+        report["suite"]["failed"]
+            .as_array()
+            .is_none_or(Vec::is_empty),
+        "the copy kept the suite green: {report:#}"
+    );
+}
+
 /// Code under test whose result compares equal to anything: `total` returns an `int`
 /// whose `__eq__` says yes to every value, so `check(total(…), 8)` passes on a 9, in every
 /// replay and in the base's tests too (tried on main: the lane accepted it). The lane
