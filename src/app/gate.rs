@@ -1822,19 +1822,11 @@ fn skips_at_merge_base(
     records: &[RunRecord],
 ) -> Result<SkipsJudged, CliError> {
     let head_reasons = skip_reasons(skipped, records, repo_root);
-    let holder = tempfile::Builder::new()
-        .prefix("candor-merge-base-")
-        .tempdir()
-        .map_err(|source| CliError::Write {
-            path: std::env::temp_dir(),
-            source,
-        })?;
-    let tree = holder.path().join("tree");
-    plan.git.checkout_worktree(&tree, plan.base)?;
-    let at_base = run_at_merge_base(plan, repo_root, &tree, skipped);
-    plan.git.remove_worktree(&tree)?;
+    let worktree = worktree_at(plan.git, plan.base, "candor-merge-base-")?;
+    let at_base = run_at_merge_base(plan, repo_root, worktree.tree(), skipped);
+    let base_root = worktree.tree().to_string_lossy().into_owned();
+    worktree.remove(plan.git)?;
     let head_root = repo_root.to_string_lossy();
-    let base_root = tree.to_string_lossy();
     let mut refused = Vec::new();
     let mut as_at_base = Vec::new();
     for test in skipped {
@@ -2266,6 +2258,23 @@ impl BaseTree {
     }
 }
 
+/// A throw-away worktree of `commit` in a new temporary folder named from `prefix`.
+fn worktree_at(git: &dyn Repository, commit: &str, prefix: &str) -> Result<BaseTree, CliError> {
+    let holder = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|source| CliError::Write {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let tree = holder.path().join("tree");
+    git.checkout_worktree(&tree, commit)?;
+    Ok(BaseTree {
+        _holder: holder,
+        tree,
+    })
+}
+
 /// The head's worktree with each module in `files` and the changed test infrastructure
 /// (`restore`) put back as the base has them.
 fn base_version_tree(
@@ -2273,19 +2282,7 @@ fn base_version_tree(
     files: &[String],
     restore: &[String],
 ) -> Result<BaseTree, CliError> {
-    let holder = tempfile::Builder::new()
-        .prefix("candor-base-tests-")
-        .tempdir()
-        .map_err(|source| CliError::Write {
-            path: std::env::temp_dir(),
-            source,
-        })?;
-    let tree = holder.path().join("tree");
-    plan.git.checkout_worktree(&tree, plan.head)?;
-    let base_tree = BaseTree {
-        _holder: holder,
-        tree,
-    };
+    let base_tree = worktree_at(plan.git, plan.head, "candor-base-tests-")?;
     if let Err(error) = overlay(plan, base_tree.tree(), files, restore) {
         base_tree.remove(plan.git)?;
         return Err(error);
