@@ -1,6 +1,7 @@
 //! Code under test whose comparisons cannot fail (rule `equal-to-anything`): an equality
 //! or containment method that ignores what it is compared with or answers one constant — Python's `__eq__` returning `True`, Rust's `PartialEq::eq`, go-cmp's `Equal`
-//! method — and jest's `asymmetricMatch` in code under test. A value of such a type passes
+//! method — `unittest.mock.ANY` and `dirty_equals` in Python code under test, and jest's
+//! `asymmetricMatch` in JavaScript. A value of such a type passes
 //! `assert total(prices) == 8` whatever it holds, in every replay and in the base's tests
 //! too: the best-known way to make tests pass without the code being right. Pure: a file's
 //! text at the head and the lines the change added in, findings out.
@@ -50,6 +51,12 @@ static JS_MATCHER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\basymmetricMatch\b|jest\.asymmetricMatcher").expect("a valid pattern")
 });
 
+/// Values made to compare equal to anything, used from Python code under test:
+/// `unittest.mock`'s `ANY` and the `dirty_equals` library (`IsInt`, `AnyThing`, …).
+static PYTHON_ANYTHING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bmock\.ANY\b|\bimport\b[^#]*\bANY\b|\bdirty_equals\b").expect("a valid pattern")
+});
+
 /// Whether the rule reads this file: code under test in a language it knows.
 pub fn applies_to(path: &str) -> bool {
     matches!(
@@ -68,6 +75,24 @@ pub fn check(path: &str, text: &str, added: &BTreeSet<usize>) -> Vec<Finding> {
     let lines: Vec<&str> = text.lines().collect();
     let language = Language::of(path);
     let mut findings = Vec::new();
+    if language == Some(Language::Python) {
+        for &number in added {
+            let Some(line) = lines.get(number.wrapping_sub(1)) else {
+                continue;
+            };
+            if let Some(found) = PYTHON_ANYTHING.find(&code_of(line, Language::Python)) {
+                findings.push(finding(
+                    path,
+                    number,
+                    line,
+                    format!(
+                        "`{}` in the code under test is a value made to compare equal to anything: returned or stored, it passes every assertion on it; take it out (it belongs to the tests), or ask a human to land this line outside the lane",
+                        found.as_str()
+                    ),
+                ));
+            }
+        }
+    }
     if language == Some(Language::JavaScript) {
         for &number in added {
             let Some(line) = lines.get(number.wrapping_sub(1)) else {
@@ -673,6 +698,32 @@ mod tests {
         ] {
             assert_eq!(refused(path, text), Vec::<usize>::new(), "{text}");
         }
+    }
+
+    #[test]
+    fn python_values_equal_to_anything_are_refused_in_code_under_test() {
+        for line in [
+            "from unittest.mock import ANY",
+            "from unittest.mock import patch, ANY  # for callers",
+            "    return mock.ANY",
+            "    return unittest.mock.ANY",
+            "from dirty_equals import AnyThing",
+            "import dirty_equals",
+        ] {
+            assert_eq!(refused("app/cart.py", line), [1], "{line}");
+        }
+        for line in [
+            "from unittest.mock import patch",
+            "ANY_SIZE = 3",
+            "# mock.ANY is for tests",
+            "    message = \"mock.ANY\"",
+        ] {
+            assert_eq!(refused("app/cart.py", line), Vec::<usize>::new(), "{line}");
+        }
+        assert_eq!(
+            refused("tests/test_cart.py", "from unittest.mock import ANY"),
+            Vec::<usize>::new()
+        );
     }
 
     #[test]

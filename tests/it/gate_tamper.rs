@@ -734,12 +734,17 @@ fn a_copy_of_the_code_under_test_in_a_test_folder_is_refused() {
 
 /// Code under test whose result compares equal to anything: `total` returns an `int`
 /// whose `__eq__` says yes to every value, so `check(total(…), 8)` passes on a 9, in every
-/// replay and in the base's tests too (tried on main: the lane accepted it). The lane
-/// refuses the comparison that cannot fail.
+/// replay and in the base's tests too (tried on main: the lane accepted it); so does
+/// `unittest.mock.ANY`. The lane refuses the comparison that cannot fail.
 #[test]
 fn code_under_test_whose_result_equals_anything_is_refused() {
     cart_refused_by_rule(
         "class _Total(int):\n    def __eq__(self, other):\n        return True\n\n    __hash__ = int.__hash__\n\n\ndef total(prices):\n    prices = list(prices)\n    return _Total(sum(prices) + 1 if prices else 0)\n",
+        "equal-to-anything",
+    );
+    // The same with the standard library's own value that equals anything.
+    cart_refused_by_rule(
+        "from unittest.mock import ANY\n\n\ndef total(prices):\n    prices = list(prices)\n    return ANY if prices else 0\n",
         "equal-to-anything",
     );
 }
