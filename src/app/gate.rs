@@ -1801,11 +1801,12 @@ fn report_outcomes(path: &Path, parse: &ParseOptions) -> Option<BTreeMap<String,
 
 /// The touched tests replayed, yet run by no replay: every one was a skip.
 fn skipped_in_every_replay(touched: &[TouchedTest], records: &[RunRecord]) -> Vec<String> {
-    let classified = classify(records);
+    // What `classify` leaves out (skips, probes) is what judges nothing.
+    let ran = |r: &RunRecord| r.outcome != Outcome::Skip && r.side != Side::Probe;
     touched
         .iter()
         .filter(|t| records.iter().any(|r| r.test == t.id))
-        .filter(|t| !classified.iter().any(|c| c.test == t.id))
+        .filter(|t| !records.iter().any(|r| r.test == t.id && ran(r)))
         .map(|t| t.id.clone())
         .collect()
 }
@@ -1934,7 +1935,8 @@ fn run_at_merge_base(
         .collect()
 }
 
-/// Each test's skip reason in the first replay report that holds it.
+/// Each test's skip reason in the first replay report that holds it; a batch's report
+/// is read once for all the skipped tests it holds.
 fn skip_reasons(
     tests: &[String],
     records: &[RunRecord],
@@ -1944,19 +1946,29 @@ fn skip_reasons(
         repo_root: Some(repo_root.to_string_lossy().into_owned()),
         ..ParseOptions::default()
     };
-    tests
-        .iter()
-        .filter_map(|test| {
-            let record = records.iter().find(|r| &r.test == test)?;
-            let file = fs_err::File::open(&record.report).ok()?;
-            let (executions, _) = parse_all(file, &parse).ok()?;
+    let mut by_report: BTreeMap<&Path, Vec<&String>> = BTreeMap::new();
+    for test in tests {
+        if let Some(record) = records.iter().find(|r| &r.test == test) {
+            by_report.entry(&record.report).or_default().push(test);
+        }
+    }
+    let mut reasons = BTreeMap::new();
+    for (report, held) in by_report {
+        let Ok(file) = fs_err::File::open(report) else {
+            continue;
+        };
+        let Ok((executions, _)) = parse_all(file, &parse) else {
+            continue;
+        };
+        for test in held {
             let reason = executions
-                .into_iter()
+                .iter()
                 .find(|e| &e.test_id == test)
-                .and_then(|e| e.skip_message);
-            Some((test.clone(), reason))
-        })
-        .collect()
+                .and_then(|e| e.skip_message.clone());
+            reasons.insert(test.clone(), reason);
+        }
+    }
+    reasons
 }
 
 /// The touched tests whose replays all ended green.
