@@ -1024,23 +1024,24 @@ fn merge_into_index(conn: &Connection, new: &[IndexEntry]) -> rusqlite::Result<(
             .optional()?;
         let Some((first, old)) = row else {
             // No row yet: the first one starts at the smallest hash there is.
-            for (first, entries) in packed::merged_rows(None, &[], new) {
-                insert.execute(params![first, entries])?;
-            }
-            return Ok(());
+            return packed::write_merged_rows(None, &[], new, |_, first, entries| {
+                insert.execute(params![first, entries]).map(drop)
+            });
         };
         let end: Option<i64> = following.query_row([first], |row| row.get(0)).optional()?;
         let until = at + new[at..].partition_point(|&(hash, _)| end.is_none_or(|end| hash < end));
-        for (index, (key, entries)) in packed::merged_rows(Some(first), &old, &new[at..until])
-            .into_iter()
-            .enumerate()
-        {
-            if index == 0 {
-                update.execute(params![key, entries])?;
-            } else {
-                insert.execute(params![key, entries])?;
-            }
-        }
+        packed::write_merged_rows(
+            Some(first),
+            &old,
+            &new[at..until],
+            |stored, key, entries| {
+                if stored {
+                    update.execute(params![key, entries]).map(drop)
+                } else {
+                    insert.execute(params![key, entries]).map(drop)
+                }
+            },
+        )?;
         at = until;
     }
     Ok(())

@@ -16,11 +16,17 @@ pub type IndexEntry = (i64, u32);
 /// A `test_name_index` row's entries, sorted by hash then id.
 pub fn encode_index(entries: &[IndexEntry]) -> Vec<u8> {
     let mut blob = Vec::with_capacity(entries.len() * INDEX_ENTRY_BYTES);
+    encode_index_into(entries, &mut blob);
+    blob
+}
+
+/// [`encode_index`] appended to `blob`.
+fn encode_index_into(entries: &[IndexEntry], blob: &mut Vec<u8>) {
+    blob.reserve(entries.len() * INDEX_ENTRY_BYTES);
     for &(hash, id) in entries {
         blob.extend_from_slice(&hash.to_le_bytes());
         blob.extend_from_slice(&id.to_le_bytes());
     }
-    blob
 }
 
 /// The entries [`encode_index`] stored.
@@ -101,19 +107,46 @@ pub fn merged_rows(
     old: &[IndexEntry],
     new: &[IndexEntry],
 ) -> Vec<(i64, Vec<u8>)> {
-    let merged = merge_index(old, new);
-    split_index(&merged)
-        .into_iter()
-        .enumerate()
-        .map(|(index, piece)| {
-            let key = if index == 0 {
-                first.unwrap_or(i64::MIN)
-            } else {
-                piece[0].0
-            };
-            (key, encode_index(piece))
-        })
-        .collect()
+    let mut rows = Vec::new();
+    let collected: Result<(), std::convert::Infallible> =
+        write_merged_rows(first, old, new, |_, key, entries| {
+            rows.push((key, entries.to_vec()));
+            Ok(())
+        });
+    let Ok(()) = collected;
+    rows
+}
+
+/// The rows of [`merged_rows`] handed to `write` in the same order (with whether it is
+/// the first, the row that keeps its key), each encoded in one
+/// buffer kept for the next: a first ingest's 200,000 new names are neither copied into
+/// a merged list (nothing to merge them with) nor held as rows all at once, memory the
+/// kernel would fault in page by page.
+pub fn write_merged_rows<E>(
+    first: Option<i64>,
+    old: &[IndexEntry],
+    new: &[IndexEntry],
+    mut write: impl FnMut(bool, i64, &[u8]) -> Result<(), E>,
+) -> Result<(), E> {
+    let merged_list;
+    let merged = if old.is_empty() {
+        new
+    } else {
+        merged_list = merge_index(old, new);
+        &merged_list
+    };
+    let mut blob = Vec::new();
+    for (index, piece) in split_index(merged).into_iter().enumerate() {
+        let key = if index == 0 {
+            first.unwrap_or(i64::MIN)
+        } else {
+            piece[0].0
+        };
+        blob.clear();
+        encode_index_into(piece, &mut blob);
+        write(index == 0, key, &blob)?;
+    }
+    Ok(())
 }
 
 /// Names from which [`sorted_entries`] deals by digits before it compares.

@@ -117,7 +117,12 @@ impl<'a> SqliteIngest<'a> {
                 Names::new(block, names, tuning.name_cache_bytes)
             }
             Some((block, _)) => Names::new(block + 1, Vec::new(), tuning.name_cache_bytes),
-            None => Names::new(0, Vec::new(), tuning.name_cache_bytes),
+            // A history without tests: its filter is empty from the start, so that no
+            // name of a first ingest is looked up in the index.
+            None => Names {
+                filter: Some(NameFilter::with_capacity(0)),
+                ..Names::new(0, Vec::new(), tuning.name_cache_bytes)
+            },
         };
         let statements = Statements {
             write_names: conn
@@ -161,9 +166,10 @@ impl<'a> SqliteIngest<'a> {
     ///
     /// Names stay unique because this is the only code that adds them, it looks every
     /// name up first, and it holds the write lock. The cheapest answer is tried first:
-    /// the filter ("never seen": a new test, no lookup), the name after the last one
-    /// found (a file in the order its tests were first seen), the tests this ingest has
-    /// added, and last the name index. Every answer but "new" is a name compared. A new
+    /// the filter ("not in the name index": only the tests this ingest has added are
+    /// asked, no SQL), the name after the last one found (a file in the order its tests
+    /// were first seen), the tests this ingest has added, and last the name index.
+    /// Every answer but "new" is a name compared. A new
     /// test's name is taken out of `name` (left empty) rather than copied.
     fn test_row(&mut self, name: &mut String, hash: i64) -> rusqlite::Result<i64> {
         self.names.lookups += 1;
@@ -174,6 +180,12 @@ impl<'a> SqliteIngest<'a> {
         if let Some(filter) = &self.names.filter
             && !filter.may_contain(hash)
         {
+            // Not in the history: one of this ingest's new tests, or a new one.
+            for test in self.names.new.find(hash) {
+                if self.name_is(test, name)? {
+                    return Ok(self.names.found(test));
+                }
+            }
             return self.add_test(std::mem::take(name), hash);
         }
         let predicted = self.names.predicted;
@@ -262,10 +274,9 @@ impl<'a> SqliteIngest<'a> {
         }
         if self.names.new.len() >= self.tuning.new_names_merged {
             self.merge_new_names()?;
-        }
-        if let Some(filter) = &mut self.names.filter {
-            filter.insert(hash);
-            if filter.len() > filter.capacity() {
+            if let Some(filter) = &self.names.filter
+                && filter.len() > filter.capacity()
+            {
                 let capacity = 2 * filter.len();
                 self.build_filter(capacity)?;
             }
@@ -273,7 +284,9 @@ impl<'a> SqliteIngest<'a> {
         Ok(test)
     }
 
-    /// Fills a new filter with every name of the history, this ingest's included.
+    /// Fills a new filter with every name of the name index: the history's, and this
+    /// ingest's merged into it. The names not merged yet are not in it (the filter
+    /// answers for the index; [`NewNames`] for the rest, looked up in either case).
     fn build_filter(&mut self, capacity: usize) -> rusqlite::Result<()> {
         let mut filter = NameFilter::with_capacity(capacity);
         {
@@ -286,9 +299,6 @@ impl<'a> SqliteIngest<'a> {
                     filter.insert(hash);
                 }
             }
-        }
-        for &hash in self.names.new.hashes() {
-            filter.insert(hash);
         }
         self.names.filter = Some(filter);
         Ok(())
@@ -306,7 +316,13 @@ impl<'a> SqliteIngest<'a> {
         Ok(())
     }
 
+    /// Moves this ingest's new tests into the name index, and so into the filter.
     fn merge_new_names(&mut self) -> rusqlite::Result<()> {
+        if let Some(filter) = &mut self.names.filter {
+            for &hash in self.names.new.hashes() {
+                filter.insert(hash);
+            }
+        }
         let entries = self.names.new.take_sorted().map_err(corrupt)?;
         merge_into_index(&self.transaction, &entries)
     }
@@ -556,6 +572,8 @@ impl<'a> SqliteIngest<'a> {
             self.write_block(block)?;
         }
         self.write_open_names()?;
+        // No name is looked up after this: the filter need not learn them.
+        self.names.filter = None;
         self.merge_new_names()
     }
 }
@@ -567,7 +585,9 @@ struct Names {
     open: Vec<String>,
     /// Tests added by this ingest and not yet in the name index.
     new: NewNames,
-    /// Built once the ingest has looked up [`Tuning::filter_after`] names.
+    /// The name index's names: built once the ingest has looked up
+    /// [`Tuning::filter_after`] names, or empty from the start for a history without
+    /// tests.
     filter: Option<NameFilter>,
     lookups: usize,
     cache: NameCache,
