@@ -455,11 +455,40 @@ impl Git {
     /// configuration could change pinned (prefixes, external diff drivers, textconv,
     /// relative paths, path quoting), ready for [`crate::gate::diff::parse`].
     pub fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError> {
+        self.diff_unified_of(base, head, false, &[])
+    }
+
+    /// [`Git::diff_unified`] of `paths` only, every file read as text (`--text`): what
+    /// the repository's `.gitattributes` (`-diff`, `binary`, a diff driver) or a NUL byte
+    /// made git call binary and show no line of.
+    pub fn diff_unified_text(
+        &self,
+        base: &str,
+        head: &str,
+        paths: &[&str],
+    ) -> Result<Vec<u8>, GitError> {
+        // Bounded so that a change touching thousands of files stays under argv's limit.
+        const PATHS_A_CALL: usize = 512;
+        let mut out = Vec::new();
+        for chunk in paths.chunks(PATHS_A_CALL) {
+            out.extend(self.diff_unified_of(base, head, true, chunk)?);
+        }
+        Ok(out)
+    }
+
+    fn diff_unified_of(
+        &self,
+        base: &str,
+        head: &str,
+        text: bool,
+        paths: &[&str],
+    ) -> Result<Vec<u8>, GitError> {
         let base = self.require_commit(base)?;
         let head = self.require_commit(head)?;
-        self.bytes(&[
+        let mut args = vec![
             "-c",
             "core.quotePath=true",
+            "--literal-pathspecs",
             "diff",
             "--unified=0",
             "--no-color",
@@ -470,10 +499,13 @@ impl Git {
             "--src-prefix=a/",
             "--dst-prefix=b/",
             "--ignore-submodules=none",
-            &base,
-            &head,
-            "--",
-        ])
+        ];
+        if text {
+            args.push("--text");
+        }
+        args.extend([base.as_str(), head.as_str(), "--"]);
+        args.extend_from_slice(paths);
+        self.bytes(&args)
     }
 
     /// Every file under `folder` (repository-relative; empty for the whole tree) at
@@ -820,6 +852,16 @@ pub trait Repository {
     fn changed_tracked_files(&self) -> Result<Vec<String>, GitError>;
     /// As [`Git::diff_unified`].
     fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError>;
+    /// As [`Git::diff_unified_text`]; by default the whole diff (a repository without
+    /// binary files).
+    fn diff_unified_text(
+        &self,
+        base: &str,
+        head: &str,
+        _paths: &[&str],
+    ) -> Result<Vec<u8>, GitError> {
+        self.diff_unified(base, head)
+    }
     /// As [`Git::tree_files`].
     fn tree_files(&self, revision: &str, folder: &str) -> Result<Vec<TreeFile>, GitError>;
     /// As [`Git::tree_paths`]; by default the whole tree, kept to `paths`.
@@ -863,6 +905,14 @@ impl Repository for Git {
     }
     fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError> {
         Git::diff_unified(self, base, head)
+    }
+    fn diff_unified_text(
+        &self,
+        base: &str,
+        head: &str,
+        paths: &[&str],
+    ) -> Result<Vec<u8>, GitError> {
+        Git::diff_unified_text(self, base, head, paths)
     }
     fn tree_files(&self, revision: &str, folder: &str) -> Result<Vec<TreeFile>, GitError> {
         Git::tree_files(self, revision, folder)

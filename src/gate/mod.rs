@@ -140,8 +140,49 @@ pub fn base_policy(git: &dyn Repository, base: &str) -> Result<Config, GateError
 }
 
 /// The change from `base` to `head`, parsed.
+///
+/// git calls a file binary, and shows none of its lines, when its bytes hold a NUL or
+/// when the repository's `.gitattributes` says so (`-diff`, `binary`, a diff driver): a
+/// file the change itself can mark. So a file git called binary whose both sides are
+/// UTF-8 is read again as text, and every rule sees its lines; what is binary for the
+/// rules is what is not text.
 pub fn read_change(git: &dyn Repository, base: &str, head: &str) -> Result<Diff, GateError> {
-    Ok(diff::parse(&git.diff_unified(base, head)?)?)
+    let mut change = diff::parse(&git.diff_unified(base, head)?)?;
+    let called_binary: Vec<&str> = change
+        .files
+        .iter()
+        .filter(|file| file.binary)
+        .map(|file| file.path.as_str())
+        .collect();
+    if called_binary.is_empty() {
+        return Ok(change);
+    }
+    let is_text =
+        |blob: &Option<Vec<u8>>| blob.as_ref().is_none_or(|b| std::str::from_utf8(b).is_ok());
+    let (at_base, at_head) = (
+        git.show_many(base, &called_binary)?,
+        git.show_many(head, &called_binary)?,
+    );
+    let text: Vec<String> = called_binary
+        .iter()
+        .zip(at_base.iter().zip(&at_head))
+        .filter(|(_, (before, after))| is_text(before) && is_text(after))
+        .map(|(path, _)| (*path).to_owned())
+        .collect();
+    if text.is_empty() {
+        return Ok(change);
+    }
+    let paths: Vec<&str> = text.iter().map(String::as_str).collect();
+    let again = diff::parse(&git.diff_unified_text(base, head, &paths)?)?;
+    for file in again.files {
+        if let Some(slot) = change.files.iter_mut().find(|f| f.path == file.path) {
+            *slot = diff::ChangedFile {
+                binary: false,
+                ..file
+            };
+        }
+    }
+    Ok(change)
 }
 
 /// The oracle module at `base`, when the base's policy names one.

@@ -1039,3 +1039,68 @@ fn bytecode_that_runs_instead_of_its_source_is_refused() {
         "nothing else saw it: {report:#}"
     );
 }
+
+/// Code under test that tells a test run from production, hidden from the diff: a new
+/// `.gitattributes` marks Python files `-diff`, so `git diff` calls the cart "binary" and
+/// shows none of its lines (tried on main: the lane accepted). The lane reads every diff
+/// with the repository's attributes left out, so the line that asks is seen and refused.
+#[test]
+fn code_under_test_hidden_from_the_diff_by_gitattributes_is_refused() {
+    for attributes in ["*.py -diff\n", "app/** binary\n", "*.py diff=secret\n"] {
+        let (_, report) = refused(
+            |suite| {
+                suite.write(
+                    "app/cart.py",
+                    "import os\n\n\ndef total(prices):\n    prices = list(prices)\n    if \"PYTEST_CURRENT_TEST\" in os.environ:\n        return sum(prices)\n    return sum(prices) + 1 if prices else 0\n",
+                );
+                suite.write(".gitattributes", attributes);
+            },
+            "diff-rules",
+        );
+        let findings = report["findings"].as_array().unwrap();
+        assert!(
+            findings
+                .iter()
+                .any(|f| f["rule"] == "detects-tests" && f["file"] == "app/cart.py"),
+            "{attributes}: {report:#}"
+        );
+    }
+}
+
+/// A JavaScript test file with a NUL byte in a comment (which node accepts) is "binary" to
+/// git, which then shows none of its lines: a focus mark in it went unseen by the diff
+/// rules. Its both sides are UTF-8, so the lane reads it as text and finds the mark; a
+/// real binary file changed beside it stays binary (no finding from its bytes).
+#[test]
+fn a_test_file_git_calls_binary_for_a_nul_byte_is_read_as_text() {
+    let suite = shop();
+    suite.write(
+        "tests/cart.test.js",
+        "// \u{0}\ntest('total', () => {\n  expect(1).toBe(1);\n});\n",
+    );
+    std::fs::write(
+        suite.repo.join("tests/logo.png"),
+        [0x89, b'P', b'N', b'G', 0, 0xff, 0xfe, 0],
+    )
+    .unwrap();
+    commit(&suite, "a js test and a picture");
+    suite.write(
+        "tests/cart.test.js",
+        "// \u{0}\ntest.only('total', () => {\n  expect(1).toBe(1);\n});\n",
+    );
+    std::fs::write(
+        suite.repo.join("tests/logo.png"),
+        [
+            0x89, b'P', b'N', b'G', 0, 0xff, 0xfe, 1, b'.', b'o', b'n', b'l', b'y', b'(',
+        ],
+    )
+    .unwrap();
+    commit(&suite, "focus");
+    let ran = suite.candor(
+        &["lint", "diff", "--base", "HEAD~1", "--format", "json"],
+        &[],
+    );
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert!(ran.stdout.contains("tests/cart.test.js"), "{ran:?}");
+    assert!(!ran.stdout.contains("tests/logo.png"), "{ran:?}");
+}
