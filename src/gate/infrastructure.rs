@@ -50,6 +50,8 @@ pub const DEFAULT_GLOBS: &[&str] = &[
     ".config/nextest.toml",
     // go: the workspace file can swap the module under test for another folder.
     "go.work",
+    // git: which repository a submodule's path is checked out from.
+    ".gitmodules",
     // JavaScript runners and their setup files (their conftest).
     "jest.config.*",
     "jest.setup.*",
@@ -416,6 +418,10 @@ pub enum InfraKind {
     /// test module (assertion helpers, factories) edited or deleted. The tests that use it
     /// are not touched, so neither replayed nor judged with the base's version.
     TestSupport,
+    /// A git submodule added, moved to another commit or removed: its files are in
+    /// another repository, so no rule reads what the new commit changes (code under test
+    /// and tests alike), and the replays run whatever CI checked out there.
+    Submodule,
 }
 
 /// One test-infrastructure change.
@@ -465,6 +471,10 @@ pub fn changes(
             found.push(change(file, InfraKind::RunnerCode, what));
             continue;
         }
+        if let Some(what) = submodule_change(file) {
+            found.push(change(file, InfraKind::Submodule, what));
+            continue;
+        }
         if let Some(line) = plugin_line(file) {
             found.push(change(file, InfraKind::PluginList, line));
         } else if is_test_support(file) {
@@ -486,6 +496,29 @@ pub fn changes(
     }
     found.sort();
     found
+}
+
+/// A gitlink's change, as git prints it: its only lines are `Subproject commit SHA`
+/// (one removed, one added, or one of them when the submodule is added or removed).
+fn submodule_change(file: &ChangedFile) -> Option<String> {
+    let commit = |line: &crate::gate::diff::Line| {
+        line.text
+            .strip_prefix("Subproject commit ")
+            .filter(|sha| sha.len() >= 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()))
+            .map(|sha| sha[..12].to_owned())
+    };
+    let (before, after) = match (file.removed.as_slice(), file.added.as_slice()) {
+        ([], [after]) => (None, Some(commit(after)?)),
+        ([before], []) => (Some(commit(before)?), None),
+        ([before], [after]) => (Some(commit(before)?), Some(commit(after)?)),
+        _ => return None,
+    };
+    Some(match (before, after) {
+        (None, Some(after)) => format!("a submodule added at {after}"),
+        (Some(before), None) => format!("a submodule removed (was at {before})"),
+        (Some(before), Some(after)) => format!("a submodule moved from {before} to {after}"),
+        (None, None) => return None,
+    })
 }
 
 fn change(file: &ChangedFile, kind: InfraKind, what: String) -> InfraChange {
@@ -1723,5 +1756,48 @@ mod tests {
         });
         assert_eq!(globbed.len(), 1);
         assert!(project_shadowing(&init, &project, &globbed).is_empty());
+    }
+
+    #[test]
+    fn a_gitlink_s_change_is_a_submodule_change_and_a_file_saying_so_among_other_lines_is_not() {
+        let sha = |c: char| format!("Subproject commit {}", c.to_string().repeat(40));
+        let with = |removed: &[String], added: &[String]| {
+            let lines = |texts: &[String]| {
+                texts
+                    .iter()
+                    .map(|text| Line {
+                        number: 1,
+                        text: text.clone(),
+                    })
+                    .collect()
+            };
+            ChangedFile {
+                path: "vendor/lib".to_owned(),
+                status: FileStatus::Modified,
+                binary: false,
+                added: lines(added),
+                removed: lines(removed),
+            }
+        };
+        assert_eq!(
+            submodule_change(&with(&[sha('a')], &[sha('b')])).as_deref(),
+            Some("a submodule moved from aaaaaaaaaaaa to bbbbbbbbbbbb")
+        );
+        assert_eq!(
+            submodule_change(&with(&[], &[sha('c')])).as_deref(),
+            Some("a submodule added at cccccccccccc")
+        );
+        assert_eq!(
+            submodule_change(&with(&[sha('d')], &[])).as_deref(),
+            Some("a submodule removed (was at dddddddddddd)")
+        );
+        assert_eq!(
+            submodule_change(&with(&[], &[sha('a'), "x = 1".to_owned()])),
+            None
+        );
+        assert_eq!(
+            submodule_change(&with(&[], &["Subproject commit main".to_owned()])),
+            None
+        );
     }
 }

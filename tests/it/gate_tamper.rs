@@ -1104,3 +1104,61 @@ fn a_test_file_git_calls_binary_for_a_nul_byte_is_read_as_text() {
     assert!(ran.stdout.contains("tests/cart.test.js"), "{ran:?}");
     assert!(!ran.stdout.contains("tests/logo.png"), "{ran:?}");
 }
+
+/// A submodule moved to another commit: what that commit changes (code under test, tests)
+/// is in another repository, so no rule reads it and the replays run whatever CI checked
+/// out there. Tried on main, the lane accepted the move. It is test infrastructure now
+/// (kind `submodule`), approvable; so is an edit of `.gitmodules` (another repository
+/// for the same path).
+#[test]
+fn a_submodule_moved_to_another_commit_is_refused_as_infrastructure() {
+    let suite = shop();
+    let lib = suite.repo.parent().unwrap().join("pricing-lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    git(&lib, &["init", "--quiet", "-b", "main"]);
+    std::fs::write(lib.join("rates.py"), "RATE = 1\n").unwrap();
+    git(&lib, &["add", "-A"]);
+    git(&lib, &["commit", "--quiet", "-m", "one"]);
+    std::fs::write(lib.join("rates.py"), "RATE = 2\n").unwrap();
+    git(&lib, &["commit", "--quiet", "-am", "two"]);
+    git(&suite.repo, &["checkout", "--quiet", "main"]);
+    let url = lib.to_str().unwrap();
+    git(
+        &suite.repo,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "--quiet",
+            url,
+            "vendor/pricing",
+        ],
+    );
+    git(
+        &suite.repo.join("vendor/pricing"),
+        &["checkout", "--quiet", "HEAD~1"],
+    );
+    commit(&suite, "the pricing library");
+    git(&suite.repo, &["checkout", "--quiet", "-B", "change"]);
+    git(
+        &suite.repo.join("vendor/pricing"),
+        &["checkout", "--quiet", "main"],
+    );
+    commit(&suite, "a newer pricing library");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert!(
+        kinds(&report).contains(&"test-infrastructure-changed".to_owned()),
+        "{report:#}"
+    );
+    let infrastructure = report["test_infrastructure"].as_array().unwrap();
+    assert!(
+        infrastructure
+            .iter()
+            .any(|c| c["path"] == "vendor/pricing" && c["kind"] == "submodule"),
+        "{report:#}"
+    );
+    let (approved, report) = gate(&suite, &["--approved-by", "maintainer"]);
+    assert_eq!(approved.exit, 0, "{approved:?}\n{report:#}");
+}
