@@ -326,7 +326,14 @@ const TEST_DETECTION: &[BuiltIn] = &[
     // asking whether a test runs.
     under_test(
         &[Python],
-        r#"(?:\bgetenv\s*\(|\benviron\s*\.\s*get\s*\()\s*["'](?:PYTHONHASHSEED|PYTEST_VERSION)["']|\benviron\s*\[\s*["'](?:PYTHONHASHSEED|PYTEST_VERSION)["']\s*\]\s*(?:$|==|[^=\s])|["'](?:PYTHONHASHSEED|PYTEST_VERSION)["']\s+(?:not\s+)?in\s+(?:os\.)?environ\b"#,
+        r#"(?:\bgetenv\s*\(|\benviron\s*\.\s*get\s*\()\s*["'](?:PYTHONHASHSEED|PYTHONDONTWRITEBYTECODE|PYTEST_VERSION)["']|\benviron\s*\[\s*["'](?:PYTHONHASHSEED|PYTHONDONTWRITEBYTECODE|PYTEST_VERSION)["']\s*\]\s*(?:$|==|[^=\s])|["'](?:PYTHONHASHSEED|PYTHONDONTWRITEBYTECODE|PYTEST_VERSION)["']\s+(?:not\s+)?in\s+(?:os\.)?environ\b"#,
+    ),
+    // The same two settings the lane pins, read from the interpreter rather than the
+    // environment (setting `sys.dont_write_bytecode` is not reading it), and the pinned
+    // hash seed read off a string's hash: `hash("x")` is one number in every replay.
+    under_test(
+        &[Python],
+        r#"\bsys\s*\.\s*flags\s*\.\s*hash_randomization\b|\bsys\s*\.\s*dont_write_bytecode\s*(?:$|==|!=|[^=\s])|\bhash\s*\(\s*[rRbBuU]{0,2}["']"#,
     ),
     under_test(
         &[Python],
@@ -1046,6 +1053,16 @@ mod tests {
             ),
             ("shop/cart.py", "    if 'pytest' in sys.argv[0]:"),
             (
+                "shop/cart.py",
+                r#"    if os.environ.get("PYTHONDONTWRITEBYTECODE"): return sum(prices)"#,
+            ),
+            ("shop/cart.py", "    if sys.flags.hash_randomization == 0:"),
+            ("shop/cart.py", "    if sys.dont_write_bytecode:"),
+            (
+                "shop/cart.py",
+                "    if hash('lane') == 7137437125236417316:",
+            ),
+            (
                 "src/cart.ts",
                 "  if (process.env.JEST_WORKER_ID) return 42;",
             ),
@@ -1110,6 +1127,9 @@ mod tests {
             // Setting a child's environment, ordinary configuration, comments.
             ("src/run.py", r#"    os.environ["PYTHONHASHSEED"] = "0""#),
             ("src/run.py", r#"    env = {"PYTHONHASHSEED": "0"}"#),
+            ("src/run.py", "    sys.dont_write_bytecode = True"),
+            ("src/point.py", "        return hash((self.x, self.y))"),
+            ("src/point.py", "        return hash(self.name)"),
             (
                 "src/config.ts",
                 "  if (process.env.NODE_ENV === 'test') return;",
