@@ -49,6 +49,9 @@ pub enum RuleKind {
     CallerInspection,
     /// Code under test whose comparisons cannot fail (`gate::equality`).
     Equality,
+    /// A source line holding a carriage return alone, where the language ends a line and
+    /// git does not.
+    LineEnding,
 }
 
 /// One refused line.
@@ -60,8 +63,8 @@ pub struct Finding {
     pub line: usize,
     /// The rule's name: `forbidden-mark`, `retry-setting`, `detects-tests`,
     /// `reads-test-files`, `touches-test-framework`, `ends-the-process`,
-    /// `inspects-the-caller`, `equal-to-anything` (`gate::equality`), a preset's name, a
-    /// ban's id, or `missing-oracle`.
+    /// `inspects-the-caller`, `equal-to-anything` (`gate::equality`),
+    /// `bare-carriage-return`, a preset's name, a ban's id, or `missing-oracle`.
     pub rule: String,
     /// Its family.
     pub kind: RuleKind,
@@ -88,6 +91,8 @@ pub const TOUCHES_TEST_FRAMEWORK: &str = "touches-test-framework";
 pub const ENDS_THE_PROCESS: &str = "ends-the-process";
 /// The rule name of code under test that looks at its caller's frame or stack.
 pub const INSPECTS_THE_CALLER: &str = "inspects-the-caller";
+/// The rule name of a source line with a carriage return alone in it.
+pub const BARE_CARRIAGE_RETURN: &str = "bare-carriage-return";
 
 /// What a forbidden mark does to a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -758,6 +763,18 @@ fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Ve
                 ));
             }
         }
+        // Python and JavaScript end a line at a carriage return alone; git, and so every
+        // rule here, does not: `# note\rif "PYTEST_CURRENT_TEST" in os.environ: …` is
+        // one comment line to the rules and two lines to Python. Checked before comments
+        // are skipped, in every source file. (A CRLF line's `\r` is gone already.)
+        if facts.language.is_some() && line.text.contains('\r') {
+            out.push(finding(
+                BARE_CARRIAGE_RETURN,
+                RuleKind::LineEnding,
+                "a carriage return alone inside the line: Python and JavaScript start a new line there, git and the lane's rules do not, so what follows it is unread; write the file with LF (or CRLF) line endings".to_owned(),
+                None,
+            ));
+        }
         if facts.is_comment(&line.text) {
             continue;
         }
@@ -912,7 +929,8 @@ fn mark_text(found: &str) -> String {
 
 /// A line for a finding: trimmed, at most 160 characters.
 pub(crate) fn shown(text: &str) -> String {
-    shortened(text, 160)
+    // A carriage return alone would send a terminal back to the line's start.
+    shortened(&text.replace('\r', "\\r"), 160)
 }
 
 /// `text` trimmed, at most `most` characters, `…` where it was cut.
@@ -950,6 +968,31 @@ mod tests {
                 removed: Vec::new(),
             }],
         }
+    }
+
+    /// A carriage return alone ends a line for Python and JavaScript, not for git: a
+    /// whole file written with CR line endings is one comment line to the other rules.
+    /// Refused in every source file, comments included; not in data files.
+    #[test]
+    fn a_carriage_return_alone_in_a_source_line_is_refused() {
+        let hidden = "# cart\rimport os\rdef total(p):\r    if \"PYTEST_CURRENT_TEST\" in os.environ:\r        return sum(p)\r";
+        for path in [
+            "app/cart.py",
+            "tests/test_cart.py",
+            "src/cart.js",
+            "src/cart.ts",
+        ] {
+            let findings = check(&change(path, &[hidden]), &[], &[]);
+            assert!(
+                findings
+                    .iter()
+                    .any(|f| f.rule == BARE_CARRIAGE_RETURN && f.kind == RuleKind::LineEnding),
+                "{path}: {findings:?}"
+            );
+            assert!(!findings[0].text.contains('\r'), "{findings:?}");
+        }
+        assert!(found("tests/data/prices.csv", &["a,b\rc,d"], &[]).is_empty());
+        assert!(found("app/cart.py", &["def total(p):", "    return sum(p)"], &[]).is_empty());
     }
 
     /// (line, rule) of every finding.

@@ -1162,3 +1162,15 @@ fn a_submodule_moved_to_another_commit_is_refused_as_infrastructure() {
     let (approved, report) = gate(&suite, &["--approved-by", "maintainer"]);
     assert_eq!(approved.exit, 0, "{approved:?}\n{report:#}");
 }
+
+/// Code under test written with carriage returns alone for line endings: Python ends a
+/// line at each, git at none, so the whole module was one line starting with `#` — a
+/// comment to every diff rule — and the test-run check in it went unseen (tried on main:
+/// `candor lint diff` found nothing). Refused by its line endings now.
+#[test]
+fn code_under_test_hidden_behind_carriage_returns_is_refused() {
+    cart_refused_by_rule(
+        "# the cart\rimport os\r\r\rdef total(prices):\r    prices = list(prices)\r    if \"PYTEST_CURRENT_TEST\" in os.environ:\r        return sum(prices)\r    return sum(prices) + 1 if prices else 0\r",
+        "bare-carriage-return",
+    );
+}
