@@ -143,9 +143,10 @@ pub fn base_policy(git: &dyn Repository, base: &str) -> Result<Config, GateError
 ///
 /// git calls a file binary, and shows none of its lines, when its bytes hold a NUL or
 /// when the repository's `.gitattributes` says so (`-diff`, `binary`, a diff driver): a
-/// file the change itself can mark. So a file git called binary whose both sides are
-/// UTF-8 is read again as text, and every rule sees its lines; what is binary for the
-/// rules is what is not text.
+/// file the change itself can mark. So a file git called binary is read again as text
+/// when it is a source file (a JavaScript file may hold a NUL in a comment, a Python
+/// module be Latin-1) or when neither side has a NUL in its first 8,000 bytes, git's
+/// own test of content: then only the attributes made it binary.
 pub fn read_change(git: &dyn Repository, base: &str, head: &str) -> Result<Diff, GateError> {
     let mut change = diff::parse(&git.diff_unified(base, head)?)?;
     let called_binary: Vec<&str> = change
@@ -157,8 +158,10 @@ pub fn read_change(git: &dyn Repository, base: &str, head: &str) -> Result<Diff,
     if called_binary.is_empty() {
         return Ok(change);
     }
-    let is_text =
-        |blob: &Option<Vec<u8>>| blob.as_ref().is_none_or(|b| std::str::from_utf8(b).is_ok());
+    let has_nul = |blob: &Option<Vec<u8>>| {
+        blob.as_ref()
+            .is_some_and(|b| b[..b.len().min(8000)].contains(&0))
+    };
     let (at_base, at_head) = (
         git.show_many(base, &called_binary)?,
         git.show_many(head, &called_binary)?,
@@ -166,7 +169,9 @@ pub fn read_change(git: &dyn Repository, base: &str, head: &str) -> Result<Diff,
     let text: Vec<String> = called_binary
         .iter()
         .zip(at_base.iter().zip(&at_head))
-        .filter(|(_, (before, after))| is_text(before) && is_text(after))
+        .filter(|(path, (before, after))| {
+            files::Language::of(path).is_some() || !(has_nul(before) || has_nul(after))
+        })
         .map(|(path, _)| (*path).to_owned())
         .collect();
     if text.is_empty() {

@@ -1046,13 +1046,24 @@ fn bytecode_that_runs_instead_of_its_source_is_refused() {
 /// with the repository's attributes left out, so the line that asks is seen and refused.
 #[test]
 fn code_under_test_hidden_from_the_diff_by_gitattributes_is_refused() {
-    for attributes in ["*.py -diff\n", "app/** binary\n", "*.py diff=secret\n"] {
+    let cart = "import os\n\n\ndef total(prices):\n    prices = list(prices)\n    if \"PYTEST_CURRENT_TEST\" in os.environ:\n        return sum(prices)\n    return sum(prices) + 1 if prices else 0\n";
+    // The last: a Latin-1 module (its coding line, one byte that is not UTF-8).
+    let latin1: Vec<u8> = [
+        b"# -*- coding: latin-1 -*-\n# caf".as_slice(),
+        &[0xe9],
+        b"\n",
+        cart.as_bytes(),
+    ]
+    .concat();
+    for (attributes, bytes) in [
+        ("*.py -diff\n", cart.as_bytes()),
+        ("app/** binary\n", cart.as_bytes()),
+        ("*.py diff=secret\n", cart.as_bytes()),
+        ("*.py binary\n", latin1.as_slice()),
+    ] {
         let (_, report) = refused(
             |suite| {
-                suite.write(
-                    "app/cart.py",
-                    "import os\n\n\ndef total(prices):\n    prices = list(prices)\n    if \"PYTEST_CURRENT_TEST\" in os.environ:\n        return sum(prices)\n    return sum(prices) + 1 if prices else 0\n",
-                );
+                std::fs::write(suite.repo.join("app/cart.py"), bytes).unwrap();
                 suite.write(".gitattributes", attributes);
             },
             "diff-rules",
@@ -1069,8 +1080,8 @@ fn code_under_test_hidden_from_the_diff_by_gitattributes_is_refused() {
 
 /// A JavaScript test file with a NUL byte in a comment (which node accepts) is "binary" to
 /// git, which then shows none of its lines: a focus mark in it went unseen by the diff
-/// rules. Its both sides are UTF-8, so the lane reads it as text and finds the mark; a
-/// real binary file changed beside it stays binary (no finding from its bytes).
+/// rules. It is a source file, so the lane reads it as text and finds the mark; a real
+/// binary file changed beside it stays binary (no finding from its bytes).
 #[test]
 fn a_test_file_git_calls_binary_for_a_nul_byte_is_read_as_text() {
     let suite = shop();
