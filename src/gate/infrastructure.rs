@@ -12,7 +12,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::diff::{ChangedFile, Diff, FileStatus};
-use super::files::{Language, file_name, is_test_file};
+use super::files::{Language, file_name, is_runner_setup, is_test_file};
 use crate::policy::PathGlob;
 
 /// The globs `[lane] test_infrastructure` has when the base's candor.toml does not set it.
@@ -415,8 +415,10 @@ pub enum InfraKind {
     /// `node_modules`, `site-packages` (and kin), or a vendored test framework.
     RunnerCode,
     /// Test-support code: an existing Python module under a test folder that is not a
-    /// test module (assertion helpers, factories) edited or deleted. The tests that use it
-    /// are not touched, so neither replayed nor judged with the base's version.
+    /// test module (assertion helpers, factories) edited or deleted, or a source file
+    /// outside the test files that reaches into the test framework at the base (a go
+    /// `testutil` package importing `"testing"`, a module importing pytest). The tests
+    /// that use it are not touched, so neither replayed nor judged with the base's version.
     TestSupport,
     /// A git submodule added, moved to another commit or removed: its files are in
     /// another repository, so no rule reads what the new commit changes (code under test
@@ -496,6 +498,47 @@ pub fn changes(
     }
     found.sort();
     found
+}
+
+/// Files the change edits or deletes that may be test support outside the test files:
+/// source files that are neither test files nor runner setup, not found already. Their
+/// base texts go to [`framework_support`].
+pub fn support_candidates<'d>(diff: &'d Diff, found: &[InfraChange]) -> Vec<&'d str> {
+    diff.files
+        .iter()
+        .filter(|file| file.status != FileStatus::Added)
+        .filter(|file| Language::of(&file.path).is_some())
+        .filter(|file| !is_test_file(&file.path) && !is_runner_setup(&file.path))
+        .filter(|file| !found.iter().any(|change| change.path == file.path))
+        .map(|file| file.path.as_str())
+        .collect()
+}
+
+/// Test support outside the test files: each of `candidates` whose text at the base
+/// (`base_texts`, in the same order) reaches into the test framework. A go helper
+/// package (`internal/testutil`, importing `"testing"`) or a Python module importing
+/// pytest is where the unchanged tests check: its `t.Fatalf` removed beside a regression,
+/// nothing is touched, nothing replayed, and every rule reads the edit as code.
+pub fn framework_support(
+    diff: &Diff,
+    candidates: &[&str],
+    base_texts: &[Option<String>],
+) -> Vec<InfraChange> {
+    candidates
+        .iter()
+        .zip(base_texts)
+        .filter_map(|(path, text)| {
+            let (line, reach) = super::rules::first_test_framework_reach(path, text.as_deref()?)?;
+            let file = diff.files.iter().find(|file| file.path == *path)?;
+            Some(change(
+                file,
+                InfraKind::TestSupport,
+                format!(
+                    "test-support code outside the test files: at the base it reaches into the test framework (line {line}: `{reach}`)"
+                ),
+            ))
+        })
+        .collect()
 }
 
 /// A gitlink's change, as git prints it: its only lines are `Subproject commit SHA`
@@ -1798,6 +1841,77 @@ mod tests {
         assert_eq!(
             submodule_change(&with(&[], &["Subproject commit main".to_owned()])),
             None
+        );
+    }
+
+    #[test]
+    fn code_outside_the_test_files_that_reaches_into_the_test_framework_at_the_base_is_test_support()
+     {
+        let go_helper = "package testutil\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\nfunc Equal(t testing.TB, got, want int) {}\n";
+        let py_helper = "import pytest\n\n\ndef check(got, want):\n    pass\n";
+        let commented = "# import pytest\n\ndef total(prices):\n    return sum(prices)\n";
+        let js_helper = "// shared matchers\nimport { expect } from \"vitest\";\n\nexport function same(a, b) {}\n";
+        let diff = Diff {
+            files: vec![
+                file("internal/testutil/testutil.go", FileStatus::Modified, &[]),
+                file("shop/testing.py", FileStatus::Deleted, &[]),
+                file("shop/cart.py", FileStatus::Modified, &[]),
+                file("b/b.go", FileStatus::Modified, &[]),
+                file("src/matchers.js", FileStatus::Modified, &[]),
+                file("b/check_test.go", FileStatus::Modified, &[]),
+                file("tests/helpers.py", FileStatus::Modified, &[]),
+                file("shop/new_testing.py", FileStatus::Added, &[]),
+                file("jest.setup.js", FileStatus::Modified, &[]),
+                file("README.md", FileStatus::Modified, &[]),
+            ],
+        };
+        let already = changes(&default_globs(), &diff, |_| Texts {
+            base: None,
+            head: None,
+        });
+        let candidates = support_candidates(&diff, &already);
+        // Test files, runner setup, new files, non-source files and what is found
+        // already (`tests/helpers.py`) are not read again.
+        assert_eq!(
+            candidates,
+            [
+                "internal/testutil/testutil.go",
+                "shop/testing.py",
+                "shop/cart.py",
+                "b/b.go",
+                "src/matchers.js"
+            ]
+        );
+        let texts = [
+            Some(go_helper.to_owned()),
+            Some(py_helper.to_owned()),
+            Some(commented.to_owned()),
+            Some("package b\n\nfunc Twice(x int) int { return 2 * x }\n".to_owned()),
+            Some(js_helper.to_owned()),
+        ];
+        let support: Vec<(String, String)> = framework_support(&diff, &candidates, &texts)
+            .into_iter()
+            .map(|c| {
+                assert_eq!(c.kind, InfraKind::TestSupport);
+                (c.path, c.what)
+            })
+            .collect();
+        assert_eq!(
+            support,
+            [
+                (
+                    "internal/testutil/testutil.go".to_owned(),
+                    "test-support code outside the test files: at the base it reaches into the test framework (line 5: `\"testing\"`)".to_owned()
+                ),
+                (
+                    "shop/testing.py".to_owned(),
+                    "test-support code outside the test files: at the base it reaches into the test framework (line 1: `import pytest`)".to_owned()
+                ),
+                (
+                    "src/matchers.js".to_owned(),
+                    "test-support code outside the test files: at the base it reaches into the test framework (line 2: `from \"vitest\"`)".to_owned()
+                ),
+            ]
         );
     }
 }

@@ -544,6 +544,17 @@ pub fn infrastructure_changes(
         return Err(error.into());
     }
     let mut found = found;
+    let candidates = infrastructure::support_candidates(diff, &found);
+    if !candidates.is_empty() {
+        let base_texts: Vec<Option<String>> = git
+            .show_many(base, &candidates)?
+            .into_iter()
+            .map(|bytes| bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
+            .collect();
+        let support = infrastructure::framework_support(diff, &candidates, &base_texts);
+        found.extend(support);
+        found.sort();
+    }
     if infrastructure::adds_test_folder_modules(diff) {
         let listed = git.tree_files(head, "")?;
         let paths: Vec<&str> = listed.iter().map(|file| file.path.as_str()).collect();

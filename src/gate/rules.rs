@@ -705,6 +705,20 @@ fn first_match<'r, T: Copy>(
         })
 }
 
+/// The first line of `text`, the whole of a file at `path`, that reaches into the test
+/// framework (what `touches-test-framework` refuses when a change adds it), with its
+/// 1-based number. Outside the test files such a file is test support: an assertion
+/// helper that imports `"testing"` or pytest is a check the unchanged tests make.
+pub fn first_test_framework_reach(path: &str, text: &str) -> Option<(usize, String)> {
+    let facts = FileFacts::of(path);
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !facts.is_comment(line))
+        .find_map(|(index, line)| {
+            first_match(&FRAMEWORK_REACHES, &facts, line).map(|(_, text)| (index + 1, text))
+        })
+}
+
 /// The forbidden mark in `line` of a file at `path`, if any.
 pub fn forbidden_mark(path: &str, line: &str) -> Option<Mark> {
     let facts = FileFacts::of(path);

@@ -470,6 +470,48 @@ fn issue_14_item_2_an_edited_assertion_helper_the_tests_import_is_refused() {
     assert_eq!(report["test_infrastructure"][0]["kind"], "test-support");
 }
 
+#[test]
+fn a_lenient_helper_outside_the_test_folders_that_imports_pytest_is_test_support() {
+    // The base: the cart's tests check through `app/checks.py`, a module beside the code
+    // that imports pytest. The change regresses the cart and empties the check: no test
+    // file is touched, and the suite run is green.
+    let suite = shop();
+    suite.write(
+        "app/checks.py",
+        "import pytest\n\n\ndef check(actual, expected):\n    if actual != expected:\n        pytest.fail(f\"{actual} != {expected}\")\n",
+    );
+    suite.write(
+        "tests/test_cart.py",
+        &tests_with(
+            "def check(actual, expected):\n    assert actual == expected, f\"{actual} != {expected}\"\n",
+            "from app.checks import check\n",
+        ),
+    );
+    commit(&suite, "a shared check");
+    git(&suite.repo, &["checkout", "--quiet", "main"]);
+    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
+    git(&suite.repo, &["checkout", "--quiet", "-B", "lenient"]);
+    suite.write("app/cart.py", REGRESSION);
+    suite.write("app/checks.py", "def check(actual, expected):\n    pass\n");
+    commit(&suite, "a lenient check");
+    let (ran, report) = gate(&suite, &["--base", "main"]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "{report:#}"
+    );
+    let found = &report["test_infrastructure"];
+    assert_eq!(found.as_array().map(Vec::len), Some(1), "{report:#}");
+    assert_eq!(found[0]["path"], "app/checks.py");
+    assert_eq!(found[0]["kind"], "test-support");
+
+    // A maintainer's approval is the way through, and it is recorded.
+    let (ran, report) = gate(&suite, &["--base", "main", "--approved-by", "alice"]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(report["approvals"][0]["approved"][0], "app/checks.py");
+}
+
 // --- Item 3: the report is checked against the run --------------------------------------
 
 #[test]

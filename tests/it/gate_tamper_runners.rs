@@ -164,6 +164,60 @@ fn issue_14_item_1_a_loosened_go_helper_is_refused_whether_or_not_its_users_are_
 }
 
 #[test]
+fn a_loosened_go_helper_package_outside_the_test_files_is_test_infrastructure() {
+    // The base: an assertion helper in a package of its own (`internal/testutil`, no
+    // `_test.go` file), which b's untouched test uses. The change regresses `Twice` and
+    // takes the helper's `t.Fatalf` away: no test file is touched, nothing is replayed.
+    let helper = "package testutil\n\nimport \"testing\"\n\nfunc Equal(t testing.TB, got, want int) {\n\tt.Helper()\n\tif got != want {\n\t\tt.Fatalf(\"got %d, want %d\", got, want)\n\t}\n}\n";
+    let loose = "package testutil\n\nimport \"testing\"\n\nfunc Equal(t testing.TB, got, want int) {\n\tt.Helper()\n}\n";
+    let uses = "package b\n\nimport (\n\t\"testing\"\n\n\t\"example.com/shop/internal/testutil\"\n)\n\nfunc TestUses(t *testing.T) {\n\ttestutil.Equal(t, Twice(3), 6)\n}\n";
+    let suite = crate::gate_batch_rust_go::go_change_from(
+        &[
+            ("internal/testutil/testutil.go", helper),
+            ("b/uses_test.go", uses),
+        ],
+        &[
+            ("b/b.go", REGRESSED),
+            ("internal/testutil/testutil.go", loose),
+        ],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "{report:#}"
+    );
+    let found = &report["test_infrastructure"];
+    assert_eq!(found.as_array().map(Vec::len), Some(1), "{report:#}");
+    assert_eq!(found[0]["path"], "internal/testutil/testutil.go");
+    assert_eq!(found[0]["kind"], "test-support");
+    assert!(
+        found[0]["what"]
+            .as_str()
+            .expect("what")
+            .contains("line 3: `import \"testing\"`"),
+        "{report:#}"
+    );
+
+    // A change to code that does not reach into the framework is code under test: the
+    // same regression alone is not test infrastructure.
+    let suite = crate::gate_batch_rust_go::go_change_from(
+        &[
+            ("internal/testutil/testutil.go", helper),
+            ("b/uses_test.go", uses),
+        ],
+        &[("b/b.go", REGRESSED)],
+    );
+    let (_, report) = gate_report(&suite);
+    assert_eq!(
+        report["test_infrastructure"],
+        serde_json::json!([]),
+        "{report:#}"
+    );
+}
+
+#[test]
 fn issue_14_item_1_a_deleted_or_unmarked_cargo_test_is_removed() {
     // tests/more.rs holds `base` at the base; the change deletes it for another test.
     let suite = cargo_change(&[(
