@@ -416,9 +416,10 @@ pub enum InfraKind {
     RunnerCode,
     /// Test-support code: an existing Python module under a test folder that is not a
     /// test module (assertion helpers, factories) edited or deleted, or a source file
-    /// outside the test files that reaches into the test framework at the base (a go
-    /// `testutil` package importing `"testing"`, a module importing pytest). The tests
-    /// that use it are not touched, so neither replayed nor judged with the base's version.
+    /// outside the test files that reaches into the test framework or a test-only library
+    /// at the base (a go `testutil` package importing `"testing"`, a module importing
+    /// pytest, a helper built on testify). The tests that use it are not touched, so
+    /// neither replayed nor judged with the base's version.
     TestSupport,
     /// A git submodule added, moved to another commit or removed: its files are in
     /// another repository, so no rule reads what the new commit changes (code under test
@@ -515,7 +516,8 @@ pub fn support_candidates<'d>(diff: &'d Diff, found: &[InfraChange]) -> Vec<&'d 
 }
 
 /// Test support outside the test files: each of `candidates` whose text at the base
-/// (`base_texts`, in the same order) reaches into the test framework. A go helper
+/// (`base_texts`, in the same order) reaches into the test framework or a library only
+/// tests use. A go helper
 /// package (`internal/testutil`, importing `"testing"`) or a Python module importing
 /// pytest is where the unchanged tests check: its `t.Fatalf` removed beside a regression,
 /// nothing is touched, nothing replayed, and every rule reads the edit as code.
@@ -528,13 +530,13 @@ pub fn framework_support(
         .iter()
         .zip(base_texts)
         .filter_map(|(path, text)| {
-            let (line, reach) = super::rules::first_test_framework_reach(path, text.as_deref()?)?;
+            let (line, reach) = super::rules::first_test_support_reach(path, text.as_deref()?)?;
             let file = diff.files.iter().find(|file| file.path == *path)?;
             Some(change(
                 file,
                 InfraKind::TestSupport,
                 format!(
-                    "test-support code outside the test files: at the base it reaches into the test framework (line {line}: `{reach}`)"
+                    "test-support code outside the test files: at the base it uses the test framework or a test-only library (line {line}: `{reach}`)"
                 ),
             ))
         })
@@ -1901,17 +1903,75 @@ mod tests {
             [
                 (
                     "internal/testutil/testutil.go".to_owned(),
-                    "test-support code outside the test files: at the base it reaches into the test framework (line 5: `\"testing\"`)".to_owned()
+                    "test-support code outside the test files: at the base it uses the test framework or a test-only library (line 5: `\"testing\"`)".to_owned()
                 ),
                 (
                     "shop/testing.py".to_owned(),
-                    "test-support code outside the test files: at the base it reaches into the test framework (line 1: `import pytest`)".to_owned()
+                    "test-support code outside the test files: at the base it uses the test framework or a test-only library (line 1: `import pytest`)".to_owned()
                 ),
                 (
                     "src/matchers.js".to_owned(),
-                    "test-support code outside the test files: at the base it reaches into the test framework (line 2: `from \"vitest\"`)".to_owned()
+                    "test-support code outside the test files: at the base it uses the test framework or a test-only library (line 2: `from \"vitest\"`)".to_owned()
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn test_only_libraries_and_injected_checks_at_the_base_are_test_support_too() {
+        let support_of = |path: &str, text: &str| {
+            let diff = Diff {
+                files: vec![file(path, FileStatus::Modified, &[])],
+            };
+            framework_support(&diff, &[path], &[Some(text.to_owned())])
+                .into_iter()
+                .map(|c| c.what)
+                .next()
+        };
+        let named = [
+            (
+                "internal/check/check.go",
+                "package check\n\nimport \"github.com/stretchr/testify/require\"\n\nfunc Equal(t require.TestingT, got, want int) { require.Equal(t, want, got) }\n",
+                "line 3: `import \"github.com/stretchr/testify/require\"`",
+            ),
+            (
+                "shop/strategies.py",
+                "\"\"\"Carts for property tests.\"\"\"\nfrom hypothesis import strategies as st\n",
+                "line 2: `from hypothesis`",
+            ),
+            (
+                "src/checks.js",
+                "export function same(a, b) {\n  expect(a).toEqual(b);\n}\n",
+                "line 2: `expect(a).toEqual`",
+            ),
+            (
+                "src/render.tsx",
+                "import { render } from \"@testing-library/react\";\n",
+                "line 1: `from \"@testing-library/react\"`",
+            ),
+        ];
+        for (path, text, line) in named {
+            let what = support_of(path, text).unwrap_or_else(|| panic!("{path} not named"));
+            assert!(what.ends_with(&format!("({line})")), "{path}: {what}");
+        }
+        // What production code uses too is not test support.
+        let code = [
+            (
+                "src/invariants.js",
+                "import assert from \"node:assert\";\nassert(x > 0);\n",
+            ),
+            (
+                "server/record.go",
+                "package server\n\nimport \"net/http/httptest\"\n",
+            ),
+            ("shop/cart.py", "from unittest.mock import sentinel\n"),
+            (
+                "src/expectations.js",
+                "const expect = (x) => x;\nexpect(total);\n",
+            ),
+        ];
+        for (path, text) in code {
+            assert_eq!(support_of(path, text), None, "{path}");
+        }
     }
 }

@@ -462,6 +462,34 @@ const TEST_FRAMEWORK: &[BuiltIn] = &[
     ),
 ];
 
+/// What marks a file outside the test files as test support besides reaching into the
+/// test framework: the libraries only tests use (assertion, comparison, property and
+/// clock libraries) and the runners' injected checks (`expect(…).toBe(…)`, `jest.fn()`).
+/// Not a rule on added lines (a project may ship helpers built on them to its users);
+/// read only in the merge base's text of a file a change edits or deletes, where they say
+/// the unchanged tests may check through it (a helper taking testify's `require.TestingT`
+/// needs no `"testing"` import). Left out: libraries production code uses too (node's
+/// `assert`, go's `httptest` recorders, go-cmp) and generated mocks (gomock, msw handlers),
+/// regenerated with every interface they stand for.
+const TEST_LIBRARIES: &[BuiltIn] = &[
+    under_test(
+        &[Go],
+        r#"^\s*(?:import\s+)?(?:[\w.]+\s+)?"(?:testing/(?:iotest|quick|slogtest)|github\.com/(?:stretchr/testify|onsi/(?:gomega|ginkgo)|matryer/is|frankban/quicktest|maxatome/go-testdeep)|gotest\.tools|gopkg\.in/check\.v1)(?:/[\w./-]*)?"\s*\)?\s*(?://.*)?$"#,
+    ),
+    under_test(
+        &[Python],
+        r"^\s*(?:from|import)\s+(?:hypothesis|freezegun|time_machine|respx|pytest_\w+|testfixtures|syrupy)\b",
+    ),
+    under_test(
+        &[JavaScript],
+        r#"(?:\bfrom|\brequire\s*\(|\bimport\s*\(|^\s*import)\s*["'](?:@testing-library/[\w./-]+|sinon|nock|supertest|expect|power-assert|should|fast-check)["']"#,
+    ),
+    under_test(
+        &[JavaScript],
+        r"\bexpect\s*\(.*\)\s*\.\s*(?:not\s*\.\s*)?(?:to(?:[A-Z]\w*)?|resolves|rejects)\b|\b(?:jest|vi)\s*\.\s*(?:fn|mock|spyOn)\s*\(",
+    ),
+];
+
 /// What code under test writes to end the runner's process with a status of its own: the
 /// runner's status is the one witness of a red run that the process cannot rewrite once
 /// the report is written, unless the process ends itself (`os._exit(0)` after rewriting
@@ -614,6 +642,12 @@ static TEST_FILE_READERS: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile
 static FRAMEWORK_REACHES: LazyLock<Vec<Compiled<()>>> =
     LazyLock::new(|| compile(TEST_FRAMEWORK, ()));
 
+static SUPPORT_REACHES: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| {
+    let mut reaches = compile(TEST_FRAMEWORK, ());
+    reaches.extend(compile(TEST_LIBRARIES, ()));
+    reaches
+});
+
 static EXIT_FORGERS: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(PROCESS_EXITS, ()));
 
 static CALLER_READERS: LazyLock<Vec<Compiled<()>>> =
@@ -706,16 +740,17 @@ fn first_match<'r, T: Copy>(
 }
 
 /// The first line of `text`, the whole of a file at `path`, that reaches into the test
-/// framework (what `touches-test-framework` refuses when a change adds it), with its
-/// 1-based number. Outside the test files such a file is test support: an assertion
-/// helper that imports `"testing"` or pytest is a check the unchanged tests make.
-pub fn first_test_framework_reach(path: &str, text: &str) -> Option<(usize, String)> {
+/// framework (what `touches-test-framework` refuses when a change adds it) or uses a
+/// library only tests use ([`TEST_LIBRARIES`]), with its 1-based number. Outside the
+/// test files such a file is test support: an assertion helper that imports `"testing"`,
+/// testify or pytest is a check the unchanged tests make.
+pub fn first_test_support_reach(path: &str, text: &str) -> Option<(usize, String)> {
     let facts = FileFacts::of(path);
     text.lines()
         .enumerate()
         .filter(|(_, line)| !facts.is_comment(line))
         .find_map(|(index, line)| {
-            first_match(&FRAMEWORK_REACHES, &facts, line).map(|(_, text)| (index + 1, text))
+            first_match(&SUPPORT_REACHES, &facts, line).map(|(_, text)| (index + 1, text))
         })
 }
 
@@ -1028,6 +1063,7 @@ mod tests {
             TEST_DETECTION,
             TEST_FILES,
             TEST_FRAMEWORK,
+            TEST_LIBRARIES,
             PROCESS_EXITS,
             CALLER_INSPECTION,
             SLEEP_WAITS,
