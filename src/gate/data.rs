@@ -32,6 +32,11 @@ pub fn is_test_data(path: &str) -> bool {
     if Language::of(path).is_some() || name.starts_with(".git") || stub {
         return false;
     }
+    in_test_folder(path)
+}
+
+/// Whether a folder of `path` (at any depth) is a test folder.
+pub fn in_test_folder(path: &str) -> bool {
     let mut folders: Vec<&str> = path.split('/').collect();
     folders.pop();
     folders.iter().any(|folder| TEST_FOLDERS.contains(folder))

@@ -1,9 +1,11 @@
 //! Test infrastructure is human-owned: the files that decide what a test run counts —
-//! conftest files, test packages' `__init__.py`, runner settings, plugin lists, and what
-//! Python imports before any test (`sitecustomize`, `.pth` files) — may change only with a
-//! human's approval, because a change that edits them can turn its own red into green
-//! without touching a test. Pure: the base's globs, the diff and the texts of the files
-//! whose runner settings are one section among others come in; what changed comes out.
+//! conftest files, test packages' `__init__.py`, runner settings, plugin lists, what
+//! Python imports before any test (`sitecustomize`, `.pth` files), test-support code and
+//! the data the tests read outside their folders — may change only with a human's
+//! approval, because a change that edits them can turn its own red into green without
+//! touching a test. Pure: the base's globs, the diff and the texts of the files whose
+//! runner settings are one section among others (or the base's texts that may say what
+//! tests use) come in; what changed comes out.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -11,8 +13,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
+use super::data::{in_test_folder, is_test_data};
 use super::diff::{ChangedFile, Diff, FileStatus};
-use super::files::{Language, file_name, is_runner_setup, is_test_file};
+use super::files::{Language, config_kind, file_name, is_runner_setup, is_test_file};
 use crate::policy::PathGlob;
 
 /// The globs `[lane] test_infrastructure` has when the base's candor.toml does not set it.
@@ -421,6 +424,11 @@ pub enum InfraKind {
     /// pytest, a helper built on testify). The tests that use it are not touched, so
     /// neither replayed nor judged with the base's version.
     TestSupport,
+    /// Data the base's tests read, outside the test folders: an existing file that is
+    /// not source code (`golden/totals.json`), edited or deleted, that a test file at the
+    /// base names. A test's expected values live there as much as in its code, and the
+    /// tests that read it are not touched, so neither replayed nor judged.
+    TestData,
     /// A git submodule added, moved to another commit or removed: its files are in
     /// another repository, so no rule reads what the new commit changes (code under test
     /// and tests alike), and the replays run whatever CI checked out there.
@@ -537,6 +545,177 @@ pub fn framework_support(
                 InfraKind::TestSupport,
                 format!(
                     "test-support code outside the test files: at the base it uses the test framework or a test-only library (line {line}: `{reach}`)"
+                ),
+            ))
+        })
+        .collect()
+}
+
+/// Manifests and lockfiles: tests read them for a version or a dependency list, and
+/// every release edits them. What in them decides the tests has rules of its own.
+const MANIFESTS: &[&str] = &[
+    "package.json",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lockb",
+    "Cargo.toml",
+    "Cargo.lock",
+    "go.mod",
+    "go.sum",
+    "go.work",
+    "poetry.lock",
+    "uv.lock",
+    "Pipfile.lock",
+];
+
+/// The project's own papers (`CHANGES.rst`, `LICENSE`, `AUTHORS`), by name without the
+/// extension: tests read them to check their encoding or find a version, and half the
+/// changes edit them (flask's `test_meta.py` opened `CHANGES.rst`; packaging's metadata
+/// tests name `LICENSE` as a value).
+const PROJECT_PAPERS: &[&str] = &[
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "authors",
+    "contributors",
+    "license",
+    "licence",
+    "copying",
+    "notice",
+    "contributing",
+    "code_of_conduct",
+    "security",
+];
+
+fn is_project_paper(name: &str) -> bool {
+    let stem = name.split_once('.').map_or(name, |(stem, _)| stem);
+    PROJECT_PAPERS
+        .iter()
+        .any(|paper| stem.eq_ignore_ascii_case(paper))
+}
+
+/// Files the change edits or deletes that may be data the tests read outside the test
+/// folders (data under them is the fixture lock's): not source code, not git's own files,
+/// not runner settings, manifests or the project's papers, with an extension, not
+/// `skip`ped (the human-owned files, the fixtures
+/// and cassettes folders), not found already. A new file is left out: no test at the
+/// base can name it, and a touched test that does is judged.
+pub fn data_candidates<'d>(
+    diff: &'d Diff,
+    found: &[InfraChange],
+    skip: &dyn Fn(&str) -> bool,
+) -> Vec<&'d str> {
+    diff.files
+        .iter()
+        .filter(|file| file.status != FileStatus::Added)
+        .map(|file| file.path.as_str())
+        .filter(|path| {
+            let name = file_name(path);
+            Language::of(path).is_none()
+                && !name.starts_with(".git")
+                && !MANIFESTS.contains(&name)
+                && !is_project_paper(name)
+                // A name without an extension is a word too (`examples/description`,
+                // named by commander's tests as an option's name), or a script.
+                && name.trim_start_matches('.').contains('.')
+                && config_kind(path).is_none()
+                && !is_test_data(path)
+                && !skip(path)
+                && !found.iter().any(|change| change.path == *path)
+        })
+        .collect()
+}
+
+/// Whether the base's file at `path` is one whose text may name the data its tests read:
+/// a test file, or source code under a test folder (a conftest, a helper).
+pub fn names_test_data(path: &str) -> bool {
+    Language::of(path).is_some() && (is_test_file(path) || in_test_folder(path))
+}
+
+/// How a test names a data file: its file name inside a string, alone or as a path's
+/// last part (`"totals.json"`, `"../golden/totals.json"`, `/ "totals.json"`). A bare word
+/// (`VERSION` the constant) is not a name; nor is the folder's name alone (`"docs"`,
+/// `'en'`: measured, a test naming a folder reads it far less often than it names it for
+/// another reason).
+fn data_names(path: &str) -> Vec<String> {
+    const BEFORE: [char; 5] = ['"', '\'', '`', '/', '\\'];
+    const AFTER: [char; 3] = ['"', '\'', '`'];
+    let name = file_name(path);
+    BEFORE
+        .iter()
+        .flat_map(|before| {
+            AFTER
+                .iter()
+                .map(move |after| format!("{before}{name}{after}"))
+        })
+        .collect()
+}
+
+/// Whether `line` holds `name` (from [`data_names`]) as a file's name: not inside a URL
+/// (`"github.com/some/repo/blob/master/CHANGELOG.rst"` names a web page).
+fn names_a_file(line: &str, name: &str) -> bool {
+    line.match_indices(name).any(|(at, _)| {
+        let string_start = line[..=at]
+            .rfind(['"', '\'', '`'])
+            .map_or(0, |quote| quote + 1);
+        let string = &line[string_start..at + name.len()];
+        !(string.contains("://") || URL_HOST.is_match(string))
+    })
+}
+
+/// A string that starts with a host name (`github.com/…`, `www.example.org/…`).
+static URL_HOST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:www\.)?[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|edu|gov|co|app)/")
+        .expect("the pattern compiles (tested)")
+});
+
+/// Data the base's tests read, outside the test folders: each of `candidates` that a
+/// line of `tests` (the base's files that may name test data, with their texts, in path
+/// order) names. The first naming line is reported.
+pub fn test_data(diff: &Diff, candidates: &[&str], tests: &[(&str, &str)]) -> Vec<InfraChange> {
+    let mut named: Vec<Option<(String, usize, String)>> = vec![None; candidates.len()];
+    let needles: Vec<(usize, String)> = candidates
+        .iter()
+        .enumerate()
+        .flat_map(|(index, path)| data_names(path).into_iter().map(move |name| (index, name)))
+        .collect();
+    let pattern = needles
+        .iter()
+        .map(|(_, name)| regex::escape(name))
+        .collect::<Vec<_>>()
+        .join("|");
+    // A first look for any name at once; past the regex's size limit (thousands of
+    // candidates) every line is searched name by name.
+    let any_name = Regex::new(&pattern).ok();
+    for (test, text) in tests {
+        if named.iter().all(Option::is_some) {
+            break;
+        }
+        for (number, line) in text.lines().enumerate() {
+            if any_name.as_ref().is_some_and(|any| !any.is_match(line)) {
+                continue;
+            }
+            for (index, name) in &needles {
+                if named[*index].is_none() && names_a_file(line, name) {
+                    named[*index] = Some(((*test).to_owned(), number + 1, name.clone()));
+                }
+            }
+        }
+    }
+    candidates
+        .iter()
+        .zip(named)
+        .filter_map(|(path, named)| {
+            let (test, line, name) = named?;
+            let file = diff.files.iter().find(|file| file.path == *path)?;
+            Some(change(
+                file,
+                InfraKind::TestData,
+                format!(
+                    "data the base's tests read, outside the test folders: {test} line {line} names it (`{name}`)"
                 ),
             ))
         })
@@ -1973,5 +2152,73 @@ mod tests {
         for (path, text) in code {
             assert_eq!(support_of(path, text), None, "{path}");
         }
+    }
+
+    #[test]
+    fn data_outside_the_test_folders_that_the_base_s_tests_name_is_test_data() {
+        let diff = Diff {
+            files: vec![
+                file("golden/totals.json", FileStatus::Modified, &[]),
+                file("golden/rates.csv", FileStatus::Deleted, &[]),
+                file("golden/new.json", FileStatus::Added, &[]),
+                file("docs/guide.md", FileStatus::Modified, &[]),
+                file("assets/logo.svg", FileStatus::Modified, &[]),
+                file("tests/data/input.txt", FileStatus::Modified, &[]),
+                file("CHANGES.rst", FileStatus::Modified, &[]),
+                file("package.json", FileStatus::Modified, &[]),
+                file("examples/description", FileStatus::Modified, &[]),
+                file("candor.toml", FileStatus::Modified, &[]),
+                file("app/cart.py", FileStatus::Modified, &[]),
+            ],
+        };
+        let skip = |path: &str| path == "candor.toml";
+        let candidates = data_candidates(&diff, &[], &skip);
+        // New files, source code, data under test folders (the fixture lock's), the
+        // project's papers, manifests, names without an extension and skipped files are
+        // not candidates.
+        assert_eq!(
+            candidates,
+            [
+                "golden/totals.json",
+                "golden/rates.csv",
+                "docs/guide.md",
+                "assets/logo.svg"
+            ]
+        );
+        let tests = [
+            (
+                "tests/conftest.py",
+                "RATES = ROOT / \"golden\" / \"rates.csv\"\n",
+            ),
+            (
+                "tests/test_cart.py",
+                "# the docs: see guide.md\nurl = \"https://example.com/docs/guide.md\"\nlink = \"github.com/shop/blob/main/assets/logo.svg\"\n\n\ndef test_total():\n    golden = load(\"../golden/totals.json\")\n",
+            ),
+        ];
+        let named: Vec<(String, String)> = test_data(&diff, &candidates, &tests)
+            .into_iter()
+            .map(|c| {
+                assert_eq!(c.kind, InfraKind::TestData);
+                (c.path, c.what)
+            })
+            .collect();
+        // A bare word in a comment and names inside URLs are not a test reading the file.
+        assert_eq!(
+            named,
+            [
+                (
+                    "golden/totals.json".to_owned(),
+                    "data the base's tests read, outside the test folders: tests/test_cart.py line 7 names it (`/totals.json\"`)".to_owned()
+                ),
+                (
+                    "golden/rates.csv".to_owned(),
+                    "data the base's tests read, outside the test folders: tests/conftest.py line 1 names it (`\"rates.csv\"`)".to_owned()
+                ),
+            ]
+        );
+        assert!(names_test_data("tests/conftest.py"));
+        assert!(names_test_data("pkg/cart_test.go"));
+        assert!(!names_test_data("app/cart.py"));
+        assert!(!names_test_data("tests/data/input.txt"));
     }
 }

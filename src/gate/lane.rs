@@ -86,8 +86,8 @@ pub enum Reason {
     },
     /// The whole suite's run ran no test: a lane that ran nothing accepts nothing.
     SuiteRanNothing,
-    /// Test infrastructure (conftest, runner settings, plugin lists, test-support code)
-    /// changed, without an approval.
+    /// Test infrastructure (conftest, runner settings, plugin lists, test-support code, the
+    /// data the tests read) changed, without an approval.
     TestInfrastructureChanged {
         /// The files.
         paths: Vec<String>,
@@ -206,7 +206,7 @@ impl Reason {
                     .to_owned()
             }
             Reason::TestInfrastructureChanged { paths } => format!(
-                "test-infrastructure changed: {} (conftest, runner settings, plugin lists and test-support code are human-owned; --approved-by is needed)",
+                "test-infrastructure changed: {} (conftest, runner settings, plugin lists, test-support code and the data tests read are human-owned; --approved-by is needed)",
                 paths.join(", ")
             ),
             Reason::UnlockedDataFiles { paths } => format!(

@@ -555,6 +555,8 @@ pub fn infrastructure_changes(
         found.extend(support);
         found.sort();
     }
+    found.extend(test_data_changes(git, base, policy, diff, &found)?);
+    found.sort();
     if infrastructure::adds_test_folder_modules(diff) {
         let listed = git.tree_files(head, "")?;
         let paths: Vec<&str> = listed.iter().map(|file| file.path.as_str()).collect();
@@ -564,6 +566,43 @@ pub fn infrastructure_changes(
         found.sort();
     }
     Ok(found)
+}
+
+/// Data the base's tests read outside the test folders that the change edits or deletes:
+/// the base's test files (and the code under its test folders) are read only when the
+/// change touches such a file.
+fn test_data_changes(
+    git: &dyn Repository,
+    base: &str,
+    policy: &Config,
+    diff: &Diff,
+    found: &[infrastructure::InfraChange],
+) -> Result<Vec<infrastructure::InfraChange>, GateError> {
+    let owned = OwnedPaths::from_config(policy);
+    let fixtures = format!("{}/", repo_path(&policy.lane.fixtures)?);
+    let cassettes = format!("{}/", repo_path(&policy.lane.cassettes)?);
+    let skip = |path: &str| {
+        path.starts_with(&fixtures)
+            || path.starts_with(&cassettes)
+            || owned.files.iter().any(|(owned, _)| owned == path)
+    };
+    let candidates = infrastructure::data_candidates(diff, found, &skip);
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut readers: Vec<TreeFile> = git.tree_files(base, "")?;
+    readers.retain(|file| file.mode != "120000" && infrastructure::names_test_data(&file.path));
+    let oids: Vec<String> = readers.iter().map(|file| file.oid.clone()).collect();
+    let mut texts = vec![String::new(); readers.len()];
+    git.read_blobs(&oids, &mut |index, bytes| {
+        texts[index] = String::from_utf8_lossy(bytes).into_owned();
+    })?;
+    let named: Vec<(&str, &str)> = readers
+        .iter()
+        .zip(&texts)
+        .map(|(file, text)| (file.path.as_str(), text.as_str()))
+        .collect();
+    Ok(infrastructure::test_data(diff, &candidates, &named))
 }
 
 /// Data files the change added or edited under test folders that the head's fixture lock

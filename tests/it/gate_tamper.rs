@@ -512,6 +512,61 @@ fn a_lenient_helper_outside_the_test_folders_that_imports_pytest_is_test_support
     assert_eq!(report["approvals"][0]["approved"][0], "app/checks.py");
 }
 
+#[test]
+fn expected_values_outside_the_test_folders_edited_to_agree_with_a_regression_are_refused() {
+    // The base: `with_tax` is checked only by a test that reads its expected value from
+    // `golden/taxes.json`, a data file outside every test folder (the fixture lock does
+    // not cover it).
+    let suite = shop();
+    suite.write(
+        "app/tax.py",
+        "def with_tax(amount):\n    return amount * 2\n",
+    );
+    suite.write("golden/taxes.json", "{\"of_4\": 8}\n");
+    suite.write(
+        "tests/test_tax.py",
+        "import json\nfrom pathlib import Path\n\nfrom app.tax import with_tax\n\nGOLDEN = Path(__file__).parent.parent / \"golden\" / \"taxes.json\"\n\n\ndef test_with_tax():\n    assert with_tax(4) == json.loads(GOLDEN.read_text())[\"of_4\"]\n",
+    );
+    suite.write("docs/guide.md", "# The shop\n");
+    commit(&suite, "taxes");
+    git(&suite.repo, &["checkout", "--quiet", "main"]);
+    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
+    git(&suite.repo, &["checkout", "--quiet", "-B", "agree"]);
+    // The regression and the expected value made to agree with it; no test file touched,
+    // so the whole suite's run is green.
+    suite.write(
+        "app/tax.py",
+        "def with_tax(amount):\n    return amount * 2 + 1\n",
+    );
+    suite.write("golden/taxes.json", "{\"of_4\": 9}\n");
+    suite.write("docs/guide.md", "# The shop, with taxes\n");
+    commit(&suite, "golden agrees");
+    let (ran, report) = gate(&suite, &["--base", "main"]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "{report:#}"
+    );
+    let found = &report["test_infrastructure"];
+    // The edited guide is named by no test: it is not test data.
+    assert_eq!(found.as_array().map(Vec::len), Some(1), "{report:#}");
+    assert_eq!(found[0]["path"], "golden/taxes.json");
+    assert_eq!(found[0]["kind"], "test-data");
+    assert_eq!(
+        found[0]["what"],
+        "data the base's tests read, outside the test folders: tests/test_tax.py line 6 names it (`\"taxes.json\"`)"
+    );
+
+    // The guide alone is accepted.
+    git(&suite.repo, &["checkout", "--quiet", "-B", "guide", "main"]);
+    suite.write("docs/guide.md", "# The shop, with taxes\n");
+    commit(&suite, "the guide");
+    let (ran, report) = gate(&suite, &["--base", "main"]);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(report["test_infrastructure"], serde_json::json!([]));
+}
+
 // --- Item 3: the report is checked against the run --------------------------------------
 
 #[test]
