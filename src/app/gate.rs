@@ -196,6 +196,8 @@ pub fn gate(
     let mut base_version_seconds = None;
     let mut skipped = Vec::new();
     let mut skipped_as_at_base = Vec::new();
+    let mut suite_skips: Vec<(String, Option<String>)> = Vec::new();
+    let mut skipped_in_suite = Vec::new();
     // Test files whose base version is judged by text (Rust) or run (go) need the
     // listing even when nothing else would run: a deleted test file is in neither.
     let rust_changed = judged_by_text(
@@ -343,7 +345,8 @@ pub fn gate(
             ports.progress("running the whole suite once…");
             let ran = run_whole_suite(&plan, &frozen)?;
             match ran {
-                Some((run, ran)) => {
+                Some((run, ran, skipped_in_suite)) => {
+                    suite_skips = skipped_in_suite;
                     if let Err(said) = &ran {
                         ports.warning(format!(
                             "the whole suite could not run at HEAD, so the lane ran nothing: {said}"
@@ -451,10 +454,46 @@ pub fn gate(
         let skipped_at_head = skipped_in_every_replay(&touched, &replays.records);
         if !skipped_at_head.is_empty() {
             ports.progress("running the skipped touched tests at the merge base…");
+            let head_reasons = skip_reasons(&skipped_at_head, &replays.records, repo_root);
             let judged =
-                skips_at_merge_base(&base_plan, repo_root, &skipped_at_head, &replays.records)?;
-            skipped = judged.refused;
-            skipped_as_at_base = judged.as_at_base;
+                skips_at_merge_base(&base_plan, repo_root, &skipped_at_head, &head_reasons)?;
+            for skip in judged {
+                match skip.judgement {
+                    SkipJudgement::AsAtBase => skipped_as_at_base.push(SkippedAsAtBase {
+                        test: skip.test,
+                        reason: skip.head_reason,
+                    }),
+                    SkipJudgement::Refused(said) => skipped.push((skip.test, Some(said))),
+                }
+            }
+        }
+        // The untouched tests the whole suite's run skipped: a change to the code under
+        // test can make a test's own skip condition true (`skipif(not features.TAXES)`)
+        // beside a regression, and the suite's run is green. Each is run at the merge
+        // base; one that ran there, or skipped for another reason, the change made skip.
+        // A test the merge base does not have is new, not silenced. cargo and nextest
+        // skip only what `#[ignore]` marks, which the diff rules read.
+        let judged_at_base = !matches!(
+            adapter.kind(),
+            runner::RunnerKind::Cargo | runner::RunnerKind::Nextest
+        ) && !adapter.kind().is_javascript();
+        let untouched_skips: Vec<&(String, Option<String>)> = suite_skips
+            .iter()
+            .filter(|(test, _)| !touched.iter().any(|t| &t.id == test))
+            .collect();
+        if judged_at_base && !untouched_skips.is_empty() {
+            ports.progress("running the tests the whole suite's run skipped at the merge base…");
+            let tests: Vec<String> = untouched_skips
+                .iter()
+                .map(|(test, _)| test.clone())
+                .collect();
+            let head_reasons: BTreeMap<String, Option<String>> =
+                untouched_skips.into_iter().cloned().collect();
+            for skip in skips_at_merge_base(&base_plan, repo_root, &tests, &head_reasons)? {
+                if let (SkipJudgement::Refused(said), false) = (skip.judgement, skip.missing) {
+                    skipped_in_suite.push((skip.test, said));
+                }
+            }
         }
     }
     if let Some(before) = &changed_before_runs {
@@ -488,6 +527,7 @@ pub fn gate(
         approved_by: settings.approved_by.as_deref(),
         replays: &classified,
         skipped: &skipped,
+        skipped_in_suite: &skipped_in_suite,
         suite: suite.as_ref(),
         replays_left: replays.left + base_judgement.as_ref().map_or(0, |j| j.not_run),
         max_wall_seconds: policy.lane.max_wall_seconds,
@@ -1615,7 +1655,13 @@ fn replay_alone(
 /// environment. `None` when the lane's clock ran out before or during it: a run not made,
 /// not a red one. A runner that wrote no results is an error (exit 2), never a red suite.
 /// The whole suite's run, and its report, or why the runner could not make one.
-type SuiteOutcome = (SuiteRun, Result<RunReport, String>);
+/// The whole suite's run, its report (or why there is none) and the tests it skipped,
+/// each with the runner's reason, frozen ones left out.
+type SuiteOutcome = (
+    SuiteRun,
+    Result<RunReport, String>,
+    Vec<(String, Option<String>)>,
+);
 
 fn run_whole_suite(
     plan: &ReplayPlan<'_>,
@@ -1653,6 +1699,7 @@ fn run_whole_suite(
                     report_contradicted: None,
                 },
                 Err(not_run.to_string()),
+                Vec::new(),
             )));
         }
         Err(error) => return Err(error.into()),
@@ -1683,7 +1730,11 @@ fn run_whole_suite(
     })?;
     let mut failed = Vec::new();
     let mut excused = Vec::new();
+    let mut skipped = Vec::new();
     for execution in &executions {
+        if execution.outcome == Outcome::Skip && !frozen.contains(&execution.test_id) {
+            skipped.push((execution.test_id.clone(), execution.skip_message.clone()));
+        }
         if execution.outcome.is_red() {
             if frozen.contains(&execution.test_id) {
                 excused.push(execution.test_id.clone());
@@ -1708,7 +1759,7 @@ fn run_whole_suite(
             .unwrap_or_default(),
         report_contradicted,
     };
-    Ok(Some((run, Ok(report))))
+    Ok(Some((run, Ok(report), skipped)))
 }
 
 /// What the runner's own output says against its report, in a sentence; `None` when
@@ -1811,48 +1862,50 @@ fn skipped_in_every_replay(touched: &[TouchedTest], records: &[RunRecord]) -> Ve
         .collect()
 }
 
-/// The touched tests skipped in every replay (`skipped`), run once more in a worktree of
-/// the merge base — its code, tests and settings, each side's own code as `compare` runs
-/// it — and judged by `gate::base_skips`: those refused, each with what the merge base
-/// showed, and those skipped there for the same reason. One runner process for all where
-/// the runner batches (one each if the batch cannot run: a test the base does not have).
+/// Tests skipped at the head (`skipped`, with their reasons there in `head_reasons`), run
+/// once more in a worktree of the merge base — its code, tests and settings, each side's
+/// own code as `compare` runs it — and judged by `gate::base_skips`. One runner process
+/// for all where the runner batches (one each if the batch cannot run: a test the base
+/// does not have).
 fn skips_at_merge_base(
     plan: &BasePlan<'_>,
     repo_root: &Path,
     skipped: &[String],
-    records: &[RunRecord],
-) -> Result<SkipsJudged, CliError> {
-    let head_reasons = skip_reasons(skipped, records, repo_root);
+    head_reasons: &BTreeMap<String, Option<String>>,
+) -> Result<Vec<SkipAtBase>, CliError> {
     let worktree = worktree_at(plan.git, plan.base, "candor-merge-base-")?;
     let at_base = run_at_merge_base(plan, repo_root, worktree.tree(), skipped);
     let base_root = worktree.tree().to_string_lossy().into_owned();
     worktree.remove(plan.git)?;
     let head_root = repo_root.to_string_lossy();
-    let mut refused = Vec::new();
-    let mut as_at_base = Vec::new();
-    for test in skipped {
-        let head_reason = head_reasons.get(test).cloned().flatten();
-        let there = at_base.get(test).cloned().unwrap_or(AtMergeBase::Missing);
-        match base_skips::judge(head_reason.as_deref(), &there, &head_root, &base_root) {
-            SkipJudgement::AsAtBase => as_at_base.push(SkippedAsAtBase {
+    Ok(skipped
+        .iter()
+        .map(|test| {
+            let head_reason = head_reasons.get(test).cloned().flatten();
+            let there = at_base.get(test).cloned().unwrap_or(AtMergeBase::Missing);
+            SkipAtBase {
                 test: test.clone(),
-                reason: head_reason,
-            }),
-            SkipJudgement::Refused(said) => refused.push((test.clone(), Some(said))),
-        }
-    }
-    Ok(SkipsJudged {
-        refused,
-        as_at_base,
-    })
+                judgement: base_skips::judge(
+                    head_reason.as_deref(),
+                    &there,
+                    &head_root,
+                    &base_root,
+                ),
+                missing: there == AtMergeBase::Missing,
+                head_reason,
+            }
+        })
+        .collect())
 }
 
-/// The skipped touched tests, judged by their run at the merge base.
-struct SkipsJudged {
-    /// Refused, each with what the merge base showed.
-    refused: Vec<(String, Option<String>)>,
-    /// Skipped there for the same reason.
-    as_at_base: Vec<SkippedAsAtBase>,
+/// A test skipped at the head, judged by its run at the merge base.
+struct SkipAtBase {
+    test: String,
+    /// The runner's reason at the head.
+    head_reason: Option<String>,
+    judgement: SkipJudgement,
+    /// The merge base has no such test.
+    missing: bool,
 }
 
 /// How each of `tests` fared in the merge base's worktree `tree`.

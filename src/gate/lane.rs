@@ -78,6 +78,15 @@ pub enum Reason {
         #[serde(skip_serializing_if = "Option::is_none")]
         merge_base: Option<String>,
     },
+    /// An untouched test the whole suite's run skipped that the merge base runs, or skips
+    /// for another reason: the change made its skip condition true (a flag in the code
+    /// under test that a `skipif` reads), and a skipped test checks nothing.
+    SuiteSkipped {
+        /// The test.
+        test: String,
+        /// What its run at the merge base showed.
+        merge_base: String,
+    },
     /// The whole suite's run (`[lane] replay = "all"`) had red tests the change is not
     /// excused for.
     SuiteFailed {
@@ -185,6 +194,9 @@ impl Reason {
                     .map_or_else(String::new, |said| format!(" ({said})"));
                 format!("{test} was skipped in every replay: a touched test must run{base}")
             }
+            Reason::SuiteSkipped { test, merge_base } => format!(
+                "{test} was skipped in the whole suite's run, not as at the merge base ({merge_base})"
+            ),
             Reason::SuiteFailed { tests } => {
                 const SHOWN: usize = 5;
                 let mut named = tests
@@ -273,6 +285,9 @@ pub struct LaneFindings<'a> {
     /// Touched tests skipped in every replay and not as the merge base skips them, each
     /// with what the merge base showed.
     pub skipped: &'a [(String, Option<String>)],
+    /// Untouched tests the whole suite's run skipped that the merge base runs (or skips
+    /// for another reason), each with what the merge base showed.
+    pub skipped_in_suite: &'a [(String, String)],
     /// The whole suite's run, when `[lane] replay = "all"` made it.
     pub suite: Option<&'a SuiteRun>,
     /// Replays not made because time ran out (0: all made).
@@ -377,6 +392,12 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
     }
     for (test, merge_base) in found.skipped {
         reasons.push(Reason::ReplaySkipped {
+            test: test.clone(),
+            merge_base: merge_base.clone(),
+        });
+    }
+    for (test, merge_base) in found.skipped_in_suite {
+        reasons.push(Reason::SuiteSkipped {
             test: test.clone(),
             merge_base: merge_base.clone(),
         });
@@ -1107,6 +1128,23 @@ mod tests {
         assert_eq!(
             verdict.reasons[0].describe(),
             "t was skipped in every replay: a touched test must run (the merge base runs it (pass): the change made it skip)"
+        );
+    }
+
+    #[test]
+    fn an_untouched_test_the_change_made_skip_in_the_suite_rejects() {
+        let skipped = [(
+            "tests/test_tax.py::test_with_tax".to_owned(),
+            "the merge base runs it (pass): the change made it skip".to_owned(),
+        )];
+        let verdict = lane_verdict(&LaneFindings {
+            skipped_in_suite: &skipped,
+            ..LaneFindings::default()
+        });
+        assert!(!verdict.pass);
+        assert_eq!(
+            verdict.reasons[0].describe(),
+            "tests/test_tax.py::test_with_tax was skipped in the whole suite's run, not as at the merge base (the merge base runs it (pass): the change made it skip)"
         );
     }
 

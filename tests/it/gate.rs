@@ -437,6 +437,70 @@ fn a_touched_test_the_merge_base_skips_the_same_way_is_reported_not_refused() {
     assert_eq!(skipped.as_array().map(Vec::len), Some(1), "{report:#}");
 }
 
+/// `with_tax`'s test, skipped when the shop's taxes are off.
+const TAX_TESTS: &str = "import pytest\n\nfrom app import features\nfrom app.tax import with_tax\n\n\n@pytest.mark.skipif(not features.ENABLED, reason=\"taxes are off\")\ndef test_with_tax():\n    assert with_tax(4) == 8\n";
+
+#[test]
+fn an_untouched_test_the_change_makes_skip_is_refused() {
+    // The change regresses `with_tax` and turns the flag its untouched test's `skipif`
+    // reads: the whole suite's run is green, the test skipped. `test_accelerated` skips
+    // at both ends (no such module on this machine): not the change's.
+    let suite = shop_with(&[
+        ("app/features.py", "ENABLED = True\n"),
+        (
+            "app/tax.py",
+            "def with_tax(amount):\n    return amount * 2\n",
+        ),
+        ("tests/test_tax.py", TAX_TESTS),
+        ("tests/test_optional.py", OPTIONAL_TESTS),
+        ("app/fast.py", FAST),
+    ]);
+    suite.write(
+        "app/tax.py",
+        "def with_tax(amount):\n    return amount * 2 + 1\n",
+    );
+    suite.write("app/features.py", "ENABLED = False\n");
+    commit(&suite, "taxes off");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(reason_kinds(&report), ["suite-skipped"], "{report:#}");
+    assert_eq!(
+        report["reasons"][0]["test"],
+        "tests/test_tax.py::test_with_tax"
+    );
+    assert_eq!(
+        report["reasons"][0]["merge_base"],
+        "the merge base runs it (pass): the change made it skip",
+        "{report:#}"
+    );
+    assert_eq!(
+        report["suite"]["failed"],
+        serde_json::json!([]),
+        "{report:#}"
+    );
+
+    // The same suite, a change that leaves the flag alone: the machine's own skip is
+    // not refused.
+    let suite = shop_with(&[
+        ("app/features.py", "ENABLED = True\n"),
+        (
+            "app/tax.py",
+            "def with_tax(amount):\n    return amount * 2\n",
+        ),
+        ("tests/test_tax.py", TAX_TESTS),
+        ("tests/test_optional.py", OPTIONAL_TESTS),
+        ("app/fast.py", FAST),
+    ]);
+    suite.write(
+        "app/tax.py",
+        "def with_tax(amount):\n    return amount + amount\n",
+    );
+    commit(&suite, "taxes by addition");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(report["pass"], true, "{report:#}");
+}
+
 #[test]
 fn a_skip_the_change_causes_is_refused_though_the_base_s_test_skips_with_it() {
     // The change deletes what the test imports: at the head the test skips, and so does
