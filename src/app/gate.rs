@@ -198,6 +198,7 @@ pub fn gate(
     let mut skipped_as_at_base = Vec::new();
     let mut suite_skips: Vec<(String, Option<String>)> = Vec::new();
     let mut skipped_in_suite = Vec::new();
+    let mut vanished = Vec::new();
     // Test files whose base version is judged by text (Rust) or run (go) need the
     // listing even when nothing else would run: a deleted test file is in neither.
     let rust_changed = judged_by_text(
@@ -495,6 +496,23 @@ pub fn gate(
                 }
             }
         }
+        // Tests the merge base collects that the head does not, in files the change did
+        // not touch: the code under test generates them (a `parametrize` list read from
+        // it), and a case taken out of the list is a test taken out. pytest only: go and
+        // libtest tests are functions in the test files, and the JavaScript runners
+        // cannot run in the merge base's checkout (no `node_modules`).
+        if suite.is_some() && adapter.kind() == runner::RunnerKind::Pytest && !collected.is_empty()
+        {
+            ports.progress("listing the tests at the merge base…");
+            match listed_at_merge_base(&base_plan, repo_root) {
+                Ok(at_base) => {
+                    vanished = gate::touched::vanished(&at_base, &collected, &diff);
+                }
+                Err(said) => ports.warning(format!(
+                    "the merge base's tests could not be listed, so tests the change's code no longer generates are not judged: {said}"
+                )),
+            }
+        }
     }
     if let Some(before) = &changed_before_runs {
         let written: Vec<String> = git
@@ -528,6 +546,7 @@ pub fn gate(
         replays: &classified,
         skipped: &skipped,
         skipped_in_suite: &skipped_in_suite,
+        vanished: &vanished,
         suite: suite.as_ref(),
         replays_left: replays.left + base_judgement.as_ref().map_or(0, |j| j.not_run),
         max_wall_seconds: policy.lane.max_wall_seconds,
@@ -1895,6 +1914,36 @@ fn skips_at_merge_base(
                 head_reason,
             }
         })
+        .collect())
+}
+
+/// The tests the merge base's checkout collects, listed there as the head's are, its
+/// code kept from the head's (`with_isolation`); why not, when the runner could not.
+fn listed_at_merge_base(plan: &BasePlan<'_>, repo_root: &Path) -> Result<Vec<String>, String> {
+    let left = plan.lane_time.saturating_sub(plan.started.elapsed());
+    if left.is_zero() {
+        return Err("the lane's time ran out first".to_owned());
+    }
+    let worktree =
+        worktree_at(plan.git, plan.base, "candor-merge-base-").map_err(|e| e.to_string())?;
+    let foreign = [repo_root.to_path_buf()];
+    let context = runner::Context::new(
+        worktree.tree(),
+        plan.dir.join("merge-base-listing"),
+        plan.executor,
+    )
+    .with_timeout(
+        Some(plan.policy.runner.timeout.min(left)),
+        plan.policy.runner.grace,
+    )
+    .with_pinned_environment()
+    .with_isolation(&foreign);
+    let listed = plan.adapter.list(&context);
+    worktree.remove(plan.git).map_err(|e| e.to_string())?;
+    Ok(listed
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|test| test.id)
         .collect())
 }
 

@@ -126,6 +126,13 @@ pub enum Reason {
         /// The tests.
         tests: Vec<String>,
     },
+    /// Tests the merge base collects, in files the change did not touch, that the head
+    /// does not collect, without an approval: the code under test generates them (a
+    /// `parametrize` list it holds), and the change took them out.
+    TestsVanished {
+        /// The tests.
+        tests: Vec<String>,
+    },
     /// Touched test modules that collect nothing.
     CollectsNothing {
         /// The modules.
@@ -236,6 +243,21 @@ impl Reason {
                 "tests-removed: {} collected at the base, gone at the head (--approved-by is needed)",
                 tests.join(", ")
             ),
+            Reason::TestsVanished { tests } => {
+                const SHOWN: usize = 5;
+                let mut named = tests
+                    .iter()
+                    .take(SHOWN)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if tests.len() > SHOWN {
+                    let _ = write!(named, " and {} more", tests.len() - SHOWN);
+                }
+                format!(
+                    "tests-vanished: {named} collected at the merge base, not at the head, their files untouched: the change's code no longer generates them (--approved-by is needed)"
+                )
+            }
             Reason::CollectsNothing { files } => format!(
                 "collects-nothing: the touched test module(s) {} collect no test",
                 files.join(", ")
@@ -288,6 +310,9 @@ pub struct LaneFindings<'a> {
     /// Untouched tests the whole suite's run skipped that the merge base runs (or skips
     /// for another reason), each with what the merge base showed.
     pub skipped_in_suite: &'a [(String, String)],
+    /// Tests the merge base collects that the head does not, in files the change did not
+    /// touch (the code under test generates them).
+    pub vanished: &'a [String],
     /// The whole suite's run, when `[lane] replay = "all"` made it.
     pub suite: Option<&'a SuiteRun>,
     /// Replays not made because time ran out (0: all made).
@@ -453,6 +478,15 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
             test: first.test.clone(),
             problem: first.problem.clone(),
         });
+    }
+    if !found.vanished.is_empty() {
+        if found.approved_by.is_some() {
+            approved.extend(found.vanished.iter().cloned());
+        } else {
+            reasons.push(Reason::TestsVanished {
+                tests: found.vanished.to_vec(),
+            });
+        }
     }
     if let Some(judgement) = found.base_judgement {
         let mut approvable = |items: Vec<String>, reason: fn(Vec<String>) -> Reason| {
@@ -1146,6 +1180,28 @@ mod tests {
             verdict.reasons[0].describe(),
             "tests/test_tax.py::test_with_tax was skipped in the whole suite's run, not as at the merge base (the merge base runs it (pass): the change made it skip)"
         );
+    }
+
+    #[test]
+    fn tests_the_code_no_longer_generates_reject_unless_approved() {
+        let vanished = ["tests/test_tax.py::test_with_tax[reduced]".to_owned()];
+        let verdict = lane_verdict(&LaneFindings {
+            vanished: &vanished,
+            ..LaneFindings::default()
+        });
+        assert_eq!(
+            verdict.reasons,
+            [Reason::TestsVanished {
+                tests: vanished.to_vec()
+            }]
+        );
+        let approved = lane_verdict(&LaneFindings {
+            vanished: &vanished,
+            approved_by: Some("alice"),
+            ..LaneFindings::default()
+        });
+        assert!(approved.pass, "{approved:?}");
+        assert_eq!(approved.approvals[0].approved, vanished);
     }
 
     #[test]

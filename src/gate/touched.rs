@@ -509,6 +509,29 @@ fn defines_function(runner: RunnerKind, text: &str, name: &str) -> bool {
     })
 }
 
+/// Tests `at_base` lists (the merge base's listing) that the head's listing (`collected`)
+/// does not, in files `diff` leaves alone, in id order. A touched file's tests are judged
+/// with the base's version of the file; these are the ones the code under test stopped
+/// generating. A test whose file cannot be told from its id is left out.
+pub fn vanished(
+    at_base: &[String],
+    collected: &std::collections::BTreeSet<String>,
+    diff: &super::diff::Diff,
+) -> Vec<String> {
+    let mut gone: Vec<String> = at_base
+        .iter()
+        .filter(|id| !collected.contains(*id))
+        .filter(|id| {
+            id.split_once("::")
+                .is_some_and(|(file, _)| !diff.files.iter().any(|changed| changed.path == file))
+        })
+        .cloned()
+        .collect();
+    gone.sort();
+    gone.dedup();
+    gone
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -684,5 +707,47 @@ const NOTE: &str = "check!(multiplies, 2 * 2 == 4)";
             let closed = format!("{text}\n\"\n*/\n");
             let _ = RustNames::of(&closed);
         }
+    }
+
+    #[test]
+    fn tests_the_merge_base_lists_that_the_head_does_not_in_untouched_files_vanished() {
+        use crate::gate::diff::{ChangedFile, Diff, FileStatus};
+        let at_base: Vec<String> = [
+            "tests/test_tax.py::test_with_tax[standard]",
+            "tests/test_tax.py::test_with_tax[reduced]",
+            "tests/test_cart.py::test_old",
+            "tests/test_cart.py::test_total",
+        ]
+        .map(String::from)
+        .to_vec();
+        let collected = [
+            "tests/test_tax.py::test_with_tax[standard]",
+            "tests/test_cart.py::test_total",
+        ]
+        .map(String::from)
+        .into_iter()
+        .collect();
+        // test_cart.py is touched: its tests are the base version's to judge.
+        let diff = Diff {
+            files: vec![ChangedFile {
+                path: "tests/test_cart.py".to_owned(),
+                status: FileStatus::Modified,
+                binary: false,
+                added: Vec::new(),
+                removed: Vec::new(),
+            }],
+        };
+        assert_eq!(
+            vanished(&at_base, &collected, &diff),
+            ["tests/test_tax.py::test_with_tax[reduced]"]
+        );
+        assert!(
+            vanished(
+                &at_base,
+                &at_base.iter().cloned().collect(),
+                &Diff { files: Vec::new() }
+            )
+            .is_empty()
+        );
     }
 }

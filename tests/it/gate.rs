@@ -501,6 +501,51 @@ fn an_untouched_test_the_change_makes_skip_is_refused() {
     assert_eq!(report["pass"], true, "{report:#}");
 }
 
+/// `with_tax` checked once per rate the code holds.
+const RATE_TESTS: &str = "import pytest\n\nfrom app.tax import RATES, with_tax\n\nEXPECTED = {\"standard\": 8, \"reduced\": 4}\n\n\n@pytest.mark.parametrize(\"rate\", sorted(RATES))\ndef test_with_tax(rate):\n    assert with_tax(4, rate) == EXPECTED[rate]\n";
+
+#[test]
+fn a_test_case_the_change_s_code_no_longer_generates_is_refused() {
+    // The change regresses the reduced rate and takes it out of `RATES`, which the
+    // untouched test's `parametrize` reads: its case for it is no longer collected, and
+    // the whole suite's run is green.
+    let rates = "RATES = {\"standard\": 2, \"reduced\": 1}\n\n\ndef with_tax(amount, rate):\n    return amount * RATES[rate]\n";
+    let suite = shop_with(&[("app/tax.py", rates), ("tests/test_rates.py", RATE_TESTS)]);
+    suite.write(
+        "app/tax.py",
+        "RATES = {\"standard\": 2}\n\n\ndef with_tax(amount, rate):\n    return amount * RATES.get(rate, 2) + (rate == \"reduced\")\n",
+    );
+    commit(&suite, "one rate");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(reason_kinds(&report), ["tests-vanished"], "{report:#}");
+    assert_eq!(
+        report["reasons"][0]["tests"],
+        serde_json::json!(["tests/test_rates.py::test_with_tax[reduced]"]),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["suite"]["failed"],
+        serde_json::json!([]),
+        "{report:#}"
+    );
+    // A human who meant it lets it through, and the approval says what.
+    let (ran, report) = gate(&suite, &["--approved-by", "alice"]);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(
+        report["approvals"][0]["approved"],
+        serde_json::json!(["tests/test_rates.py::test_with_tax[reduced]"]),
+        "{report:#}"
+    );
+
+    // The rates kept, the code reworded: every case is still generated.
+    let suite = shop_with(&[("app/tax.py", rates), ("tests/test_rates.py", RATE_TESTS)]);
+    suite.write("app/tax.py", &format!("\"\"\"Taxes.\"\"\"\n\n{rates}"));
+    commit(&suite, "a docstring");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+}
+
 #[test]
 fn a_skip_the_change_causes_is_refused_though_the_base_s_test_skips_with_it() {
     // The change deletes what the test imports: at the head the test skips, and so does
