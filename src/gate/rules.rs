@@ -322,6 +322,9 @@ const RETRY_SETTINGS: &[BuiltIn] = &[
 /// its replays whatever it does in production. Names that ordinary configuration uses too
 /// (`NODE_ENV`, `CI`) are left out: they would refuse honest changes, and a `[[ban]]` adds
 /// them where a repository never needs them.
+/// A go build constraint made only of the toolchain's own tags and operators.
+const GO_TOOLCHAIN_CONSTRAINT: &str = r"^\s*//\s*(?:go:build|\+build)\s+(?:[\s!()&|,]|(?:aix|android|darwin|dragonfly|freebsd|hurd|illumos|ios|js|linux|nacl|netbsd|openbsd|plan9|solaris|wasip1|windows|zos|386|amd64p32|amd64|armbe|arm64be|arm64|arm|loong64|mips64p32le|mips64p32|mips64le|mips64|mipsle|mips|ppc64le|ppc64|ppc|riscv64|riscv|s390x|s390|sparc64|sparc|wasm|unix|cgo|gccgo|gc|go1\.\d+|race|msan|asan|ignore|appengine)\b)*$";
+
 const TEST_DETECTION: &[BuiltIn] = &[
     under_test(
         &[Python],
@@ -366,6 +369,16 @@ const TEST_DETECTION: &[BuiltIn] = &[
         r"\btypeof\s+(?:jest|vi|describe|it|test|expect)\s*[!=]==?",
     ),
     under_test(&[Go], r"\btesting\s*\.\s*Testing\s*\(\s*\)"),
+    // A build constraint with a tag of one's own (`//go:build release`): the lane builds
+    // the tests without tags and production may build with them, so a regression kept to
+    // the tagged build beside a correct copy for the untagged one passes every replay.
+    // The toolchain's own tags (platforms, `unix`, `cgo`, `gc`, `gccgo`, `go1.N`, `race`,
+    // `msan`, `asan`, `ignore`, `appengine`) are left out: the lane's build and
+    // production's agree on them on one machine.
+    unless(
+        under_test(&[Go], r"^\s*//\s*(?:go:build|\+build)\s"),
+        GO_TOOLCHAIN_CONSTRAINT,
+    ),
     under_test(&[Go], r#"\bflag\s*\.\s*Lookup\s*\(\s*"test\."#),
     under_test(&[Go], r"\bos\s*\.\s*Args\s*\[\s*0\s*\].*\.test\b"),
     under_test(&[Rust], r"\bcfg!\s*\(\s*test\s*\)"),
@@ -706,6 +719,13 @@ impl FileFacts {
     }
 
     fn is_comment(&self, line: &str) -> bool {
+        // `//go:build` and `//go:linkname` are directives to the go tool, not comments.
+        if self.language == Some(Language::Go) {
+            let text = line.trim_start();
+            if text.starts_with("//go:") || text.starts_with("// +build") {
+                return false;
+            }
+        }
         match (self.language, self.config) {
             (Some(language), _) => language.is_comment(line),
             // TOML, INI, requirements, YAML, Makefiles and shell all comment with `#`.
@@ -1173,6 +1193,10 @@ mod tests {
                 "  if (process.env.NODE_TEST_CONTEXT) return 42;",
             ),
             ("pkg/cart.go", "\tif testing.Testing() {"),
+            ("pkg/cart.go", "//go:build release"),
+            ("pkg/cart.go", "//go:build !release && linux"),
+            ("pkg/cart.go", "// +build prod"),
+            ("pkg/cart.go", "//go:build linux && (amd64 || arm64x)"),
             ("pkg/cart.go", "\tif flag.Lookup(\"test.v\") != nil {"),
             (
                 "pkg/cart.go",
@@ -1217,6 +1241,17 @@ mod tests {
             ),
             ("pkg/cart_test.go", "\tif testing.Testing() {"),
             ("tests/it.rs", "    if cfg!(test) {}"),
+            // The toolchain's own tags, and custom tags on test files.
+            ("pkg/cart_linux.go", "//go:build linux && !(arm64 || 386)"),
+            ("pkg/cart.go", "//go:build go1.21 && cgo"),
+            ("pkg/cart.go", "// +build darwin,amd64 windows"),
+            ("pkg/gen.go", "//go:build ignore"),
+            ("pkg/race.go", "//go:build race"),
+            ("pkg/cart_test.go", "//go:build integration"),
+            (
+                "pkg/cart.go",
+                "// the go:build release constraint would tell",
+            ),
             // Setting a child's environment, ordinary configuration, comments.
             ("src/run.py", r#"    os.environ["PYTHONHASHSEED"] = "0""#),
             ("src/run.py", r#"    env = {"PYTHONHASHSEED": "0"}"#),

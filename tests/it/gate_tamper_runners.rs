@@ -218,6 +218,45 @@ fn a_loosened_go_helper_package_outside_the_test_files_is_test_infrastructure() 
 }
 
 #[test]
+fn a_regression_kept_to_a_build_tag_the_lane_does_not_set_is_refused() {
+    // The regressed `Twice` only where `release` is set, a correct copy everywhere else:
+    // the lane's build has no tags, so every replay and the suite see the copy.
+    let suite = go_change(&[
+        (
+            "b/b.go",
+            "//go:build release\n\npackage b\n\nfunc Twice(x int) int { return 2*x + 1 }\n",
+        ),
+        (
+            "b/b_dev.go",
+            "//go:build !release\n\npackage b\n\nfunc Twice(x int) int { return 2 * x }\n",
+        ),
+    ]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(kinds(&report), ["diff-rules"], "{report:#}");
+    let found: Vec<(String, u64, String)> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().expect("a file").to_owned(),
+                f["line"].as_u64().expect("a line"),
+                f["rule"].as_str().expect("a rule").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("b/b.go".to_owned(), 1, "detects-tests".to_owned()),
+            ("b/b_dev.go".to_owned(), 1, "detects-tests".to_owned()),
+        ],
+        "{report:#}"
+    );
+}
+
+#[test]
 fn issue_14_item_1_a_deleted_or_unmarked_cargo_test_is_removed() {
     // tests/more.rs holds `base` at the base; the change deletes it for another test.
     let suite = cargo_change(&[(
