@@ -429,6 +429,10 @@ pub enum InfraKind {
     /// base names. A test's expected values live there as much as in its code, and the
     /// tests that read it are not touched, so neither replayed nor judged.
     TestData,
+    /// A CI pipeline's definition (`.github/workflows/*.yml`, `.gitlab-ci.yml`, a
+    /// `Jenkinsfile`, …): where CI reads the pipeline from the change itself, it says how
+    /// the lane runs — its `--base`, its `--approved-by`, whether it runs at all.
+    CiPipeline,
     /// A git submodule added, moved to another commit or removed: its files are in
     /// another repository, so no rule reads what the new commit changes (code under test
     /// and tests alike), and the replays run whatever CI checked out there.
@@ -476,6 +480,10 @@ pub fn changes(
         }
         if owned {
             found.push(change(file, InfraKind::File, name.to_owned()));
+            continue;
+        }
+        if let Some(what) = ci_pipeline(&file.path) {
+            found.push(change(file, InfraKind::CiPipeline, what));
             continue;
         }
         if let Some(what) = runner_code(&file.path) {
@@ -931,6 +939,49 @@ fn python_module_name(file_name: &str) -> Option<&str> {
         "so" | "pyd" => stem.split('.').next(),
         _ => None,
     }
+}
+
+/// Which CI service reads `path` as a pipeline's definition, if one does. Only the
+/// services' own places: a file a pipeline includes from elsewhere is not known here.
+fn ci_pipeline(path: &str) -> Option<String> {
+    let name = file_name(path);
+    let yaml = std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("yml") || e.eq_ignore_ascii_case("yaml"));
+    let under = |folder: &str| path.starts_with(folder);
+    let service = if under(".github/workflows/") && yaml {
+        "GitHub Actions workflow"
+    } else if under(".github/actions/") {
+        "GitHub Actions local action"
+    } else if path == ".gitlab-ci.yml" || (under(".gitlab/") && yaml) {
+        "GitLab CI pipeline"
+    } else if under(".circleci/") {
+        "CircleCI configuration"
+    } else if under(".buildkite/") {
+        "Buildkite pipeline"
+    } else if path == "azure-pipelines.yml" || under(".azure-pipelines/") {
+        "Azure Pipelines definition"
+    } else if path == "bitbucket-pipelines.yml" {
+        "Bitbucket Pipelines definition"
+    } else if name == "Jenkinsfile" {
+        "Jenkinsfile"
+    } else if matches!(
+        path,
+        ".drone.yml"
+            | ".woodpecker.yml"
+            | ".travis.yml"
+            | "appveyor.yml"
+            | ".appveyor.yml"
+            | ".cirrus.yml"
+    ) || under(".woodpecker/")
+        || under(".semaphore/")
+        || under(".tekton/")
+    {
+        "CI pipeline definition"
+    } else {
+        return None;
+    };
+    Some(service.to_owned())
 }
 
 /// Why a changed path is the runner's own code, if it is: under a folder of installed
@@ -2220,5 +2271,47 @@ mod tests {
         assert!(names_test_data("pkg/cart_test.go"));
         assert!(!names_test_data("app/cart.py"));
         assert!(!names_test_data("tests/data/input.txt"));
+    }
+
+    #[test]
+    fn ci_pipeline_definitions_are_infrastructure_whatever_the_list() {
+        let diff = Diff {
+            files: vec![
+                file(
+                    ".github/workflows/merge-lane.yml",
+                    FileStatus::Modified,
+                    &[],
+                ),
+                file(".github/actions/setup/action.yml", FileStatus::Added, &[]),
+                file(".gitlab-ci.yml", FileStatus::Modified, &[]),
+                file("ci/Jenkinsfile", FileStatus::Deleted, &[]),
+                file(".circleci/config.yml", FileStatus::Modified, &[]),
+                file("docs/workflows.yml", FileStatus::Modified, &[]),
+                file(".github/CODEOWNERS", FileStatus::Modified, &[]),
+            ],
+        };
+        let found: Vec<(String, InfraKind)> = changes(&[], &diff, |_| Texts {
+            base: None,
+            head: None,
+        })
+        .into_iter()
+        .map(|c| (c.path, c.kind))
+        .collect();
+        assert_eq!(
+            found,
+            [
+                (".circleci/config.yml".to_owned(), InfraKind::CiPipeline),
+                (
+                    ".github/actions/setup/action.yml".to_owned(),
+                    InfraKind::CiPipeline
+                ),
+                (
+                    ".github/workflows/merge-lane.yml".to_owned(),
+                    InfraKind::CiPipeline
+                ),
+                (".gitlab-ci.yml".to_owned(), InfraKind::CiPipeline),
+                ("ci/Jenkinsfile".to_owned(), InfraKind::CiPipeline),
+            ]
+        );
     }
 }

@@ -567,6 +567,45 @@ fn expected_values_outside_the_test_folders_edited_to_agree_with_a_regression_ar
     assert_eq!(report["test_infrastructure"], serde_json::json!([]));
 }
 
+#[test]
+fn a_change_to_the_pipeline_that_runs_the_lane_is_test_infrastructure() {
+    // Where CI reads its workflow from the change, the change says how the lane runs:
+    // here it hands itself an approval.
+    let suite = shop();
+    suite.write(
+        ".github/workflows/merge-lane.yml",
+        "on: pull_request\njobs:\n  gate:\n    runs-on: ubuntu-latest\n    steps:\n      - run: candor gate --base origin/main\n",
+    );
+    commit(&suite, "the lane's workflow");
+    git(&suite.repo, &["checkout", "--quiet", "main"]);
+    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
+    git(
+        &suite.repo,
+        &["checkout", "--quiet", "-B", "approve-myself"],
+    );
+    suite.write(
+        ".github/workflows/merge-lane.yml",
+        "on: pull_request\njobs:\n  gate:\n    runs-on: ubuntu-latest\n    steps:\n      - run: candor gate --base origin/main --approved-by label:candor-approved\n",
+    );
+    commit(&suite, "approve");
+    let (ran, report) = gate(&suite, &["--base", "main"]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "{report:#}"
+    );
+    assert_eq!(
+        report["test_infrastructure"][0]["path"],
+        ".github/workflows/merge-lane.yml"
+    );
+    assert_eq!(report["test_infrastructure"][0]["kind"], "ci-pipeline");
+    assert_eq!(
+        report["test_infrastructure"][0]["what"],
+        "GitHub Actions workflow"
+    );
+}
+
 // --- Item 3: the report is checked against the run --------------------------------------
 
 #[test]
