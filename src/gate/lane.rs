@@ -205,16 +205,7 @@ impl Reason {
                 "{test} was skipped in the whole suite's run, not as at the merge base ({merge_base})"
             ),
             Reason::SuiteFailed { tests } => {
-                const SHOWN: usize = 5;
-                let mut named = tests
-                    .iter()
-                    .take(SHOWN)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                if tests.len() > SHOWN {
-                    let _ = write!(named, " and {} more", tests.len() - SHOWN);
-                }
+                let named = first_few(tests);
                 format!(
                     "the whole suite's run failed {} test(s): {named}",
                     tests.len()
@@ -244,16 +235,7 @@ impl Reason {
                 tests.join(", ")
             ),
             Reason::TestsVanished { tests } => {
-                const SHOWN: usize = 5;
-                let mut named = tests
-                    .iter()
-                    .take(SHOWN)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                if tests.len() > SHOWN {
-                    let _ = write!(named, " and {} more", tests.len() - SHOWN);
-                }
+                let named = first_few(tests);
                 format!(
                     "tests-vanished: {named} collected at the merge base, not at the head, their files untouched: the change's code no longer generates them (--approved-by is needed)"
                 )
@@ -1064,6 +1046,21 @@ fn escape(text: &str) -> String {
         }
     }
     out
+}
+
+/// The first five of `tests`, and how many more.
+fn first_few(tests: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut named = tests
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if tests.len() > SHOWN {
+        let _ = write!(named, " and {} more", tests.len() - SHOWN);
+    }
+    named
 }
 
 fn short(sha: &str) -> &str {

@@ -440,12 +440,10 @@ fn a_touched_test_the_merge_base_skips_the_same_way_is_reported_not_refused() {
 /// `with_tax`'s test, skipped when the shop's taxes are off.
 const TAX_TESTS: &str = "import pytest\n\nfrom app import features\nfrom app.tax import with_tax\n\n\n@pytest.mark.skipif(not features.ENABLED, reason=\"taxes are off\")\ndef test_with_tax():\n    assert with_tax(4) == 8\n";
 
-#[test]
-fn an_untouched_test_the_change_makes_skip_is_refused() {
-    // The change regresses `with_tax` and turns the flag its untouched test's `skipif`
-    // reads: the whole suite's run is green, the test skipped. `test_accelerated` skips
-    // at both ends (no such module on this machine): not the change's.
-    let suite = shop_with(&[
+/// The shop with taxes on, `with_tax`'s test, and the optional tests (one of which skips
+/// on this machine whatever the change).
+fn taxed_shop() -> Suite {
+    shop_with(&[
         ("app/features.py", "ENABLED = True\n"),
         (
             "app/tax.py",
@@ -454,7 +452,15 @@ fn an_untouched_test_the_change_makes_skip_is_refused() {
         ("tests/test_tax.py", TAX_TESTS),
         ("tests/test_optional.py", OPTIONAL_TESTS),
         ("app/fast.py", FAST),
-    ]);
+    ])
+}
+
+#[test]
+fn an_untouched_test_the_change_makes_skip_is_refused() {
+    // The change regresses `with_tax` and turns the flag its untouched test's `skipif`
+    // reads: the whole suite's run is green, the test skipped. `test_accelerated` skips
+    // at both ends (no such module on this machine): not the change's.
+    let suite = taxed_shop();
     suite.write(
         "app/tax.py",
         "def with_tax(amount):\n    return amount * 2 + 1\n",
@@ -481,16 +487,7 @@ fn an_untouched_test_the_change_makes_skip_is_refused() {
 
     // The same suite, a change that leaves the flag alone: the machine's own skip is
     // not refused.
-    let suite = shop_with(&[
-        ("app/features.py", "ENABLED = True\n"),
-        (
-            "app/tax.py",
-            "def with_tax(amount):\n    return amount * 2\n",
-        ),
-        ("tests/test_tax.py", TAX_TESTS),
-        ("tests/test_optional.py", OPTIONAL_TESTS),
-        ("app/fast.py", FAST),
-    ]);
+    let suite = taxed_shop();
     suite.write(
         "app/tax.py",
         "def with_tax(amount):\n    return amount + amount\n",

@@ -46,6 +46,22 @@ pub(crate) fn gate_report(suite: &Suite) -> (triage_support::Ran, serde_json::Va
     )
 }
 
+/// The report's one reason, `test-infrastructure-changed`, and the one file it names.
+pub(crate) fn only_infrastructure_change(report: &serde_json::Value) -> &serde_json::Value {
+    let kinds: Vec<&str> = report["reasons"]
+        .as_array()
+        .expect("reasons")
+        .iter()
+        .map(|r| r["kind"].as_str().expect("a kind"))
+        .collect();
+    assert_eq!(kinds, ["test-infrastructure-changed"], "{report:#}");
+    let found = report["test_infrastructure"]
+        .as_array()
+        .expect("test_infrastructure");
+    assert_eq!(found.len(), 1, "{report:#}");
+    &found[0]
+}
+
 /// A JSON array of strings.
 pub(crate) fn strings(value: &serde_json::Value) -> Vec<String> {
     value

@@ -4,6 +4,7 @@
 //! infrastructure, the ledger or the data the way a gate-optimizing agent would; the gate
 //! must refuse with a reason naming the class. The clean changes are accepted.
 
+use crate::gate_batch::only_infrastructure_change;
 use crate::triage_support;
 
 use std::path::Path;
@@ -64,6 +65,13 @@ fn shop() -> Suite {
     commit(&suite, "the shop");
     git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
     suite
+}
+
+/// The `change` branch landed on `main`, and a new `branch` from there checked out.
+fn land_and_branch(suite: &Suite, branch: &str) {
+    git(&suite.repo, &["checkout", "--quiet", "main"]);
+    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
+    git(&suite.repo, &["checkout", "--quiet", "-B", branch]);
 }
 
 fn commit(suite: &Suite, message: &str) -> String {
@@ -412,9 +420,7 @@ fn issue_14_item_2_the_base_s_candor_toml_sets_the_list() {
         &format!("{POLICY}test_infrastructure = [\"conftest.py\"]\n"),
     );
     commit(&suite, "own only conftest");
-    git(&suite.repo, &["checkout", "--quiet", "main"]);
-    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
-    git(&suite.repo, &["checkout", "--quiet", "-B", "change2"]);
+    land_and_branch(&suite, "change2");
     suite.write("tox.ini", "[tox]\nenvlist = py3\n");
     commit(&suite, "tox");
     let (ran, report) = gate(&suite, &["--base", "main"]);
@@ -450,9 +456,7 @@ fn issue_14_item_2_an_edited_assertion_helper_the_tests_import_is_refused() {
     );
     suite.write("tests/__init__.py", "");
     commit(&suite, "a helper");
-    git(&suite.repo, &["checkout", "--quiet", "main"]);
-    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
-    git(&suite.repo, &["checkout", "--quiet", "-B", "weaken"]);
+    land_and_branch(&suite, "weaken");
     suite.write("app/cart.py", REGRESSION);
     suite.write(
         "tests/helpers.py",
@@ -488,23 +492,15 @@ fn a_lenient_helper_outside_the_test_folders_that_imports_pytest_is_test_support
         ),
     );
     commit(&suite, "a shared check");
-    git(&suite.repo, &["checkout", "--quiet", "main"]);
-    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
-    git(&suite.repo, &["checkout", "--quiet", "-B", "lenient"]);
+    land_and_branch(&suite, "lenient");
     suite.write("app/cart.py", REGRESSION);
     suite.write("app/checks.py", "def check(actual, expected):\n    pass\n");
     commit(&suite, "a lenient check");
     let (ran, report) = gate(&suite, &["--base", "main"]);
     assert_eq!(ran.exit, 1, "{ran:?}");
-    assert_eq!(
-        kinds(&report),
-        ["test-infrastructure-changed"],
-        "{report:#}"
-    );
-    let found = &report["test_infrastructure"];
-    assert_eq!(found.as_array().map(Vec::len), Some(1), "{report:#}");
-    assert_eq!(found[0]["path"], "app/checks.py");
-    assert_eq!(found[0]["kind"], "test-support");
+    let found = only_infrastructure_change(&report);
+    assert_eq!(found["path"], "app/checks.py");
+    assert_eq!(found["kind"], "test-support");
 
     // A maintainer's approval is the way through, and it is recorded.
     let (ran, report) = gate(&suite, &["--base", "main", "--approved-by", "alice"]);
@@ -529,9 +525,7 @@ fn expected_values_outside_the_test_folders_edited_to_agree_with_a_regression_ar
     );
     suite.write("docs/guide.md", "# The shop\n");
     commit(&suite, "taxes");
-    git(&suite.repo, &["checkout", "--quiet", "main"]);
-    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
-    git(&suite.repo, &["checkout", "--quiet", "-B", "agree"]);
+    land_and_branch(&suite, "agree");
     // The regression and the expected value made to agree with it; no test file touched,
     // so the whole suite's run is green.
     suite.write(
@@ -543,18 +537,12 @@ fn expected_values_outside_the_test_folders_edited_to_agree_with_a_regression_ar
     commit(&suite, "golden agrees");
     let (ran, report) = gate(&suite, &["--base", "main"]);
     assert_eq!(ran.exit, 1, "{ran:?}");
-    assert_eq!(
-        kinds(&report),
-        ["test-infrastructure-changed"],
-        "{report:#}"
-    );
-    let found = &report["test_infrastructure"];
     // The edited guide is named by no test: it is not test data.
-    assert_eq!(found.as_array().map(Vec::len), Some(1), "{report:#}");
-    assert_eq!(found[0]["path"], "golden/taxes.json");
-    assert_eq!(found[0]["kind"], "test-data");
+    let found = only_infrastructure_change(&report);
+    assert_eq!(found["path"], "golden/taxes.json");
+    assert_eq!(found["kind"], "test-data");
     assert_eq!(
-        found[0]["what"],
+        found["what"],
         "data the base's tests read, outside the test folders: tests/test_tax.py line 6 names it (`\"taxes.json\"`)"
     );
 
@@ -577,12 +565,7 @@ fn a_change_to_the_pipeline_that_runs_the_lane_is_test_infrastructure() {
         "on: pull_request\njobs:\n  gate:\n    runs-on: ubuntu-latest\n    steps:\n      - run: candor gate --base origin/main\n",
     );
     commit(&suite, "the lane's workflow");
-    git(&suite.repo, &["checkout", "--quiet", "main"]);
-    git(&suite.repo, &["merge", "--quiet", "--ff-only", "change"]);
-    git(
-        &suite.repo,
-        &["checkout", "--quiet", "-B", "approve-myself"],
-    );
+    land_and_branch(&suite, "approve-myself");
     suite.write(
         ".github/workflows/merge-lane.yml",
         "on: pull_request\njobs:\n  gate:\n    runs-on: ubuntu-latest\n    steps:\n      - run: candor gate --base origin/main --approved-by label:candor-approved\n",
@@ -590,20 +573,10 @@ fn a_change_to_the_pipeline_that_runs_the_lane_is_test_infrastructure() {
     commit(&suite, "approve");
     let (ran, report) = gate(&suite, &["--base", "main"]);
     assert_eq!(ran.exit, 1, "{ran:?}");
-    assert_eq!(
-        kinds(&report),
-        ["test-infrastructure-changed"],
-        "{report:#}"
-    );
-    assert_eq!(
-        report["test_infrastructure"][0]["path"],
-        ".github/workflows/merge-lane.yml"
-    );
-    assert_eq!(report["test_infrastructure"][0]["kind"], "ci-pipeline");
-    assert_eq!(
-        report["test_infrastructure"][0]["what"],
-        "GitHub Actions workflow"
-    );
+    let found = only_infrastructure_change(&report);
+    assert_eq!(found["path"], ".github/workflows/merge-lane.yml");
+    assert_eq!(found["kind"], "ci-pipeline");
+    assert_eq!(found["what"], "GitHub Actions workflow");
 }
 
 // --- Item 3: the report is checked against the run --------------------------------------
