@@ -477,7 +477,7 @@ pub fn gate(
         let judged_at_base = !matches!(
             adapter.kind(),
             runner::RunnerKind::Cargo | runner::RunnerKind::Nextest
-        ) && !adapter.kind().is_javascript();
+        );
         let untouched_skips: Vec<&(String, Option<String>)> = suite_skips
             .iter()
             .filter(|(test, _)| !touched.iter().any(|t| &t.id == test))
@@ -498,11 +498,11 @@ pub fn gate(
         }
         // Tests the merge base collects that the head does not, in files the change did
         // not touch: the code under test generates them (a `parametrize` list read from
-        // it), and a case taken out of the list is a test taken out. pytest only: go and
-        // libtest tests are functions in the test files, and the JavaScript runners
-        // cannot run in the merge base's checkout (no `node_modules`).
-        if suite.is_some() && adapter.kind() == runner::RunnerKind::Pytest && !collected.is_empty()
-        {
+        // it, `it.each` over the code's table), and a case taken out of the list is a test
+        // taken out. Not go's and libtest's: their tests are functions in the test files.
+        let generates_tests =
+            adapter.kind() == runner::RunnerKind::Pytest || adapter.kind().is_javascript();
+        if suite.is_some() && generates_tests && !collected.is_empty() {
             ports.progress("listing the tests at the merge base…");
             match listed_at_merge_base(&base_plan, repo_root) {
                 Ok(at_base) => {
@@ -1892,7 +1892,7 @@ fn skips_at_merge_base(
     skipped: &[String],
     head_reasons: &BTreeMap<String, Option<String>>,
 ) -> Result<Vec<SkipAtBase>, CliError> {
-    let worktree = worktree_at(plan.git, plan.base, "candor-merge-base-")?;
+    let worktree = merge_base_worktree(plan, repo_root)?;
     let at_base = run_at_merge_base(plan, repo_root, worktree.tree(), skipped);
     let base_root = worktree.tree().to_string_lossy().into_owned();
     worktree.remove(plan.git)?;
@@ -1924,8 +1924,7 @@ fn listed_at_merge_base(plan: &BasePlan<'_>, repo_root: &Path) -> Result<Vec<Str
     if left.is_zero() {
         return Err("the lane's time ran out first".to_owned());
     }
-    let worktree =
-        worktree_at(plan.git, plan.base, "candor-merge-base-").map_err(|e| e.to_string())?;
+    let worktree = merge_base_worktree(plan, repo_root).map_err(|e| e.to_string())?;
     let foreign = [repo_root.to_path_buf()];
     let context = runner::Context::new(
         worktree.tree(),
@@ -2370,6 +2369,23 @@ impl BaseTree {
         git.remove_worktree(&self.tree)?;
         Ok(())
     }
+}
+
+/// A worktree of the merge base in which its tests can run: the repository's installed
+/// JavaScript packages (`node_modules`, which git does not hold) linked in, as the
+/// isolation rule treats them, belonging to no side. Without them every bare `import`
+/// of a package fails there, and a test would read as not run at the merge base.
+fn merge_base_worktree(plan: &BasePlan<'_>, repo_root: &Path) -> Result<BaseTree, CliError> {
+    let worktree = worktree_at(plan.git, plan.base, "candor-merge-base-")?;
+    let installed = repo_root.join("node_modules");
+    let link = worktree.tree().join("node_modules");
+    if installed.is_dir() && fs_err::symlink_metadata(&link).is_err() {
+        std::os::unix::fs::symlink(&installed, &link).map_err(|source| CliError::Write {
+            path: link.clone(),
+            source,
+        })?;
+    }
+    Ok(worktree)
 }
 
 /// A throw-away worktree of `commit` in a new temporary folder named from `prefix`.

@@ -455,3 +455,71 @@ fn gate_refuses_a_babel_plugin_that_deletes_the_checks() {
         "{line:#}"
     );
 }
+
+/// A regression beside the code's own switch and table that the untouched tests read:
+/// `ENABLED` turned off makes `with tax` skip itself (`(ENABLED ? test : test.skip)`),
+/// and the reduced rate taken out of `RATES` takes its `test.each` case with it. The
+/// whole suite ran green and the lane accepted it; the merge base's checkout (its
+/// `node_modules` linked in: the code imports a package) runs the skipped test and lists
+/// the lost case. A test skipped at both ends (`test.skip`) is not the change's.
+#[test]
+fn gate_refuses_untouched_tests_the_change_s_code_skips_or_stops_generating() {
+    let suite = JEST.project();
+    let tests = suite.repo.join("__tests__");
+    for entry in std::fs::read_dir(&tests).expect("the fixture's tests") {
+        std::fs::remove_file(entry.expect("a test file").path()).expect("remove a fixture test");
+    }
+    let tax = |enabled: bool, rates: &str, rate: &str| {
+        format!(
+            "const picomatch = require('picomatch');\nconst ENABLED = {enabled};\nconst RATES = {{ {rates} }};\nfunction withTax(x, rate) {{ return x * {rate}; }}\nmodule.exports = {{ ENABLED, RATES, withTax }};\n"
+        )
+    };
+    suite.write(
+        "tax.js",
+        &tax(true, "standard: 2, reduced: 1", "RATES[rate]"),
+    );
+    suite.write(
+        "__tests__/tax.test.js",
+        "const { ENABLED, RATES, withTax } = require('../tax');\nconst expected = { standard: 8, reduced: 4 };\n\n(ENABLED ? test : test.skip)('with tax', () => {\n  expect(withTax(4, 'reduced')).toBe(4);\n});\n\ntest.each(Object.keys(RATES))('rate %s', (rate) => {\n  expect(withTax(4, rate)).toBe(expected[rate]);\n});\n\ntest.skip('someday', () => {});\n",
+    );
+    suite.write(
+        "candor.toml",
+        "[lane]\nmin_replays = 2\nmax_wall_seconds = 300\n",
+    );
+    crate::triage_support::git(&suite.repo, &["checkout", "--quiet", "main"]);
+    crate::js_support::commit(&suite, "taxes");
+    crate::triage_support::git(&suite.repo, &["checkout", "--quiet", "-b", "off"]);
+    // Reduced taxed as standard: only `with tax` and `rate reduced` would see it.
+    suite.write("tax.js", &tax(false, "standard: 2", "2"));
+    crate::js_support::commit(&suite, "taxes off, one rate");
+    let ran = suite.candor(&["gate", "--format", "json"], &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    let line = ran.lines_of("gate")[0].clone();
+    assert_eq!(line["suite"]["failed"], serde_json::json!([]), "{line:#}");
+    let reasons: Vec<(String, serde_json::Value)> = line["reasons"]
+        .as_array()
+        .expect("reasons")
+        .iter()
+        .map(|r| {
+            let named = r.get("test").or_else(|| r.get("tests")).cloned();
+            (
+                r["kind"].as_str().expect("a kind").to_owned(),
+                named.unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            (
+                "suite-skipped".to_owned(),
+                serde_json::json!("__tests__/tax.test.js::with tax")
+            ),
+            (
+                "tests-vanished".to_owned(),
+                serde_json::json!(["__tests__/tax.test.js::rate reduced"])
+            ),
+        ],
+        "{line:#}"
+    );
+}
