@@ -1101,10 +1101,17 @@ fn a_module_pytest_imports_at_start_up_is_refused_when_shadowed() {
                     .contains("pytest imports before it reads its arguments")),
         "{report:#}"
     );
+    // No diff rule read a line of it; the merge base's listing sees the deselected test
+    // gone from the head's, in a file the change did not touch.
     assert_eq!(
         kinds(&report),
-        ["test-infrastructure-changed"],
-        "nothing else saw it: {report:#}"
+        ["test-infrastructure-changed", "tests-vanished"],
+        "{report:#}"
+    );
+    assert_eq!(
+        report["reasons"][1]["tests"],
+        serde_json::json!(["tests/test_cart.py::test_total"]),
+        "{report:#}"
     );
 }
 
