@@ -512,7 +512,8 @@ fn defines_function(runner: RunnerKind, text: &str, name: &str) -> bool {
 /// Tests `at_base` lists (the merge base's listing) that the head's listing (`collected`)
 /// does not, in files `diff` leaves alone, in id order. A touched file's tests are judged
 /// with the base's version of the file; these are the ones the code under test stopped
-/// generating. A test whose file cannot be told from its id is left out.
+/// generating. A test whose file cannot be told from its id is left out; Playwright's
+/// ids start with their project (`[chromium] tests/cart.spec.js::totals`).
 pub fn vanished(
     at_base: &[String],
     collected: &std::collections::BTreeSet<String>,
@@ -522,8 +523,13 @@ pub fn vanished(
         .iter()
         .filter(|id| !collected.contains(*id))
         .filter(|id| {
-            id.split_once("::")
-                .is_some_and(|(file, _)| !diff.files.iter().any(|changed| changed.path == file))
+            id.split_once("::").is_some_and(|(file, _)| {
+                let file = file
+                    .strip_prefix('[')
+                    .and_then(|rest| rest.split_once("] "))
+                    .map_or(file, |(_, file)| file);
+                !diff.files.iter().any(|changed| changed.path == file)
+            })
         })
         .cloned()
         .collect();
@@ -717,6 +723,7 @@ const NOTE: &str = "check!(multiplies, 2 * 2 == 4)";
             "tests/test_tax.py::test_with_tax[reduced]",
             "tests/test_cart.py::test_old",
             "tests/test_cart.py::test_total",
+            "[chromium] tests/test_cart.py::old in a browser",
         ]
         .map(String::from)
         .to_vec();
