@@ -1670,10 +1670,6 @@ fn replay_alone(
     Ok(made_records)
 }
 
-/// The whole suite once, inside the lane's time, with the replays' seed and pinned
-/// environment. `None` when the lane's clock ran out before or during it: a run not made,
-/// not a red one. A runner that wrote no results is an error (exit 2), never a red suite.
-/// The whole suite's run, and its report, or why the runner could not make one.
 /// The whole suite's run, its report (or why there is none) and the tests it skipped,
 /// each with the runner's reason, frozen ones left out.
 type SuiteOutcome = (
@@ -1682,6 +1678,9 @@ type SuiteOutcome = (
     Vec<(String, Option<String>)>,
 );
 
+/// The whole suite once, inside the lane's time, with the replays' seed and pinned
+/// environment. `None` when the lane's clock ran out before or during it: a run not made,
+/// not a red one. A runner that wrote no results is an error (exit 2), never a red suite.
 fn run_whole_suite(
     plan: &ReplayPlan<'_>,
     frozen: &[String],
