@@ -467,12 +467,17 @@ pub fn started_at_hint(head: &[u8]) -> Option<jiff::Timestamp> {
 /// [`started_at_hint`], and whether the file's timestamp stated its time zone (pytest,
 /// Surefire and most JUnit writers write local time without one, read as UTC).
 pub fn started_at_stamp(head: &[u8]) -> Option<(jiff::Timestamp, bool)> {
+    // Byte classes (`(?-u)`): every ingest compiles these, and with Unicode's classes and
+    // word boundaries they took 1.7 ms of a small file's 17 (0.2 ms without); what they
+    // capture is checked as UTF-8 below.
     static JUNIT: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
-        regex::bytes::Regex::new(r#"<testsuites?\b[^>]*?\btimestamp\s*=\s*["']([^"']{10,40})["']"#)
-            .expect("the timestamp pattern is valid")
+        regex::bytes::Regex::new(
+            r#"(?-u)<testsuites?\b[^>]*?\btimestamp\s*=\s*["']([^"']{10,40})["']"#,
+        )
+        .expect("the timestamp pattern is valid")
     });
     static GO: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
-        regex::bytes::Regex::new(r#"(?m)^\{"Time":"([^"]{10,40})""#)
+        regex::bytes::Regex::new(r#"(?-u)(?m)^\{"Time":"([^"]{10,40})""#)
             .expect("the Time pattern is valid")
     });
     let text = JUNIT.captures(head).or_else(|| GO.captures(head))?;
@@ -582,6 +587,33 @@ mod started_at_tests {
         );
         assert_eq!(at(r#"<testsuite timestamp="1970-01-01T00:00:00">"#), None);
         assert_eq!(at(r#"{ "type": "suite", "event": "started" }"#), None);
+    }
+
+    /// The patterns read bytes: a non-ASCII name before the attribute is passed over as
+    /// before, and a value that is not UTF-8 is no start rather than a panic.
+    #[test]
+    fn reads_bytes_around_the_timestamp_and_refuses_a_value_that_is_not_utf8() {
+        assert_eq!(
+            started_at_hint(
+                "<testsuite name=\"café ✓\" timestamp=\"2026-10-06T09:14:02\">".as_bytes()
+            )
+            .map(|t| t.to_string()),
+            Some("2026-10-06T09:14:02Z".into())
+        );
+        assert_eq!(
+            started_at_hint(b"<testsuite name=\"\xff\" timestamp=\"2026-10-06T09:14:02\">")
+                .map(|t| t.to_string()),
+            Some("2026-10-06T09:14:02Z".into())
+        );
+        assert_eq!(
+            started_at_hint(b"<testsuite timestamp=\"2026-10-06T09:14:\xff\xfe\">"),
+            None
+        );
+        // A word that only starts with `testsuite` is not a suite.
+        assert_eq!(
+            started_at_hint(b"<testsuitex timestamp=\"2026-10-06T09:14:02\">"),
+            None
+        );
     }
 }
 
