@@ -334,6 +334,7 @@ pub fn gate(
             suite_ran_alone: false,
             base: None,
         };
+        let suite_without = modules.left_out_of_the_suite(&collected);
         if mode == ReplayMode::All {
             // Frozen tests the change did not touch keep their freeze in the whole suite's
             // run; a touched one is judged by its replays whatever its freeze says.
@@ -344,7 +345,7 @@ pub fn gate(
             .map(|freeze| freeze.test.clone())
             .collect();
             ports.progress("running the whole suite once…");
-            let ran = run_whole_suite(&plan, &frozen)?;
+            let ran = run_whole_suite(&plan, &frozen, &suite_without)?;
             match ran {
                 Some((run, ran, skipped_in_suite)) => {
                     suite_skips = skipped_in_suite;
@@ -392,7 +393,9 @@ pub fn gate(
         let batches_base =
             plan.adapter.batches() && modules.existed.len() >= 2 && base_batch_beside.is_none();
         let plan = ReplayPlan {
-            suite_ran_alone: suite.is_some(),
+            // The suite's run left the change's pytest modules out: it saw none of their
+            // tests.
+            suite_ran_alone: suite.is_some() && suite_without.is_empty(),
             base: base_tree
                 .as_ref()
                 .filter(|_| batches_base)
@@ -1681,9 +1684,14 @@ type SuiteOutcome = (
 /// The whole suite once, inside the lane's time, with the replays' seed and pinned
 /// environment. `None` when the lane's clock ran out before or during it: a run not made,
 /// not a red one. A runner that wrote no results is an error (exit 2), never a red suite.
+///
+/// The change's own test files (`without`) are left out where the runner can: the
+/// untouched tests are judged as the base's tests against the head's code, which the
+/// change's tests, judged by their replays, cannot reach.
 fn run_whole_suite(
     plan: &ReplayPlan<'_>,
     frozen: &[String],
+    without: &[String],
 ) -> Result<Option<SuiteOutcome>, CliError> {
     let left = plan.lane_time.saturating_sub(plan.started.elapsed());
     if left.is_zero() {
@@ -1696,32 +1704,34 @@ fn run_whole_suite(
         )
         .with_pinned_environment();
     let lane_bound = left < plan.policy.runner.timeout;
-    let report = match plan
-        .adapter
-        .run_suite(&context, RunOptions { seed: plan.seed })
-    {
-        Ok(report) => report,
-        // The change under judgment left the runner unable to run the suite at HEAD (it
-        // collects nothing, ends the process early, crashes at import, does not build):
-        // the lane ran nothing, and a lane that ran nothing accepts nothing. The change is
-        // rejected with the runner's own words, and the other rules still name what the
-        // change did; it is not an input error of the lane's.
-        Err(runner::RunnerError::CouldNotRun(not_run)) => {
-            return Ok(Some((
-                SuiteRun {
-                    tests: 0,
-                    failed: Vec::new(),
-                    excused: Vec::new(),
-                    exit_code: if not_run.ran_no_test() { 5 } else { -1 },
-                    log: not_run.log.display().to_string(),
-                    report_contradicted: None,
-                },
-                Err(not_run.to_string()),
-                Vec::new(),
-            )));
-        }
-        Err(error) => return Err(error.into()),
-    };
+    let report =
+        match plan
+            .adapter
+            .run_suite_without(&context, RunOptions { seed: plan.seed }, without)
+        {
+            Ok(report) => report,
+            // The change under judgment left the runner unable to run the suite at HEAD (it
+            // collects nothing, ends the process early, crashes at import, does not build):
+            // the lane ran nothing, and a lane that ran nothing accepts nothing. The change is
+            // rejected with the runner's own words, and the other rules still name what the
+            // change did; it is not an input error of the lane's.
+            Err(runner::RunnerError::CouldNotRun(not_run)) => {
+                return Ok(Some((
+                    SuiteRun {
+                        tests: 0,
+                        failed: Vec::new(),
+                        excused: Vec::new(),
+                        exit_code: if not_run.ran_no_test() { 5 } else { -1 },
+                        log: not_run.log.display().to_string(),
+                        report_contradicted: None,
+                        left_out: without.to_vec(),
+                    },
+                    Err(not_run.to_string()),
+                    Vec::new(),
+                )));
+            }
+            Err(error) => return Err(error.into()),
+        };
     if report.timed_out() && lane_bound {
         return Ok(None);
     }
@@ -1776,6 +1786,7 @@ fn run_whole_suite(
             .map(|i| i.log.display().to_string())
             .unwrap_or_default(),
         report_contradicted,
+        left_out: without.to_vec(),
     };
     Ok(Some((run, Ok(report), skipped)))
 }
@@ -2316,6 +2327,29 @@ struct Modules {
     existed: Vec<String>,
     /// Those the change deleted.
     deleted: BTreeSet<String>,
+}
+
+impl Modules {
+    /// What the whole suite's run leaves out: the touched modules the head has (added or
+    /// modified), when the head collects any test outside them. When it does not, there is
+    /// no untouched test to keep apart, and a run of nothing would read as a lane that ran
+    /// nothing.
+    fn left_out_of_the_suite(&self, collected: &BTreeSet<String>) -> Vec<String> {
+        let at_head: Vec<String> = self
+            .touched
+            .iter()
+            .filter(|module| !self.deleted.contains(*module))
+            .cloned()
+            .collect();
+        let in_file = |id: &str, file: &str| {
+            id.strip_prefix(file)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+        };
+        let untouched = collected
+            .iter()
+            .any(|id| !at_head.iter().any(|file| in_file(id, file)));
+        if untouched { at_head } else { Vec::new() }
+    }
 }
 
 fn touched_modules(diff: &Diff) -> Modules {

@@ -302,21 +302,34 @@ const SHADOWED: &[&str] = &[
 ];
 
 /// pytest and what it imports before it reads its arguments (its own requirements, on
-/// every platform and Python it supports). `python -m pytest` puts the working folder
-/// first on `sys.path`, so a new root `iniconfig/__init__.py` runs before pytest copies
-/// `sys.argv` and can append `--deselect` to it: no rule reads that line, and the suite
-/// ran green without the failing test.
+/// every platform and Python it supports), and the plugins the lane loads and what they
+/// try to import when they load (pytest-randomly tries `factory`, `faker`,
+/// `model_bakery` and `numpy`, so that it can reseed them). `python -m pytest` puts the
+/// working folder first on `sys.path`, so a new root `iniconfig/__init__.py` runs before
+/// pytest copies `sys.argv` and can append `--deselect` to it: no rule reads that line,
+/// and the suite ran green without the failing test. A root `faker.py` that patched the
+/// code under test walked through the same way where faker is not installed.
 const PYTEST_START_UP: &[&str] = &[
     "_pytest",
     "colorama",
+    "coverage",
     "exceptiongroup",
+    "execnet",
+    "factory",
+    "faker",
     "iniconfig",
+    "model_bakery",
+    "numpy",
     "packaging",
     "pluggy",
     "py",
     "pygments",
     "pytest",
+    "pytest_cov",
+    "pytest_randomly",
+    "pytest_repeat",
     "tomli",
+    "xdist",
 ];
 
 /// Folders that hold installed packages, the test runners among them: a change under
@@ -433,6 +446,11 @@ pub enum InfraKind {
     /// `Jenkinsfile`, …): where CI reads the pipeline from the change itself, it says how
     /// the lane runs — its `--base`, its `--approved-by`, whether it runs at all.
     CiPipeline,
+    /// A go test file that adds a `func init()` or a `func TestMain(`: it runs before every
+    /// test of its package, the untouched ones too, which then run against whatever it
+    /// set (`exact = true` beside a regression only `exact` hides), or not at all
+    /// (`os.Exit(0)`, a `test.run` flag set).
+    PackageSetup,
     /// A git submodule added, moved to another commit or removed: its files are in
     /// another repository, so no rule reads what the new commit changes (code under test
     /// and tests alike), and the replays run whatever CI checked out there.
@@ -496,6 +514,8 @@ pub fn changes(
         }
         if let Some(line) = plugin_line(file) {
             found.push(change(file, InfraKind::PluginList, line));
+        } else if let Some(what) = go_package_setup(file) {
+            found.push(change(file, InfraKind::PackageSetup, what));
         } else if is_test_support(file) {
             found.push(change(
                 file,
@@ -765,6 +785,12 @@ fn change(file: &ChangedFile, kind: InfraKind, what: String) -> InfraChange {
 /// The first added line that loads a pytest plugin: `pytest_plugins` in Python code, or a
 /// pytest plugin in a requirements file.
 fn plugin_line(file: &ChangedFile) -> Option<String> {
+    // pytest loads the `pytest11` entry points of every distribution on `sys.path`, the
+    // working folder's included: a committed `shop_extras-1.0.dist-info/entry_points.txt`
+    // is a plugin list, and the plugin patched the code under test.
+    if file.status != FileStatus::Deleted && is_entry_points(&file.path) {
+        return Some("entry points, which pytest loads plugins from".to_owned());
+    }
     let python = Language::of(&file.path) == Some(Language::Python);
     let requirements = is_requirements(&file.path);
     for line in &file.added {
@@ -777,6 +803,38 @@ fn plugin_line(file: &ChangedFile) -> Option<String> {
         }
     }
     None
+}
+
+/// A distribution's entry points as installed metadata: `entry_points.txt` in a
+/// `*.dist-info` or `*.egg-info` folder.
+fn is_entry_points(path: &str) -> bool {
+    let mut parts = path.rsplit('/');
+    parts.next() == Some("entry_points.txt")
+        && parts
+            .next()
+            .is_some_and(|folder| folder.ends_with(".dist-info") || folder.ends_with(".egg-info"))
+}
+
+/// The first `func init()` or `func TestMain(` a change adds, at the top level, to a go
+/// test file.
+fn go_package_setup(file: &ChangedFile) -> Option<String> {
+    if !file.path.ends_with("_test.go") {
+        return None;
+    }
+    file.added.iter().find_map(|line| {
+        let text = line.text.trim_end();
+        let setup = if text.starts_with("func init()") {
+            "func init()"
+        } else if text.starts_with("func TestMain(") {
+            "func TestMain"
+        } else {
+            return None;
+        };
+        Some(format!(
+            "`{setup}` at line {}, which runs before every test of the package",
+            line.number
+        ))
+    })
 }
 
 /// An existing Python module under a `tests`/`test` folder that pytest does not collect
@@ -1587,6 +1645,82 @@ mod tests {
                 (
                     "tests/test_cart.py".to_owned(),
                     "pytest_plugins at line 2".to_owned()
+                ),
+            ]
+        );
+    }
+
+    /// Found by a red-team run (2026-12-04): a committed distribution's entry points
+    /// (pytest loads `pytest11` plugins from them), a root module named like one the
+    /// lane's plugins import at start-up (`faker`), and a go test file's package setup
+    /// (`func init()`, `func TestMain(`) each let a regression through. Near misses are
+    /// not refused: an `entry_points.txt` elsewhere, a nested `init` or a method named
+    /// `TestMain`, a setup already there (a modified file that does not add it), `faker`
+    /// inside a package.
+    #[test]
+    fn entry_points_plugin_imports_and_go_package_setup_are_test_infrastructure() {
+        let diff = Diff {
+            files: vec![
+                file(
+                    "shop_extras-1.0.dist-info/entry_points.txt",
+                    FileStatus::Added,
+                    &["[pytest11]", "extras = shop_extras"],
+                ),
+                file(
+                    "vendor/x.egg-info/entry_points.txt",
+                    FileStatus::Modified,
+                    &["[console_scripts]"],
+                ),
+                file("docs/entry_points.txt", FileStatus::Added, &["[pytest11]"]),
+                file("faker.py", FileStatus::Added, &["import app.cart"]),
+                file("app/faker.py", FileStatus::Added, &[]),
+                file("app/__init__.py", FileStatus::Added, &[]),
+                file(
+                    "b/zz_test.go",
+                    FileStatus::Added,
+                    &["package b", "", "func init() { exact = true }"],
+                ),
+                file(
+                    "b/main_test.go",
+                    FileStatus::Modified,
+                    &["func TestMain(m *testing.M) {", "\tos.Exit(0)", "}"],
+                ),
+                file(
+                    "c/c_test.go",
+                    FileStatus::Modified,
+                    &[
+                        "\tfunc init() {}",
+                        "func (s *suite) TestMain(t *testing.T) {}",
+                        "func TestInit(t *testing.T) {}",
+                    ],
+                ),
+                file("c/c.go", FileStatus::Modified, &["func init() { setup() }"]),
+            ],
+        };
+        assert_eq!(
+            found(&diff, &[("app/__init__.py", None, Some(""))]),
+            [
+                (
+                    "b/main_test.go".to_owned(),
+                    "`func TestMain` at line 1, which runs before every test of the package"
+                        .to_owned()
+                ),
+                (
+                    "b/zz_test.go".to_owned(),
+                    "`func init()` at line 3, which runs before every test of the package"
+                        .to_owned()
+                ),
+                (
+                    "faker.py".to_owned(),
+                    "a new module named like `faker`, which pytest imports before it reads its arguments".to_owned()
+                ),
+                (
+                    "shop_extras-1.0.dist-info/entry_points.txt".to_owned(),
+                    "entry points, which pytest loads plugins from".to_owned()
+                ),
+                (
+                    "vendor/x.egg-info/entry_points.txt".to_owned(),
+                    "entry points, which pytest loads plugins from".to_owned()
                 ),
             ]
         );

@@ -545,6 +545,10 @@ pub struct SuiteRun {
     /// than the report holds (`gate::tamper::pytest_summaries`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report_contradicted: Option<String>,
+    /// The change's test files the run left out (judged by their replays), so that
+    /// nothing in them reaches the untouched tests; absent when none was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
 }
 
 /// How many tests the lane ran and how: the report's `replayed`.
@@ -1220,6 +1224,7 @@ mod tests {
             exit_code: i32::from(!failed.is_empty()),
             log: String::new(),
             report_contradicted: None,
+            left_out: Vec::new(),
         }
     }
 

@@ -730,6 +730,23 @@ pub trait Adapter: Send + Sync {
         options: RunOptions,
     ) -> Result<RunReport, RunnerError>;
 
+    /// Runs the whole suite without collecting `files` (repository-relative test files):
+    /// the merge lane's run of the tests a change did not touch, which the change's own
+    /// test files must not reach. A new pytest module that patches the code under test
+    /// when it is imported (`app.cart.total = sum`) made every untouched test agree with a
+    /// regression in the whole suite's run. Runners that run each test file apart (jest,
+    /// vitest, node's runner) or cannot leave a file out run the whole suite
+    /// (docs/gate.md, "The change's test files and the untouched tests").
+    fn run_suite_without(
+        &self,
+        context: &Context<'_>,
+        options: RunOptions,
+        files: &[String],
+    ) -> Result<RunReport, RunnerError> {
+        let _ = files;
+        self.run_suite(context, options)
+    }
+
     /// Runs exactly one test, named by its canonical id.
     fn run_one(
         &self,

@@ -41,6 +41,8 @@ pub struct Pytest {
 /// Which tests a run selects, and how.
 enum Selection<'a> {
     Suite,
+    /// The suite without collecting these files (`--ignore`).
+    SuiteWithout(&'a [String]),
     One(&'a str),
     Ordered(&'a [String], Arrangement),
     Repeated(&'a str, u32),
@@ -52,6 +54,15 @@ impl Selection<'_> {
     /// Whether the run must stay in one process: the point of ordered and repeated runs.
     fn one_process(&self) -> bool {
         matches!(self, Selection::Ordered(..) | Selection::Repeated(..))
+    }
+
+    /// Whether every test is collected: a coverage threshold is the whole suite's.
+    fn whole_suite(&self) -> bool {
+        match self {
+            Selection::Suite => true,
+            Selection::SuiteWithout(files) => files.is_empty(),
+            _ => false,
+        }
     }
 }
 
@@ -248,6 +259,11 @@ impl Pytest {
         let mut ids: Vec<&str> = Vec::new();
         match selection {
             Selection::Suite => {}
+            Selection::SuiteWithout(files) => {
+                // `--ignore=PATH` leaves a file uncollected, so never imported: its
+                // module-level code cannot reach the other tests.
+                argv.extend(files.iter().map(|file| format!("--ignore={file}")));
+            }
             Selection::One(id) => ids.push(id),
             Selection::Unseeded(id) => {
                 if !self.randomly {
@@ -294,7 +310,7 @@ impl Pytest {
         // A coverage threshold (`--cov-fail-under` in addopts) is the whole suite's: a run
         // of chosen tests cannot meet it, and pytest-cov then ends the run with status 1,
         // which the lane reads as a report that does not account for the run.
-        if self.cov && !matches!(selection, Selection::Suite) {
+        if self.cov && !selection.whole_suite() {
             argv.push("--no-cov".to_owned());
         }
         if selection.one_process() && self.workers() != Some(1) {
@@ -343,6 +359,15 @@ impl Adapter for Pytest {
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
         self.run(context, &Selection::Suite, options)
+    }
+
+    fn run_suite_without(
+        &self,
+        context: &Context<'_>,
+        options: RunOptions,
+        files: &[String],
+    ) -> Result<RunReport, RunnerError> {
+        self.run(context, &Selection::SuiteWithout(files), options)
     }
 
     fn run_one(

@@ -509,6 +509,69 @@ fn a_lenient_helper_outside_the_test_folders_that_imports_pytest_is_test_support
 }
 
 #[test]
+fn a_new_test_module_that_patches_the_code_on_import_does_not_reach_the_untouched_tests() {
+    // Found by a red-team run (2026-12-04): a new test module replaces `total` when it is
+    // imported; pytest imports every module before it runs any test, so the untouched
+    // `test_total` ran against the patch in the whole suite's run and the regression was
+    // accepted (`test_smoke` untrusted-green, the suite green).
+    let (_, report) = refused(
+        |suite| {
+            suite.write(
+                "tests/test_aaa_smoke.py",
+                "import app.cart\n\napp.cart.total = sum\n\n\ndef test_smoke():\n    assert app.cart.total([]) == 0\n",
+            );
+        },
+        "suite-failed",
+    );
+    let failed = report["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|reason| reason["kind"] == "suite-failed")
+        .unwrap();
+    assert_eq!(
+        failed["tests"],
+        serde_json::json!(["tests/test_cart.py::test_total"]),
+        "{report:#}"
+    );
+    // The new module's test is judged by its replays, and the suite's run left it out.
+    assert_eq!(report["suite"]["tests"], 2, "{report:#}");
+    assert_eq!(
+        report["suite"]["left_out"],
+        serde_json::json!(["tests/test_aaa_smoke.py"]),
+        "{report:#}"
+    );
+
+    // A clean change that adds a test module still passes: the untouched tests run green
+    // without it, and the new test is replayed.
+    let suite = shop();
+    suite.write(
+        "tests/test_more.py",
+        "from app.cart import total\n\n\ndef test_two():\n    assert total([1, 1]) == 2\n",
+    );
+    commit(&suite, "one more test");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(report["suite"]["tests"], 2, "{report:#}");
+    assert!(
+        report["touched"]
+            .to_string()
+            .contains("tests/test_more.py::test_two"),
+        "{report:#}"
+    );
+
+    // A change whose only test module is touched still runs it in the suite's run: there
+    // is no untouched test to keep apart, and a run of nothing is no lane.
+    let suite = shop();
+    suite.write("tests/test_cart.py", &tests_with("8)", "8)  # the total\n"));
+    commit(&suite, "a comment");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(report["suite"]["tests"], 2, "{report:#}");
+    assert!(report["suite"].get("left_out").is_none(), "{report:#}");
+}
+
+#[test]
 fn expected_values_outside_the_test_folders_edited_to_agree_with_a_regression_are_refused() {
     // The base: `with_tax` is checked only by a test that reads its expected value from
     // `golden/taxes.json`, a data file outside every test folder (the fixture lock does

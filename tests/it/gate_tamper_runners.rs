@@ -251,6 +251,42 @@ fn a_regression_kept_to_a_build_tag_the_lane_does_not_set_is_refused() {
 }
 
 #[test]
+fn a_go_test_file_that_sets_up_the_package_is_test_infrastructure() {
+    // Found by a red-team run (2026-12-04): `Twice` right only while `exact` is set, and
+    // a new test file that sets it in `func init()`, which runs before every test of the
+    // package: the untouched `TestBase` passed and the lane accepted the regression.
+    let suite = go_change(&[
+        (
+            "b/b.go",
+            "package b\n\nvar exact bool\n\nfunc Twice(x int) int {\n\tif exact {\n\t\treturn 2 * x\n\t}\n\treturn 2*x + 1\n}\n",
+        ),
+        (
+            "b/zz_test.go",
+            "package b\n\nfunc init() { exact = true }\n",
+        ),
+    ]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    let found = only_infrastructure_change(&report);
+    assert_eq!(found["path"], "b/zz_test.go", "{report:#}");
+    assert_eq!(found["kind"], "package-setup", "{report:#}");
+
+    // A `TestMain` that ends the process before any test runs is the same.
+    let suite = go_change(&[
+        ("b/b.go", REGRESSED),
+        (
+            "b/main_test.go",
+            "package b\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) { os.Exit(0) }\n",
+        ),
+    ]);
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    let found = only_infrastructure_change(&report);
+    assert_eq!(found["path"], "b/main_test.go", "{report:#}");
+    assert_eq!(found["kind"], "package-setup", "{report:#}");
+}
+
+#[test]
 fn issue_14_item_1_a_deleted_or_unmarked_cargo_test_is_removed() {
     // tests/more.rs holds `base` at the base; the change deletes it for another test.
     let suite = cargo_change(&[(
