@@ -331,6 +331,7 @@ pub fn verdict(input: &TriageInput<'_>) -> Verdict {
         input.rerun.fingerprint_expiry_days,
     );
     let verdict = |kind: VerdictKind, reason: String| Verdict { kind, reason };
+    let no_fingerprint = matches!(found, FingerprintMatch::NoneForTest);
     let no_match = match found {
         FingerprintMatch::Exact {
             fingerprint,
@@ -406,6 +407,15 @@ pub fn verdict(input: &TriageInput<'_>) -> Verdict {
             VerdictKind::Regression,
             format!(
                 "trusted test, and {no_match}: real evidence; do not rerun, investigate and report the full failure{history}"
+            ),
+        ),
+        // Without any fingerprint the shape is not known to be new: the quarantine names the
+        // test, and only a fingerprint names a flake's shape (a known flake's shape, seen
+        // many times on the default branch, read "new" to the agent told to fix it).
+        Some(Tier::Quarantined) if no_fingerprint => verdict(
+            VerdictKind::Regression,
+            format!(
+                "quarantined test, but {no_match}: a quarantine pardons only the failure shapes a fingerprint records; if this is the test's known flake, `candor compare` measures it and suggests the `[[fingerprint]]`{history}"
             ),
         ),
         Some(Tier::Quarantined) => verdict(
@@ -615,6 +625,55 @@ mod tests {
             alpha: 0.05,
         });
         assert_eq!(flake.kind.as_str(), "not-evidence");
+    }
+
+    /// A quarantined test's red with no fingerprint for the test is a regression, but its
+    /// shape is not "new": nothing records any shape of it (helper trial, 2026-12-04: a
+    /// flake quarantined after eight reds on main read "a new failure shape").
+    #[test]
+    fn a_quarantined_test_without_a_fingerprint_is_not_said_to_fail_in_a_new_shape() {
+        let timeout = failure("TimeoutError");
+        let run = RunConditions::default();
+        let rerun = RerunConfig::default();
+        let input = |fingerprints| TriageInput {
+            test_id: TEST,
+            tier: Some(Tier::Quarantined),
+            failure: Some(&timeout),
+            run: &run,
+            fingerprints,
+            budget: BudgetState::FRESH,
+            rerun: &rerun,
+            today: Date::constant(2026, 10, 8),
+            history: None,
+            alpha: 0.05,
+        };
+        let unprinted = verdict(&input(&[]));
+        assert_eq!(unprinted.kind, VerdictKind::Regression);
+        assert!(
+            !unprinted.reason.contains("new failure shape"),
+            "{}",
+            unprinted.reason
+        );
+        assert!(
+            unprinted
+                .reason
+                .contains("a quarantine pardons only the failure shapes a fingerprint records"),
+            "{}",
+            unprinted.reason
+        );
+        let attribute_error = failure("AttributeError");
+        let fingerprints = [fingerprint()];
+        let missed = verdict(&TriageInput {
+            failure: Some(&attribute_error),
+            ..input(&fingerprints)
+        });
+        assert!(
+            missed
+                .reason
+                .contains("a new failure shape inside a quarantined test"),
+            "{}",
+            missed.reason
+        );
     }
 
     #[test]

@@ -210,3 +210,36 @@ E       TimeoutError: Timed out after 3.0s waiting for webhook stub on port 8080
 tests/test_webhook.py:7: TimeoutError</failure>
 </testcase></testsuite></testsuites>
 "#;
+
+/// A reliability file committed for the first time differs from the merge base in every
+/// test's tier: the differences are printed up to ten, then counted, and the `policy`
+/// event holds every one (a trial on pypa/packaging printed 62,435 warnings).
+#[test]
+fn many_policy_differences_are_printed_up_to_ten_then_counted() {
+    let suite = branch_that_pardons_itself();
+    let mut file = String::from("tests:\n");
+    for index in 0..25 {
+        file.push_str(&format!(
+            "  - id: tests/test_more.py::test_{index}\n    tier: quarantined\n"
+        ));
+    }
+    suite.write(".ci/test-reliability.yaml", &file);
+    let ran = suite.candor(&["triage", "--format", "json"], &today());
+    let differences = ran.lines_of("policy")[0]["differences"]
+        .as_array()
+        .expect("differences")
+        .len();
+    // 25 tiers listed, the webhook test's unlisted, the two of the branch's candor.toml.
+    assert_eq!(differences, 28, "{ran:?}");
+    let warned = ran
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("warning: the work tree's policy differs"))
+        .count();
+    assert_eq!(warned, 10, "{ran:?}");
+    assert!(
+        ran.stderr
+            .contains("warning: … and 18 more difference(s) from"),
+        "{ran:?}"
+    );
+}
