@@ -6,6 +6,7 @@
 
 use crate::triage_support;
 
+use std::fmt::Write as _;
 use std::process::{Command, Stdio};
 
 use triage_support::{MODE, Suite, TODAY, fingerprint, git, suite};
@@ -217,10 +218,14 @@ tests/test_webhook.py:7: TimeoutError</failure>
 #[test]
 fn many_policy_differences_are_printed_up_to_ten_then_counted() {
     let suite = branch_that_pardons_itself();
-    let listed: String = (0..25)
-        .map(|index| format!("  - id: tests/test_more.py::test_{index}\n    tier: quarantined\n"))
-        .collect();
-    let file = format!("tests:\n{listed}");
+    let mut file = String::from("tests:\n");
+    for index in 0..25 {
+        writeln!(
+            file,
+            "  - id: tests/test_more.py::test_{index}\n    tier: quarantined"
+        )
+        .expect("a String takes every write");
+    }
     suite.write(".ci/test-reliability.yaml", &file);
     let ran = suite.candor(&["triage", "--format", "json"], &today());
     let differences = ran.lines_of("policy")[0]["differences"]
