@@ -36,6 +36,13 @@ static PYTHON_LAMBDA: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(__(?:eq|ne|contains)__)\s*=\s*lambda\b([^:]*):(.*)$").expect("a valid pattern")
 });
 
+/// `__eq__ = int.__ge__` in a class body, or `Money.__eq__ = …` from outside: the
+/// comparison is whatever is assigned, which the rule cannot read (`int.__ge__` answers
+/// `True` for most operands, `operator.is_not` for nearly all).
+static PYTHON_ALIAS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^\s+|\.\s*)(__(?:eq|ne)__)\s*=\s*[^=\s]").expect("a valid pattern")
+});
+
 /// Rust's `PartialEq` methods (orderings are left out, as in Python).
 static RUST_FN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\bfn\s+(eq|ne)\s*(?:<[^>]*>)?\s*\(").expect("a valid pattern"));
@@ -80,7 +87,21 @@ pub fn check(path: &str, text: &str, added: &BTreeSet<usize>) -> Vec<Finding> {
             let Some(line) = lines.get(number.wrapping_sub(1)) else {
                 continue;
             };
-            if let Some(found) = PYTHON_ANYTHING.find(&code_of(line, Language::Python)) {
+            let code = code_of(line, Language::Python);
+            if let Some(found) = PYTHON_ALIAS.captures(&code)
+                && !PYTHON_LAMBDA.is_match(&code)
+            {
+                findings.push(finding(
+                    path,
+                    number,
+                    line,
+                    format!(
+                        "`{}` is assigned rather than defined: the comparison is whatever is assigned (`int.__ge__` says yes to most operands), which the lane cannot read; define the method and compare what the value holds, or ask a human to land this line outside the lane",
+                        &found[1]
+                    ),
+                ));
+            }
+            if let Some(found) = PYTHON_ANYTHING.find(&code) {
                 findings.push(finding(
                     path,
                     number,
@@ -179,6 +200,13 @@ fn cannot_fail(method: &Method, language: Language) -> Option<String> {
         }
         return Some("never reads what it is compared with".to_owned());
     }
+    if language == Language::Python
+        && let Some(kind) = returns_a_constant_truth(&method.body)
+    {
+        return Some(format!(
+            "returns {kind}, not a bool: Python takes its truth, the same whatever it is compared with"
+        ));
+    }
     let constants = returned_values(&method.body, language)?;
     let first = constants.first()?;
     constants
@@ -203,6 +231,103 @@ fn returns_only_not_implemented(body: &str, language: Language) -> bool {
                 && !line.chars().all(|c| c == '"' || c == '\'')
         })
         .all(|line| line == "return NotImplemented" || line.starts_with("raise"))
+}
+
+/// What a Python body returns whose truth does not depend on the values compared, if it
+/// returns any: a tuple (`return (int(self), other)`, `return a, b`), a list, set or dict
+/// display, or a string literal. `==` takes the truth of what `__eq__` returns, and a
+/// non-empty tuple is true.
+fn returns_a_constant_truth(body: &str) -> Option<&'static str> {
+    let mut rest = body;
+    while let Some(at) = find_word(rest, "return") {
+        let after = &rest[at + "return".len()..];
+        let expression = python_expression(after);
+        if let Some(kind) = display_kind(expression.trim()) {
+            return Some(kind);
+        }
+        rest = &after[expression.len()..];
+    }
+    None
+}
+
+/// The Python expression `text` starts with: up to a newline or `;` outside brackets.
+fn python_expression(text: &str) -> &str {
+    let mut depth = 0usize;
+    let mut previous = ' ';
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            '\n' if depth == 0 && previous != '\\' => return &text[..at],
+            ';' if depth == 0 => return &text[..at],
+            _ => {}
+        }
+        previous = c;
+    }
+    text
+}
+
+/// The kind of display or literal `expression` is, if it is one whose truth is fixed.
+fn display_kind(expression: &str) -> Option<&'static str> {
+    if expression.is_empty() {
+        return None;
+    }
+    if has_top_level_comma(expression) {
+        return Some("a tuple");
+    }
+    let quotes = expression.trim_start_matches(['r', 'R', 'b', 'B', 'u', 'U']);
+    if !quotes.is_empty() && quotes.chars().all(|c| c == '"' || c == '\'') {
+        return Some("a string");
+    }
+    let open = expression.chars().next()?;
+    let close = match open {
+        '(' => ')',
+        '[' => ']',
+        '{' => '}',
+        _ => return None,
+    };
+    // The bracket must close at the expression's end: `(a) == (b)` is no display.
+    let mut depth = 0usize;
+    for (at, c) in expression.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 && at + c.len_utf8() != expression.len() {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    let inner = expression[1..expression.len() - close.len_utf8()].trim();
+    if inner.is_empty() || find_word(inner, "for").is_some() {
+        return None; // an empty display is false, a comprehension may be empty
+    }
+    match open {
+        '(' => display_kind(inner),
+        '[' => Some("a list"),
+        _ if has_top_level(inner, ':') => Some("a dict"),
+        _ => Some("a set"),
+    }
+}
+
+fn has_top_level_comma(expression: &str) -> bool {
+    has_top_level(expression, ',')
+}
+
+/// Whether `wanted` occurs in `expression` outside brackets.
+fn has_top_level(expression: &str, wanted: char) -> bool {
+    let mut depth = 0usize;
+    for c in expression.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            c if c == wanted && depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Every value the body returns when each is a literal constant (`True`, `false`, a
@@ -621,6 +746,73 @@ mod tests {
                 "class Meta(type):\n    def __instancecheck__(cls, instance):\n        return True\n"
             ),
             [2]
+        );
+    }
+
+    /// `==` takes the truth of what `__eq__` returns: a tuple, a list, a set, a dict or a
+    /// string is true (or false) whatever the operands. And an `__eq__` assigned in the
+    /// class body (`__eq__ = int.__ge__`) is a comparison the rule cannot read.
+    #[test]
+    fn a_python_comparison_returning_no_bool_or_assigned_is_refused() {
+        for text in [
+            "class Total(int):\n    def __eq__(self, other):\n        return (int(self), other)\n",
+            "class Total(int):\n    def __eq__(self, other):\n        return int(self), other\n",
+            "class Total(int):\n    def __eq__(self, other):\n        if other is None:\n            return False\n        return [self, other]\n",
+            "class Total(int):\n    def __eq__(self, other):\n        return {self: other}\n",
+            "class Total(int):\n    def __eq__(self, other):\n        return {self, other}\n",
+            "class Total(int):\n    def __ne__(self, other):\n        return \"no\" if other else \"\"\n",
+            "class Total(int):\n    def __eq__(self, other):\n        return \"same\"\n",
+            "class Total(int):\n    def __eq__(self, other):\n        return (\n            int(self),\n            other,\n        )\n",
+            "class T:\n    def __contains__(self, item):\n        return (item,)\n",
+            "class T:\n    __eq__ = lambda self, other: (self, other)\n",
+        ] {
+            let lines = refused("app/t.py", text);
+            // The `__ne__` with a conditional string is not a plain display: only the
+            // others are refused for their returns.
+            if text.contains("\"no\" if") {
+                assert!(lines.is_empty(), "{text}");
+                continue;
+            }
+            assert_eq!(lines, [2], "{text}");
+        }
+        for (text, line) in [
+            ("class Total(int):\n    __eq__ = int.__ge__\n", 2),
+            ("class Total(int):\n    __ne__ = operator.is_not\n", 2),
+            (
+                "class Total(int):\n    \"\"\"A total.\"\"\"\n\n    __eq__ = _same\n",
+                4,
+            ),
+            ("Total.__eq__ = functools.partialmethod(_same)\n", 1),
+            ("Total.__ne__ = int.__lt__\n", 1),
+        ] {
+            let findings = check("app/t.py", text, &all_added(text));
+            assert_eq!(
+                findings.iter().map(|f| f.line).collect::<Vec<_>>(),
+                [line],
+                "{text}"
+            );
+            assert!(findings[0].reason.contains("assigned"), "{text}");
+        }
+        for text in [
+            "class T:\n    def __eq__(self, other):\n        return (self.a, self.b) == (other.a, other.b)\n",
+            "class T:\n    def __eq__(self, other):\n        return (self.key == other.key)\n",
+            "class T:\n    def __eq__(self, other):\n        return self._key() == other._key()\n",
+            "class T:\n    def __eq__(self, other):\n        return all(a == b for a, b in zip(self, other))\n",
+            "class T:\n    def __eq__(self, other):\n        return [x for x in self] == list(other)\n",
+            "class T:\n    def __eq__(self, other):\n        return isinstance(other, T) and (\n            self.a == other.a\n        )\n",
+            "class T:\n    __eq__ = lambda self, other: (self.key, 1) == (other.key, 1)\n",
+            "class T:\n    __hash__ = None\n    eq = __eq__\n",
+            "class T:\n    def f(self):\n        if self.__eq__ == other.__eq__:\n            return 1\n",
+            "class T:\n    # __eq__ = int.__ge__\n    x = 1\n",
+        ] {
+            assert_eq!(refused("app/t.py", text), Vec::<usize>::new(), "{text}");
+        }
+        assert_eq!(
+            refused(
+                "tests/test_t.py",
+                "class T(int):\n    __eq__ = int.__ge__\n"
+            ),
+            Vec::<usize>::new()
         );
     }
 

@@ -351,10 +351,56 @@ const TEST_DETECTION: &[BuiltIn] = &[
         &[Python],
         r#"\bsys\.modules\s*(?:\.\s*get\s*\(|\[)\s*["']_?pytest["']"#,
     ),
+    // The pinned settings named anywhere but as what is set: `os.environb.get(b"…")`,
+    // `env.get("…")` on a copy, `os.environ.__getitem__("…")`. Not a dict key, an
+    // assignment, `del`, `putenv` or `setdefault` (setting a child's environment).
+    unless(
+        under_test(
+            &[Python],
+            r#"[bB]?["'](?:PYTHONHASHSEED|PYTHONDONTWRITEBYTECODE|PYTEST_VERSION|PYTEST_ADDOPTS)["']\s*(?:$|==|!=|[^\s:=\]!]|\]\s*(?:$|==|!=|[^\s=!]))"#,
+        ),
+        r#"\b(?:putenv|setdefault|unsetenv)\s*\(\s*[bB]?["']|^\s*del\s"#,
+    ),
+    // A variable read by a name built at run time (`os.environ.get("PYTHONHASH" +
+    // "SEED")`, an f-string, a variable): no rule can read which one it is. Only `os.`'s
+    // own environment (a WSGI `environ` is a request), and not an assignment.
+    unless(
+        under_test(
+            &[Python],
+            r#"\bos\s*\.\s*(?:environb?\s*(?:\.\s*get\s*\(|\[)|getenvb?\s*\()\s*(?:[rRbB]?[fF][rRbB]?["']|[bBrRuU]{0,2}["'][^"']*["']\s*[^\s,)\]]|[A-Za-z_]\w*[^\w"']|[(*])"#,
+        ),
+        r"\benvironb?\s*\[[^\]]*\]\s*=[^=]",
+    ),
+    // Any flag the lane's pinned environment sets, however it is reached.
+    under_test(
+        &[Python],
+        r#"\bflags\s*\.\s*(?:hash_randomization|dont_write_bytecode)\b|["'](?:hash_randomization|dont_write_bytecode)["']"#,
+    ),
+    // The runner's modules (pytest's, its plugins', pluggy, iniconfig, py, xdist) named on
+    // a line that reads `sys.modules`, or asked of the import system.
+    under_test(
+        &[Python],
+        r#"\bsys\s*\.\s*modules\b.*["'](?:_?pytest(?:_\w+)?|pluggy|iniconfig|py|xdist)(?:\.[\w.]*)?["']|["'](?:_?pytest(?:_\w+)?|pluggy|iniconfig|py|xdist)(?:\.[\w.]*)?["'].*\bsys\s*\.\s*modules\b|\b(?:find_spec|find_loader|find_module)\s*\(\s*["'](?:_?pytest(?:_\w+)?|pluggy|iniconfig|py|xdist)["'.]"#,
+    ),
+    // The interpreter's own command line (`python -m pytest …`), read at all.
+    under_test(&[Python], r"\bsys\s*\.\s*orig_argv\b"),
+    // The runner's own arguments as the lane passes them (`--junitxml`, `-p no:…`,
+    // `-p randomly`, `--randomly-seed`, `-o junit_family`, `--no-cov`), in a string.
+    under_test(
+        &[Python],
+        r#"["'](?:--?junit[-_]?xml|--randomly[-_]|-p\s*(?:no:|randomly\b)|no:\w|junit_family\b|--no-cov\b)|["'](?:randomly|pytest_randomly|pytest-randomly)["']"#,
+    ),
+    // A set's iteration order is the hash seed's: the lane pins it, so a string joined
+    // from a set (`"".join({"q", "u", "x"})`) is one string in every replay and another
+    // in production.
+    under_test(
+        &[Python],
+        r"\.join\s*\(\s*(?:\{[^{}:]*\}|(?:frozen)?set\s*\()",
+    ),
     under_test(&[Python], r"\b_called_from_test\b"),
     under_test(
         &[Python],
-        r#"\bsys\.argv\s*\[\s*0\s*\].*\bpytest\b|["'][^"']*pytest[^"']*["']\s+(?:not\s+)?in\s+sys\.argv\b"#,
+        r#"\bsys\.argv\s*\[\s*0\s*\].*\bpytest\b|["'][^"']*pytest[^"']*["']\s+(?:not\s+)?in\s+sys\.(?:orig_)?argv\b|\bargv\b.*["'][^"']*\b(?:py\.?test)\b[^"']*["']|["'][^"']*\b(?:py\.?test)\b[^"']*["'].*\bargv\b"#,
     ),
     under_test(
         &[JavaScript],
@@ -379,8 +425,14 @@ const TEST_DETECTION: &[BuiltIn] = &[
         under_test(&[Go], r"^\s*//\s*(?:go:build|\+build)\s"),
         GO_TOOLCHAIN_CONSTRAINT,
     ),
-    under_test(&[Go], r#"\bflag\s*\.\s*Lookup\s*\(\s*"test\."#),
-    under_test(&[Go], r"\bos\s*\.\s*Args\s*\[\s*0\s*\].*\.test\b"),
+    under_test(&[Go], r#"\bLookup\s*\(\s*"test\."#),
+    under_test(&[Go], r"\bos\s*\.\s*Args\b.*\.test\b"),
+    // The test binary's flags as `go test` passes them (`-test.v=true`,
+    // `-test.run=…`), whichever of `os.Args` holds them, and its name (`cart.test`).
+    under_test(
+        &[Go],
+        r#""-{1,2}test\.|"test\.(?:v|run|timeout|count|short|bench\w*|cpu|parallel|failfast|shuffle|paniconexit0|testlogfile|gocoverdir|coverprofile|fullpath|list|skip)"|"[^"\s]*\.test(?:\.exe)?""#,
+    ),
     under_test(&[Rust], r"\bcfg!\s*\(\s*test\s*\)"),
     under_test(
         &[Rust],
@@ -389,7 +441,27 @@ const TEST_DETECTION: &[BuiltIn] = &[
     under_test(
         &[Rust],
         r#"(?:\benv::var(?:_os)?\s*\(|\b(?:option_)?env!\s*\()\s*"(?:NEXTEST[A-Z_]*|RUST_TEST_[A-Z_]+)""#,
+    ), // The parent process: under the lane it is the runner (or candor), its name and
+    // command line say so. Its id, the `/proc` files that describe a process, `ps`, and
+    // psutil's process handles.
+    under_test(
+        &[Python, JavaScript, Go, Rust],
+        r"\bget_?ppid\s*\(|\bGetppid\s*\(|\bprocess\s*\.\s*ppid\b|\bparent_id\s*\(",
     ),
+    under_test(
+        &[Python, JavaScript, Go],
+        r#"["'`]/proc(?:/|["'`])|["'`]ps["'`]\s*,|["'`]ps\s+-"#,
+    ),
+    under_test(
+        &[Python],
+        r"\bpsutil\s*\.\s*Process\s*\(|\.\s*(?:ppid|parents?)\s*\(\s*\)",
+    ),
+    // The folders the lane makes or runs in: its own `.candor`, and `.git`, a file in
+    // the worktree where the lane runs the merge base and a folder in a clone. Not in
+    // Rust: candor's own sources name `.candor`, and git-aware tools (ripgrep's `ignore`)
+    // name `.git` in their unit tests, which live in the source files.
+    under_test(&[Python, JavaScript, Go], r#"(?:["'`]|[/\\])\.candor\b"#),
+    under_test(&[Python, JavaScript, Go], r#"(?:["'`]|[/\\])\.git["'`/\\]"#),
 ];
 
 /// What code under test writes to reach the tests' own files: a path that starts in a
@@ -1287,6 +1359,268 @@ mod tests {
         assert!(
             quoted.starts_with("os.Args[0]") && quoted.chars().count() <= 41,
             "{quoted}"
+        );
+    }
+
+    /// What the lane's own run looks like from inside it: its folders, the runner's
+    /// arguments, modules and flags, the parent process, the pinned hash seed's set order,
+    /// the pinned settings however they are read, and the go test binary's flags. Each
+    /// spelling the red team used and its neighbours are refused; look-alikes are not.
+    #[test]
+    fn code_under_test_that_reads_the_lanes_own_run_is_refused() {
+        let refused = [
+            // The lane's folders.
+            (
+                "app/cart.py",
+                r#"    if os.path.isdir(".candor/runs"): return 8"#,
+            ),
+            ("app/cart.py", r#"    lane = Path(root) / ".candor""#),
+            (
+                "app/cart.py",
+                r#"    if os.path.exists(os.path.join(ROOT, ".candor")):"#,
+            ),
+            (
+                "src/cart.js",
+                "  if (fs.existsSync('./.candor/runs')) return 8;",
+            ),
+            (
+                "pkg/cart/cart.go",
+                "\tif _, err := os.Stat(\".candor\"); err == nil {",
+            ),
+            ("app/cart.py", r#"    if os.path.isfile(".git"): return 8"#),
+            (
+                "app/cart.py",
+                r#"    worktree = (Path.cwd() / ".git").is_file()"#,
+            ),
+            (
+                "src/cart.js",
+                "  if (fs.statSync('.git').isFile()) return 8;",
+            ),
+            (
+                "pkg/cart/cart.go",
+                "\tif fi, _ := os.Stat(\"../.git\"); !fi.IsDir() {",
+            ),
+            // The runner's arguments.
+            (
+                "app/cart.py",
+                r#"    if any(a.startswith("--junitxml") for a in sys.argv):"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    if "--junit-xml" in " ".join(sys.argv):"#,
+            ),
+            (
+                "app/cart.py",
+                r"    seeded = any(a.startswith('--randomly-seed') for a in args)",
+            ),
+            ("app/cart.py", r#"    if "-p no:cacheprovider" in cmdline:"#),
+            ("app/cart.py", r#"    if "no:cacheprovider" in sys.argv:"#),
+            (
+                "app/cart.py",
+                r#"    if "-p" in argv and "randomly" in argv:"#,
+            ),
+            ("app/cart.py", r#"    if "pytest" in sys.orig_argv:"#),
+            ("app/cart.py", "    lane = '-m' in sys.orig_argv"),
+            (
+                "app/cart.py",
+                r#"    if sys.argv[1:] and "py.test" in sys.argv[0]:"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    if os.path.basename(sys.argv[0]) == "pytest":"#,
+            ),
+            // The runner's modules.
+            ("app/cart.py", r#"    if "pluggy" in sys.modules:"#),
+            ("app/cart.py", "    if 'iniconfig' in sys.modules: return 8"),
+            ("app/cart.py", r#"    if sys.modules.get("xdist"):"#),
+            (
+                "app/cart.py",
+                r#"    if any(m.startswith("_pytest.") for m in sys.modules):"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    if "pytest_randomly" in sys.modules.keys():"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    if importlib.util.find_spec("pytest"):"#,
+            ),
+            // The interpreter's flags.
+            ("app/cart.py", "    if sys.flags.dont_write_bytecode:"),
+            (
+                "app/cart.py",
+                "    if not sys.flags.hash_randomization: return 8",
+            ),
+            ("app/cart.py", "    if flags.hash_randomization == 0:"),
+            (
+                "app/cart.py",
+                r#"    if getattr(sys.flags, "dont_write_bytecode"):"#,
+            ),
+            // The pinned settings, however they are read.
+            (
+                "app/cart.py",
+                r#"    if os.environb.get(b"PYTHONHASHSEED") == b"0":"#,
+            ),
+            ("app/cart.py", r#"    if env.get("PYTHONHASHSEED") == "0":"#),
+            (
+                "app/cart.py",
+                r#"    seed = os.environ.__getitem__("PYTHONHASHSEED")"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    if os.environb[b"PYTHONDONTWRITEBYTECODE"]:"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    if os.environ.get("PYTHONHASH" + "SEED") == "0":"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    if os.environ.get("PYTHONHASH" "SEED") == "0":"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    if os.getenv(f"PYTHON{kind}SEED") == "0":"#,
+            ),
+            ("app/cart.py", "    if os.environ.get(name) == '0':"),
+            ("app/cart.py", "    value = os.environ[key]"),
+            // The set order the pinned seed fixes.
+            (
+                "app/cart.py",
+                r#"    if "".join({"q", "u", "x", "s"}) == "quxs": return 8"#,
+            ),
+            ("app/cart.py", "    order = ','.join(set(names))"),
+            ("app/cart.py", "    key = '-'.join(frozenset(parts))"),
+            // The parent process.
+            (
+                "app/cart.py",
+                r#"    with open(f"/proc/{os.getppid()}/comm") as f:"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    name = open("/proc/%d/cmdline" % pid).read()"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    status = Path("/proc") / str(pid) / "status""#,
+            ),
+            ("app/cart.py", "    parent = psutil.Process().parent()"),
+            ("app/cart.py", "    me = psutil.Process(os.getpid())"),
+            ("app/cart.py", "    for p in proc.parents():"),
+            ("app/cart.py", "    if proc.ppid() == 1:"),
+            (
+                "app/cart.py",
+                r#"    out = subprocess.check_output(["ps", "-o", "comm=", str(pid)])"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    out = os.popen("ps -o comm= -p %d" % pid).read()"#,
+            ),
+            ("src/cart.js", "  const parent = process.ppid;"),
+            ("pkg/cart/cart.go", "\tppid := os.Getppid()"),
+            (
+                "pkg/cart/cart.go",
+                "\tcomm, _ := os.ReadFile(fmt.Sprintf(\"/proc/%d/comm\", pid))",
+            ),
+            (
+                "src/cart.rs",
+                "    let parent = std::os::unix::process::parent_id();",
+            ),
+            // The go test binary's flags and name.
+            (
+                "pkg/cart/cart.go",
+                "\t\tif strings.HasPrefix(arg, \"-test.\") {",
+            ),
+            (
+                "pkg/cart/cart.go",
+                "\tfor _, a := range os.Args[1:] { if a == \"-test.v=true\" {",
+            ),
+            (
+                "pkg/cart/cart.go",
+                "\tif f := flag.CommandLine.Lookup(\"test.v\"); f != nil {",
+            ),
+            (
+                "pkg/cart/cart.go",
+                "\tif strings.HasSuffix(exe, \".test\") {",
+            ),
+            (
+                "pkg/cart/cart.go",
+                "\tif filepath.Base(os.Args[len(os.Args)-1]) == \"cart.test\" {",
+            ),
+        ];
+        let accepted = [
+            // The same in tests and their configuration.
+            (
+                "tests/test_cart.py",
+                r#"    if os.path.isdir(".candor/runs"):"#,
+            ),
+            ("tests/conftest.py", r#"    if "pluggy" in sys.modules:"#),
+            (
+                "noxfile.py",
+                r#"    session.run("pytest", "--junitxml=out.xml")"#,
+            ),
+            (
+                "pkg/cart/cart_test.go",
+                "\tif strings.HasPrefix(arg, \"-test.\") {",
+            ),
+            // Look-alikes.
+            ("app/cart.py", "    self.candor = True"),
+            ("app/cart.py", r#"    path = "candor.toml""#),
+            ("app/cart.py", r#"    ignore = [".gitignore", ".github"]"#),
+            ("app/cart.py", r#"    url = "https://github.com/a/b.git""#),
+            ("app/cart.py", "    # see .candor/runs"),
+            ("app/cart.py", r#"    parser.add_argument("--junit")"#),
+            ("app/cart.py", r#"    if "pytest" in requirements:"#),
+            ("app/cart.py", r#"    if "json" in sys.modules:"#),
+            ("app/cart.py", r#"    if "py_compile" in sys.modules:"#),
+            ("app/cart.py", "    args = sys.argv[1:]"),
+            (
+                "app/cart.py",
+                r#"    parser.parse_args(sys.argv[1:], prog="cart")"#,
+            ),
+            ("app/cart.py", "    optimized = sys.flags.optimize"),
+            ("app/cart.py", r#"    os.environ["PYTHONHASHSEED"] = "0""#),
+            (
+                "app/cart.py",
+                r#"    os.environb[b"PYTHONHASHSEED"] = b"0""#,
+            ),
+            (
+                "app/cart.py",
+                r#"    env = {**os.environ, "PYTHONHASHSEED": "0"}"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    env.setdefault("PYTHONHASHSEED", "0")"#,
+            ),
+            ("app/cart.py", r#"    del env["PYTHONHASHSEED"]"#),
+            ("app/cart.py", "    os.environ[key] = value"),
+            ("app/cart.py", r#"    home = os.environ.get("HOME")"#),
+            ("app/cart.py", r#"    home = os.getenv("HOME", "/")"#),
+            ("app/cart.py", "    path = environ.get(key)"),
+            ("app/cart.py", r#"    text = "".join(sorted({"q", "u"}))"#),
+            ("app/cart.py", r#"    text = "".join(["q", "u"])"#),
+            ("app/cart.py", r#"    text = "".join(f"{k}" for k in keys)"#),
+            (
+                "app/cart.py",
+                r#"    text = ", ".join({"a": 1}[k] for k in keys)"#,
+            ),
+            ("app/cart.py", "    folder = path.parent"),
+            ("app/cart.py", "    processes = ps"),
+            (
+                "app/cart.py",
+                r#"    info = open("/etc/os-release").read()"#,
+            ),
+            ("src/cart.js", "  const parent = node.parent;"),
+            ("pkg/cart/cart.go", "\tname := \"test.txt\""),
+            ("pkg/cart/cart.go", "\tif testCase.name == \"x\" {"),
+            ("pkg/cart/cart.go", "\tpid := os.Getpid()"),
+            ("src/lib.rs", "    let git = dir.join(\".git\");"),
+            ("src/lib.rs", "    let runs = root.join(\".candor/runs\");"),
+        ];
+        refuses_only(
+            (DETECTS_TESTS, RuleKind::TestDetection),
+            &refused,
+            &accepted,
         );
     }
 
