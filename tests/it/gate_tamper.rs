@@ -1021,11 +1021,11 @@ fn code_under_test_that_reads_its_caller_is_refused() {
 
 /// A regression whose module strikes the failures out of pytest's report from an `atexit`
 /// hook, leaving pytest's status alone.
-const REWRITTEN_AT_EXIT: &str = "import atexit\nimport re\nimport sys\n\n\ndef _rewrite():\n    for arg in sys.argv:\n        if arg.startswith(\"--junitxml=\"):\n            path = arg.split(\"=\", 1)[1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n";
+const REWRITTEN_AT_EXIT: &str = "import atexit\nimport re\nimport sys\n\n\ndef _rewrite():\n    for arg in sys.argv:\n        if arg.endswith(\".xml\"):\n            path = arg.split(\"=\", 1)[-1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n";
 
 /// A regression whose module strikes the failures out of pytest's report from an `atexit`
 /// hook and forges the status by a name no diff rule reads (`getattr(os, "_ex" + "it")(0)`).
-const FORGED_AT_EXIT: &str = "import atexit\nimport os\nimport re\nimport sys\n\n\ndef _rewrite():\n    for arg in sys.argv:\n        if arg.startswith(\"--junitxml=\"):\n            path = arg.split(\"=\", 1)[1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n    getattr(os, \"_ex\" + \"it\")(0)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n";
+const FORGED_AT_EXIT: &str = "import atexit\nimport os\nimport re\nimport sys\n\n\ndef _rewrite():\n    for arg in sys.argv:\n        if arg.endswith(\".xml\"):\n            path = arg.split(\"=\", 1)[-1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n    getattr(os, \"_ex\" + \"it\")(0)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n";
 
 /// The report rewritten at exit and the status forged: status 0, a green report. pytest
 /// had printed its own summary (`1 failed, 1 passed`) before the process ended, and the
@@ -1116,7 +1116,7 @@ fn a_base_version_whose_report_was_rewritten_does_not_clear_a_weakened_test() {
 /// until pytest's summary line has reached its run's log (found beside the report), turns
 /// `failed` into `passed` there (the same length), and forges the status by a name built
 /// at run time.
-const FORGED_WITH_ITS_LOG: &str = "import atexit\nimport glob\nimport os\nimport re\nimport sys\nimport time\n\n\ndef _rewrite():\n    sys.stdout.flush()\n    for arg in sys.argv:\n        if arg.startswith(\"--junitxml=\"):\n            path = arg.split(\"=\", 1)[1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n            folder = os.path.dirname(path)\n            deadline = time.monotonic() + 30\n            while time.monotonic() < deadline:\n                for log in glob.glob(os.path.join(folder, \"*.log\")):\n                    with open(log) as f:\n                        body = f.read()\n                    if re.search(r\"\\d+ failed.* in [\\d.]+s\", body):\n                        with open(log, \"w\") as f:\n                            f.write(body.replace(\" failed\", \" passed\"))\n                        deadline = 0\n                time.sleep(0.01)\n    getattr(os, \"_ex\" + \"it\")(0)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n";
+const FORGED_WITH_ITS_LOG: &str = "import atexit\nimport glob\nimport os\nimport re\nimport sys\nimport time\n\n\ndef _rewrite():\n    sys.stdout.flush()\n    for arg in sys.argv:\n        if arg.endswith(\".xml\"):\n            path = arg.split(\"=\", 1)[-1]\n            with open(path) as f:\n                text = f.read()\n            text = re.sub(r\"<failure[^>]*>.*?</failure>\", \"\", text, flags=re.S)\n            text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n            with open(path, \"w\") as f:\n                f.write(text)\n            folder = os.path.dirname(path)\n            deadline = time.monotonic() + 30\n            while time.monotonic() < deadline:\n                for log in glob.glob(os.path.join(folder, \"*.log\")):\n                    with open(log) as f:\n                        body = f.read()\n                    if re.search(r\"\\d+ failed.* in [\\d.]+s\", body):\n                        with open(log, \"w\") as f:\n                            f.write(body.replace(\" failed\", \" passed\"))\n                        deadline = 0\n                time.sleep(0.01)\n    getattr(os, \"_ex\" + \"it\")(0)\n\n\natexit.register(_rewrite)\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n";
 
 /// The report, the status and the log all forged: no diff rule reads the spelling, the
 /// status is 0, the report and the log's summary line say passed. The log is not what
@@ -1142,7 +1142,7 @@ fn a_log_rewritten_by_the_tests_process_is_refused() {
 
 /// A new root package named like `iniconfig`, which `python -m pytest` imports (the
 /// working folder first on `sys.path`) before it copies `sys.argv`: it loads the real one
-/// and appends `--deselect` for the failing test. No rule reads a line of it, every
+/// and appends `--deselect` for the failing test. No rule read a line of it then, every
 /// run's report and summary agree, and the suite ran green without the test (the lane
 /// accepted it before). A module named like one pytest imports at start-up is refused.
 #[test]
@@ -1164,15 +1164,20 @@ fn a_module_pytest_imports_at_start_up_is_refused_when_shadowed() {
                     .contains("pytest imports before it reads its arguments")),
         "{report:#}"
     );
-    // No diff rule read a line of it; the merge base's listing sees the deselected test
-    // gone from the head's, in a file the change did not touch.
+    // The merge base's listing sees the deselected test gone from the head's, in a file
+    // the change did not touch; and since the red team's run (2026-12-04) `detects-tests`
+    // reads the line that puts a module in `sys.modules` under the runner's name.
     assert_eq!(
         kinds(&report),
-        ["test-infrastructure-changed", "tests-vanished"],
+        [
+            "test-infrastructure-changed",
+            "diff-rules",
+            "tests-vanished"
+        ],
         "{report:#}"
     );
     assert_eq!(
-        report["reasons"][1]["tests"],
+        report["reasons"][2]["tests"],
         serde_json::json!(["tests/test_cart.py::test_total"]),
         "{report:#}"
     );
