@@ -23,6 +23,7 @@ use crate::gate::lane::{
     SkippedAsAtBase, SuiteRun, TouchedReport, deterministic, lane_verdict,
 };
 use crate::gate::locks::Drift;
+use crate::gate::pytest_files::PythonTestFiles;
 use crate::gate::receipts::{self, Receipt};
 use crate::gate::rules::Finding;
 use crate::gate::tamper::{self, BaseJudgement, BaseRun, Unaccounted};
@@ -151,15 +152,16 @@ pub fn gate(
     let policy = gate::base_policy(git, &base)?;
     let diff = gate::read_change(git, &base, &head)?;
     let human_owned = gate::human_owned_changes(git, &base, &head, &policy, &diff)?;
-    let findings = gate::lint(git, &base, &head, &diff, &policy)?;
-    let candidates = test_file_candidates(&diff);
+    let test_files = gate::python_test_files(git, &base)?;
+    let findings = gate::lint(git, &base, &head, &diff, &policy, &test_files)?;
+    let candidates = test_file_candidates(&diff, &test_files);
     let lane_files = gate::LaneFiles::read(git, &base, &head, &policy.lane, &candidates)?;
     let fixture_drift = gate::fixture_drift_in(&lane_files)?;
     let cassettes = gate::cassette_check_in(&lane_files)?;
     let infrastructure = gate::infrastructure_changes(git, &base, &head, &policy, &diff)?;
     let unlocked_data = gate::unlocked_data(git, &lane_files, &policy.lane, &diff)?;
     let receipts = check_receipts(git, &base, &head, &policy, &diff, history)?;
-    let modules = touched_modules(&diff);
+    let modules = touched_modules(git, &base, &head, &diff, &test_files)?;
 
     let changed = changed_test_files(&lane_files, &candidates);
     let mode = policy.lane.replay;
@@ -664,11 +666,13 @@ fn pinned_seed(base: &str) -> u64 {
 
 /// Test files the change added or modified (text, not deleted), each with whether the base
 /// may have it (it was not added).
-fn test_file_candidates(diff: &Diff) -> Vec<(&str, bool)> {
+fn test_file_candidates<'d>(diff: &'d Diff, test_files: &PythonTestFiles) -> Vec<(&'d str, bool)> {
     diff.files
         .iter()
         .filter(|file| {
-            !file.binary && file.status != FileStatus::Deleted && files::is_test_file(&file.path)
+            !file.binary
+                && file.status != FileStatus::Deleted
+                && test_files.is_test_file(&file.path)
         })
         .map(|file| (file.path.as_str(), file.status != FileStatus::Added))
         .collect()
@@ -2319,7 +2323,8 @@ fn go_package(repo_root: &Path, folder: &str) -> String {
     }
 }
 
-/// The pytest modules the change touched.
+/// The pytest modules the change touched: by pytest's default names and the base's
+/// `python_files`.
 struct Modules {
     /// Added, modified or deleted.
     touched: Vec<String>,
@@ -2352,14 +2357,48 @@ impl Modules {
     }
 }
 
-fn touched_modules(diff: &Diff) -> Modules {
+/// A module named a test module by the base's `python_files` alone counts when one of its
+/// ends defines a test ([`gate::pytest_files::defines_tests`]).
+fn touched_modules(
+    git: &dyn Repository,
+    base: &str,
+    head: &str,
+    diff: &Diff,
+    test_files: &PythonTestFiles,
+) -> Result<Modules, CliError> {
+    let by_configuration: Vec<&str> = diff
+        .files
+        .iter()
+        .map(|file| file.path.as_str())
+        .filter(|path| test_files.named_by_configuration_only(path))
+        .collect();
+    let mut holding_tests = BTreeSet::new();
+    if !by_configuration.is_empty() {
+        let at_base = git.show_many(base, &by_configuration)?;
+        let at_head = git.show_many(head, &by_configuration)?;
+        for (path, (before, after)) in by_configuration.iter().zip(at_base.iter().zip(&at_head)) {
+            let defines = |bytes: &Option<Vec<u8>>| {
+                bytes
+                    .as_ref()
+                    .is_some_and(|b| gate::pytest_files::defines_tests(&String::from_utf8_lossy(b)))
+            };
+            if defines(before) || defines(after) {
+                holding_tests.insert(*path);
+            }
+        }
+    }
     let mut modules = Modules {
         touched: Vec::new(),
         existed: Vec::new(),
         deleted: BTreeSet::new(),
     };
     for file in &diff.files {
-        if !tamper::is_pytest_module(&file.path) {
+        let module = if test_files.named_by_configuration_only(&file.path) {
+            holding_tests.contains(file.path.as_str())
+        } else {
+            test_files.is_test_module(&file.path)
+        };
+        if !module {
             continue;
         }
         modules.touched.push(file.path.clone());
@@ -2370,7 +2409,7 @@ fn touched_modules(diff: &Diff) -> Modules {
             modules.deleted.insert(file.path.clone());
         }
     }
-    modules
+    Ok(modules)
 }
 
 struct BasePlan<'a> {

@@ -16,7 +16,8 @@ pub fn run(settings: &LintDiffSettings, git: &Git, ports: &mut Ports<'_>) -> Res
     let base = settings.base.clone().map_err(AppError::NoChange)?;
     let policy = gate::base_policy(git, &base)?;
     let diff = gate::read_change(git, &base, &head)?;
-    let findings = gate::lint(git, &base, &head, &diff, &policy)?;
+    let test_files = gate::python_test_files(git, &base)?;
+    let findings = gate::lint(git, &base, &head, &diff, &policy, &test_files)?;
     for finding in &findings {
         ports.emit(Event::Finding(finding.clone()));
     }

@@ -21,6 +21,7 @@ pub mod js_base;
 pub mod lane;
 pub mod locks;
 pub mod oracle;
+pub mod pytest_files;
 pub mod receipts;
 pub mod rules;
 pub mod rust_base;
@@ -139,6 +140,22 @@ pub fn base_policy(git: &dyn Repository, base: &str) -> Result<Config, GateError
     }
 }
 
+/// Which Python files hold tests at `base`: pytest's defaults and the `python_files` of
+/// the base's pytest configuration at the repository's root (one read of git for all of
+/// [`pytest_files::CONFIG_FILES`]). A configuration file that is not UTF-8 is passed over,
+/// as pytest would fail on it before collecting anything.
+pub fn python_test_files(
+    git: &dyn Repository,
+    base: &str,
+) -> Result<pytest_files::PythonTestFiles, GateError> {
+    let texts: Vec<Option<String>> = git
+        .show_many(base, &pytest_files::CONFIG_FILES)?
+        .into_iter()
+        .map(|bytes| bytes.and_then(|bytes| String::from_utf8(bytes).ok()))
+        .collect();
+    Ok(pytest_files::PythonTestFiles::from_configs(&texts))
+}
+
 /// The change from `base` to `head`, parsed.
 ///
 /// git calls a file binary, and shows none of its lines, when its bytes hold a NUL or
@@ -219,8 +236,9 @@ pub fn lint(
     head: &str,
     diff: &Diff,
     policy: &Config,
+    test_files: &pytest_files::PythonTestFiles,
 ) -> Result<Vec<Finding>, GateError> {
-    let mut findings = rules::check(diff, &policy.bans, &policy.lane.presets);
+    let mut findings = rules::check(diff, &policy.bans, &policy.lane.presets, test_files);
     findings.extend(comparisons_that_cannot_fail(git, head, diff)?);
     if policy.lane.fail_on_missing_oracle
         && let Some(oracle) = base_oracle(git, base, &policy.lane)?

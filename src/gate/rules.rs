@@ -16,9 +16,8 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::diff::{ChangedFile, Diff};
-use super::files::{
-    ConfigKind, Language, config_kind, is_runner_setup, is_test_file, is_unittest_module,
-};
+use super::files::{ConfigKind, Language, config_kind, is_runner_setup, is_unittest_module};
+use super::pytest_files::PythonTestFiles;
 use crate::policy::{Ban, Preset};
 
 /// Which family of rule a finding comes from.
@@ -761,10 +760,16 @@ struct FileFacts {
 }
 
 impl FileFacts {
+    /// By the runners' default conventions.
     fn of(path: &str) -> FileFacts {
+        FileFacts::with(path, &PythonTestFiles::default())
+    }
+
+    /// By the conventions and the project's own Python test-module names.
+    fn with(path: &str, test_files: &PythonTestFiles) -> FileFacts {
         FileFacts {
             language: Language::of(path),
-            test_file: is_test_file(path),
+            test_file: test_files.is_test_file(path),
             config: config_kind(path),
             runner_setup: is_runner_setup(path),
             unittest_module: is_unittest_module(path),
@@ -860,10 +865,18 @@ pub fn forbidden_mark(path: &str, line: &str) -> Option<Mark> {
 
 /// Every finding of the built-in rules, the `bans` and the turned-on `presets` on the
 /// lines `diff` adds, sorted by file, line and rule. One finding per rule family and line.
-pub fn check(diff: &Diff, bans: &[Ban], presets: &[Preset]) -> Vec<Finding> {
+/// `test_files` says which Python files are test modules in this project (its
+/// `python_files`): their added lines are judged as a test file's.
+pub fn check(
+    diff: &Diff,
+    bans: &[Ban],
+    presets: &[Preset],
+    test_files: &PythonTestFiles,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
     for file in &diff.files {
-        check_file(file, bans, presets, &mut findings);
+        let facts = FileFacts::with(&file.path, test_files);
+        check_file(file, &facts, bans, presets, &mut findings);
     }
     findings.sort_by(|a, b| {
         (a.file.as_str(), a.line, a.kind, a.rule.as_str()).cmp(&(
@@ -876,8 +889,13 @@ pub fn check(diff: &Diff, bans: &[Ban], presets: &[Preset]) -> Vec<Finding> {
     findings
 }
 
-fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Vec<Finding>) {
-    let facts = FileFacts::of(&file.path);
+fn check_file(
+    file: &ChangedFile,
+    facts: &FileFacts,
+    bans: &[Ban],
+    presets: &[Preset],
+    out: &mut Vec<Finding>,
+) {
     let bans: Vec<&Ban> = bans
         .iter()
         .filter(|ban| ban.applies_to(&file.path))
@@ -919,7 +937,7 @@ fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Ve
         if facts.is_comment(&line.text) {
             continue;
         }
-        if let Some((rule, text)) = first_match(&MARKS, &facts, &line.text) {
+        if let Some((rule, text)) = first_match(&MARKS, facts, &line.text) {
             out.push(finding(
                 FORBIDDEN_MARK,
                 RuleKind::Mark,
@@ -961,7 +979,7 @@ fn check_file(file: &ChangedFile, bans: &[Ban], presets: &[Preset], out: &mut Ve
             ),
         ];
         for (rules, name, kind, reason) in one_per_line {
-            if let Some((_, text)) = first_match(rules, &facts, &line.text) {
+            if let Some((_, text)) = first_match(rules, facts, &line.text) {
                 // Some rules match from a name to what it is compared with: the line is
                 // shown beside the reason anyway.
                 out.push(finding(name, kind, reason(&shortened(&text, 40)), None));
@@ -1123,7 +1141,12 @@ mod tests {
             "src/cart.js",
             "src/cart.ts",
         ] {
-            let findings = check(&change(path, &[hidden]), &[], &[]);
+            let findings = check(
+                &change(path, &[hidden]),
+                &[],
+                &[],
+                &PythonTestFiles::default(),
+            );
             assert!(
                 findings
                     .iter()
@@ -1136,12 +1159,62 @@ mod tests {
         assert!(found("app/cart.py", &["def total(p):", "    return sum(p)"], &[]).is_empty());
     }
 
+    #[test]
+    fn a_module_the_project_s_python_files_names_is_judged_as_a_test_file() {
+        // A Django project's `tests.py` importing pytest is a test module, not code under
+        // test reaching into the runner, once the base's pytest settings name it.
+        let lines = [
+            "import pytest",
+            "",
+            "@pytest.mark.django_db",
+            "def test_order():",
+        ];
+        let default = check(
+            &change("shop/tests.py", &lines),
+            &[],
+            &[],
+            &PythonTestFiles::default(),
+        );
+        assert!(
+            default.iter().any(|f| f.rule == "touches-test-framework"),
+            "{default:?}"
+        );
+        let django = PythonTestFiles::from_configs(&[
+            Some("[pytest]\npython_files = tests.py\n".to_owned()),
+            None,
+            None,
+            None,
+            None,
+        ]);
+        assert!(
+            check(&change("shop/tests.py", &lines), &[], &[], &django).is_empty(),
+            "{:?}",
+            check(&change("shop/tests.py", &lines), &[], &[], &django)
+        );
+        // A skip mark there is a test file's skip mark.
+        let skipped = check(
+            &change("shop/tests.py", &["@pytest.mark.skip", "def test_order():"]),
+            &[],
+            &[],
+            &django,
+        );
+        assert!(
+            skipped.iter().any(|f| f.kind == RuleKind::Mark),
+            "{skipped:?}"
+        );
+    }
+
     /// (line, rule) of every finding.
     fn found(path: &str, lines: &[&str], presets: &[Preset]) -> Vec<(usize, String)> {
-        check(&change(path, lines), &[], presets)
-            .into_iter()
-            .map(|finding| (finding.line, finding.rule))
-            .collect()
+        check(
+            &change(path, lines),
+            &[],
+            presets,
+            &PythonTestFiles::default(),
+        )
+        .into_iter()
+        .map(|finding| (finding.line, finding.rule))
+        .collect()
     }
 
     #[test]
@@ -1175,14 +1248,24 @@ mod tests {
         accepted: &[(&str, &str)],
     ) {
         for (path, line) in refused {
-            let findings = check(&change(path, &[line]), &[], &[]);
+            let findings = check(
+                &change(path, &[line]),
+                &[],
+                &[],
+                &PythonTestFiles::default(),
+            );
             assert!(
                 findings.iter().any(|f| f.rule == rule && f.kind == kind),
                 "{path}: {line}: {findings:?}"
             );
         }
         for (path, line) in accepted {
-            let findings = check(&change(path, &[line]), &[], &[]);
+            let findings = check(
+                &change(path, &[line]),
+                &[],
+                &[],
+                &PythonTestFiles::default(),
+            );
             assert!(
                 !findings.iter().any(|f| f.rule == rule),
                 "{path}: {line}: {findings:?}"
@@ -1354,7 +1437,12 @@ mod tests {
         );
         // A match that runs from the name to what it is compared with is quoted short.
         let line = r#"	if c.args == nil && filepath.Base(os.Args[0]) != "cobra.test" && len(os.Args) > 1 && somethingElse(c) {"#;
-        let findings = check(&change("command.go", &[line]), &[], &[]);
+        let findings = check(
+            &change("command.go", &[line]),
+            &[],
+            &[],
+            &PythonTestFiles::default(),
+        );
         let quoted = findings[0].reason.split('`').nth(1).unwrap();
         assert!(
             quoted.starts_with("os.Args[0]") && quoted.chars().count() <= 41,
@@ -2172,7 +2260,7 @@ mod tests {
                 "# time.sleep(1)",
             ],
         );
-        let findings = check(&diff, &config.bans, &[]);
+        let findings = check(&diff, &config.bans, &[], &PythonTestFiles::default());
         let summary: Vec<_> = findings
             .iter()
             .map(|f| (f.line, f.rule.as_str(), f.kind, f.source.as_deref()))
@@ -2198,7 +2286,7 @@ mod tests {
         assert_eq!(findings[1].reason, "Use wait_until");
         assert_eq!(findings[1].text, "time.sleep(1)  # pytest.mark.skip");
         let elsewhere = change("src/a.py", &["time.sleep(1)"]);
-        assert!(check(&elsewhere, &config.bans, &[]).is_empty());
+        assert!(check(&elsewhere, &config.bans, &[], &PythonTestFiles::default()).is_empty());
     }
 
     #[test]
@@ -2208,7 +2296,7 @@ mod tests {
             number: 1,
             text: "@pytest.mark.skip".into(),
         });
-        assert!(check(&diff, &[], &Preset::ALL).is_empty());
+        assert!(check(&diff, &[], &Preset::ALL, &PythonTestFiles::default()).is_empty());
     }
 
     #[test]

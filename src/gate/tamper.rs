@@ -19,14 +19,6 @@ use serde::Serialize;
 
 use crate::results::Outcome;
 
-/// Whether `path` is a module pytest collects tests from by default (`test_*.py`,
-/// `*_test.py`).
-pub fn is_pytest_module(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.strip_suffix(".py")
-        .is_some_and(|stem| stem.starts_with("test_") || stem.ends_with("_test"))
-}
-
 /// A test file the change modified or deleted, at both ends: what the lanes judge by
 /// text (`rust_base`, `js_base`) where the base's version is not run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -662,6 +654,5 @@ mod tests {
         let passed = outcomes(&[(A, Outcome::Pass)]);
         assert!(account(A, 1, 1, false, Some(&passed), &collected).is_some());
         assert!(account(A, 1, 0, false, Some(&passed), &collected).is_none());
-        assert!(is_pytest_module("tests/test_a.py") && !is_pytest_module("tests/conftest.py"));
     }
 }

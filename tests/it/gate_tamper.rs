@@ -1369,3 +1369,120 @@ fn code_under_test_hidden_behind_carriage_returns_is_refused() {
         "bare-carriage-return",
     );
 }
+
+/// A Django-style project: pytest collects `app/tests.py` because the base's `pytest.ini`
+/// says `python_files = tests.py`, a name the lane does not know by convention.
+fn django_style_shop() -> Suite {
+    let suite = empty();
+    suite.write(
+        "pytest.ini",
+        "[pytest]\npython_files = tests.py test_*.py\npythonpath = .\n",
+    );
+    suite.write("app/__init__.py", "");
+    suite.write("app/cart.py", CART);
+    suite.write("app/tests.py", DJANGO_TESTS);
+    suite.write("candor.toml", POLICY);
+    suite.write(".flake-ledger.tsv", LEDGER_HEADER);
+    suite.write(".gitignore", ".candor/\n__pycache__/\nscore-report.json\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    commit(&suite, "the shop, Django-style");
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    suite
+}
+
+const DJANGO_TESTS: &str = "from app.cart import total\n\n\ndef test_total():\n    assert total([3, 5]) == 8\n\n\ndef test_empty():\n    assert total([]) == 0\n";
+
+#[test]
+fn a_test_module_named_by_the_base_s_python_files_is_judged_as_a_test_module() {
+    // The regression, and the expected value in `app/tests.py` edited to agree with it:
+    // the whole suite is green, and only the base's version of the module says otherwise.
+    let suite = django_style_shop();
+    suite.write("app/cart.py", REGRESSION);
+    suite.write(
+        "app/tests.py",
+        &DJANGO_TESTS.replace("total([3, 5]) == 8", "total([3, 5]) == 9"),
+    );
+    commit(&suite, "agree with the regression");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert!(
+        kinds(&report).contains(&"weakened-test".to_owned()),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["base_judgement"]["weakened"][0]["test"],
+        "app/tests.py::test_total"
+    );
+
+    // The regression, and the test that catches it deleted.
+    git(
+        &suite.repo,
+        &["checkout", "--quiet", "-B", "removed", "main"],
+    );
+    suite.write("app/cart.py", REGRESSION);
+    let start = DJANGO_TESTS.find("def test_total").unwrap();
+    let end = DJANGO_TESTS.find("def test_empty").unwrap();
+    suite.write(
+        "app/tests.py",
+        &format!("{}{}", &DJANGO_TESTS[..start], &DJANGO_TESTS[end..]),
+    );
+    commit(&suite, "one test fewer");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(
+        report["base_judgement"]["removed"],
+        serde_json::json!(["app/tests.py::test_total"]),
+        "{report:#}"
+    );
+
+    // A new test beside the others, with the code unchanged: replayed and accepted.
+    git(&suite.repo, &["checkout", "--quiet", "-B", "more", "main"]);
+    suite.write(
+        "app/tests.py",
+        &format!("{DJANGO_TESTS}\n\ndef test_one():\n    assert total([4]) == 4\n"),
+    );
+    commit(&suite, "one more test");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    let touched: Vec<&str> = report["touched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|test| test["id"].as_str().unwrap())
+        .collect();
+    assert!(touched.contains(&"app/tests.py::test_one"), "{report:#}");
+}
+
+#[test]
+fn a_broad_python_files_pattern_does_not_make_code_a_test_module() {
+    // `python_files = *.py` with `testpaths` narrowing what the suite collects: a change
+    // to the code alone is judged as code, not as a test module that collects nothing.
+    let suite = empty();
+    suite.write(
+        "pytest.ini",
+        "[pytest]\npython_files = *.py\ntestpaths = tests\npythonpath = .\n",
+    );
+    suite.write("app/__init__.py", "");
+    suite.write("app/cart.py", CART);
+    suite.write("tests/checks.py", DJANGO_TESTS);
+    suite.write("candor.toml", POLICY);
+    suite.write(".flake-ledger.tsv", LEDGER_HEADER);
+    suite.write(".gitignore", ".candor/\n__pycache__/\nscore-report.json\n");
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    commit(&suite, "the shop, every module a test module");
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    suite.write(
+        "app/cart.py",
+        "def total(prices):\n    \"\"\"The sum of the prices.\"\"\"\n    return sum(prices)\n",
+    );
+    commit(&suite, "a docstring");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(report["base_judgement"], serde_json::Value::Null, "{report:#}");
+
+    // The regression is still caught by the suite.
+    suite.write("app/cart.py", REGRESSION);
+    commit(&suite, "the regression");
+    let (ran, report) = gate(&suite, &[]);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+}
