@@ -329,26 +329,34 @@ impl Run<'_> {
         let record = context.run(invocation)?;
         context.check_ran(self.kind, &record, &paths.report)?;
         // Stopped by a clock: both reporters write when the run ends (node opens the
-        // destination at the start, empty), so there is none to cut down. The run is
-        // returned as it is and its caller judges the time-out, as for jest.
+        // destination at the start, empty), so there is usually none to cut down. One
+        // written while the runner was being stopped may be cut short by the kill, or
+        // leave out the test that hung: it is no report, and the run is returned as the
+        // time-out it is, for its caller to judge, as for jest.
+        let stopped = record.outcome.timed_out;
         let written = std::fs::metadata(&paths.report).is_ok_and(|m| m.len() > 0);
-        let timed_out = record.outcome.timed_out && !written;
         let mut report = paths.report;
-        let found = if timed_out {
-            Vec::new()
-        } else {
+        let mut found = Vec::new();
+        if written {
             let rewritten = context.scratch_path(&format!("{name}-report.json"));
-            let cut = jest::rewrite_report(&report, &rewritten, self.chosen, &context.repo_root)?;
-            report = rewritten;
-            if let Some(scope) = self.exact_in {
-                let scope = |id: &str| scope(id).map(str::to_owned);
-                if let Some(why) = cut.inexact(self.chosen.unwrap_or_default(), scope) {
-                    return Err(jest::inexact_selection(self.kind, why, &record));
+            match jest::rewrite_report(&report, &rewritten, self.chosen, &context.repo_root) {
+                Ok(cut) => {
+                    report = rewritten;
+                    if let Some(scope) = self.exact_in {
+                        let scope = |id: &str| scope(id).map(str::to_owned);
+                        if let Some(why) = cut.inexact(self.chosen.unwrap_or_default(), scope) {
+                            return Err(jest::inexact_selection(self.kind, why, &record));
+                        }
+                    }
+                    found = cut.found;
                 }
+                Err(_) if stopped => {
+                    fs_err::write(&report, b"")?;
+                }
+                Err(error) => return Err(error),
             }
-            cut.found
-        };
-        if let Some(chosen) = self.chosen.filter(|_| !timed_out) {
+        }
+        if let Some(chosen) = self.chosen.filter(|_| !stopped) {
             check_found(self.kind, chosen, &found, &record)?;
         }
         let run = RunReport {

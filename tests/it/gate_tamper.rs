@@ -1478,7 +1478,11 @@ fn a_broad_python_files_pattern_does_not_make_code_a_test_module() {
     commit(&suite, "a docstring");
     let (ran, report) = gate(&suite, &[]);
     assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
-    assert_eq!(report["base_judgement"], serde_json::Value::Null, "{report:#}");
+    assert_eq!(
+        report["base_judgement"],
+        serde_json::Value::Null,
+        "{report:#}"
+    );
 
     // The regression is still caught by the suite.
     suite.write("app/cart.py", REGRESSION);
