@@ -427,6 +427,40 @@ impl Git {
             .find(|file| file.path == path))
     }
 
+    /// The git operation the repository is in the middle of, if any: a rebase, `git am`,
+    /// a merge, a cherry-pick or revert (one commit or a sequence), or a bisection. Read
+    /// from the files git keeps while one is unfinished, found with `git rev-parse
+    /// --git-path` (a linked worktree has its own git directory, and these files are the
+    /// worktree's own).
+    pub fn unfinished_operation(&self) -> Result<Option<Operation>, GitError> {
+        // Order matters: `git rebase` (apply backend) and `git am` share `rebase-apply`,
+        // and a cherry-pick's `sequencer` outlives its `CHERRY_PICK_HEAD` once the
+        // conflict is committed.
+        const MARKERS: [(&str, Operation); 8] = [
+            ("rebase-merge", Operation::Rebase),
+            ("rebase-apply/applying", Operation::Am),
+            ("rebase-apply", Operation::Rebase),
+            ("MERGE_HEAD", Operation::Merge),
+            ("CHERRY_PICK_HEAD", Operation::CherryPick),
+            ("REVERT_HEAD", Operation::Revert),
+            ("sequencer", Operation::Sequence),
+            ("BISECT_START", Operation::Bisect),
+        ];
+        let mut args = vec!["rev-parse"];
+        for (marker, _) in MARKERS {
+            args.extend(["--git-path", marker]);
+        }
+        let Some(paths) = self.answer(&args)? else {
+            return Ok(None);
+        };
+        for ((_, operation), path) in MARKERS.iter().zip(paths.lines()) {
+            if self.dir.join(path).exists() {
+                return Ok(Some(*operation));
+            }
+        }
+        Ok(None)
+    }
+
     /// The tracked files whose content in the work tree differs from HEAD's, sorted
     /// (untracked files do not count: candor's own `.candor/` folder is one when a
     /// repository does not ignore it).
@@ -830,6 +864,65 @@ impl ObjectAnswers {
     }
 }
 
+/// A git operation that stops with HEAD on a commit that is not yet the change: until it
+/// is finished or aborted, HEAD is a commit being replayed (rebase, am), the work tree
+/// holds a half-done merge, cherry-pick or revert, or a bisection's checkout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    /// `git rebase` (either backend).
+    Rebase,
+    /// `git am`.
+    Am,
+    /// `git merge` (`MERGE_HEAD`).
+    Merge,
+    /// `git cherry-pick` (`CHERRY_PICK_HEAD`).
+    CherryPick,
+    /// `git revert` (`REVERT_HEAD`).
+    Revert,
+    /// A cherry-pick or revert of several commits, stopped between them.
+    Sequence,
+    /// `git bisect`.
+    Bisect,
+}
+
+impl Operation {
+    /// What git is in the middle of, for a sentence: "a rebase".
+    pub fn described(self) -> &'static str {
+        match self {
+            Operation::Rebase => "a rebase",
+            Operation::Am => "a `git am`",
+            Operation::Merge => "a merge",
+            Operation::CherryPick => "a cherry-pick",
+            Operation::Revert => "a revert",
+            Operation::Sequence => "a cherry-pick or revert of several commits",
+            Operation::Bisect => "a bisection",
+        }
+    }
+
+    /// The commands that finish or abort it.
+    pub fn way_out(self) -> &'static str {
+        match self {
+            Operation::Rebase => {
+                "finish or abort the rebase: `git rebase --continue` or `git rebase --abort`"
+            }
+            Operation::Am => "finish or abort it: `git am --continue` or `git am --abort`",
+            Operation::Merge => {
+                "finish or abort the merge: commit the resolution (`git merge --continue`) or `git merge --abort`"
+            }
+            Operation::CherryPick => {
+                "finish or abort the cherry-pick: `git cherry-pick --continue` or `git cherry-pick --abort`"
+            }
+            Operation::Revert => {
+                "finish or abort the revert: `git revert --continue` or `git revert --abort`"
+            }
+            Operation::Sequence => {
+                "finish or abort it: `git cherry-pick --continue` or `--abort` (`git revert …` for a revert)"
+            }
+            Operation::Bisect => "end the bisection: `git bisect reset`",
+        }
+    }
+}
+
 /// What the workflows (`crate::app`) ask of a repository, so that a test can hand them a
 /// fake that keeps its commits in memory: the merge base, the worktree of another commit,
 /// and files and changes at a revision. [`Git`] answers through the `git` program.
@@ -850,6 +943,11 @@ pub trait Repository {
     }
     /// As [`Git::changed_tracked_files`].
     fn changed_tracked_files(&self) -> Result<Vec<String>, GitError>;
+    /// As [`Git::unfinished_operation`]; by default none (a repository kept in memory is
+    /// never in the middle of one).
+    fn unfinished_operation(&self) -> Result<Option<Operation>, GitError> {
+        Ok(None)
+    }
     /// As [`Git::diff_unified`].
     fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError>;
     /// As [`Git::diff_unified_text`]; by default the whole diff (a repository without
@@ -903,6 +1001,9 @@ impl Repository for Git {
     fn changed_tracked_files(&self) -> Result<Vec<String>, GitError> {
         Git::changed_tracked_files(self)
     }
+    fn unfinished_operation(&self) -> Result<Option<Operation>, GitError> {
+        Git::unfinished_operation(self)
+    }
     fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError> {
         Git::diff_unified(self, base, head)
     }
@@ -951,6 +1052,80 @@ mod tests {
             .status()
             .expect("git runs");
         assert!(status.success(), "git {args:?} failed");
+    }
+
+    /// git as [`git`], for a command that stops on a conflict and exits non-zero.
+    fn git_stops(dir: &Path, args: &[&str]) {
+        let status = Git::new(dir)
+            .command(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .env("GIT_EDITOR", "true")
+            .status()
+            .expect("git runs");
+        assert!(!status.success(), "git {args:?} was to stop on a conflict");
+    }
+
+    #[test]
+    fn unfinished_operations_are_named_in_a_repository_and_in_a_linked_worktree() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(&repo).expect("mkdir");
+        git(&repo, &["init", "--quiet", "-b", "main"]);
+        commit_file(&repo, "f.txt", "base\n");
+        git(&repo, &["checkout", "--quiet", "-b", "change"]);
+        commit_file(&repo, "f.txt", "change\n");
+        git(&repo, &["checkout", "--quiet", "main"]);
+        commit_file(&repo, "f.txt", "main\n");
+        git(&repo, &["checkout", "--quiet", "change"]);
+        let here = Git::new(&repo);
+        let unfinished = || here.unfinished_operation().expect("git answers");
+        assert_eq!(unfinished(), None);
+
+        git_stops(&repo, &["rebase", "--quiet", "main"]);
+        assert_eq!(unfinished(), Some(Operation::Rebase));
+        git(&repo, &["rebase", "--abort"]);
+        git_stops(&repo, &["rebase", "--quiet", "--apply", "main"]);
+        assert_eq!(unfinished(), Some(Operation::Rebase));
+        git(&repo, &["rebase", "--abort"]);
+        git_stops(&repo, &["merge", "--quiet", "main"]);
+        assert_eq!(unfinished(), Some(Operation::Merge));
+        git(&repo, &["merge", "--abort"]);
+        git_stops(&repo, &["cherry-pick", "main"]);
+        assert_eq!(unfinished(), Some(Operation::CherryPick));
+        git(&repo, &["cherry-pick", "--abort"]);
+        git_stops(&repo, &["revert", "--no-edit", "HEAD~1"]);
+        assert_eq!(unfinished(), Some(Operation::Revert));
+        git(&repo, &["revert", "--abort"]);
+        git(&repo, &["bisect", "start"]);
+        assert_eq!(unfinished(), Some(Operation::Bisect));
+        git(&repo, &["bisect", "reset"]);
+        assert_eq!(unfinished(), None);
+
+        // A linked worktree keeps its own: a merge stopped there is not the main one's.
+        let linked = dir.path().join("linked");
+        git(
+            &repo,
+            &[
+                "worktree",
+                "add",
+                "--quiet",
+                "-b",
+                "other",
+                &linked.to_string_lossy(),
+                "change",
+            ],
+        );
+        git_stops(&linked, &["merge", "--quiet", "main"]);
+        assert_eq!(
+            Git::new(&linked)
+                .unfinished_operation()
+                .expect("git answers"),
+            Some(Operation::Merge)
+        );
+        assert_eq!(unfinished(), None);
     }
 
     #[test]
