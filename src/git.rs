@@ -173,63 +173,99 @@ impl Git {
         }
     }
 
-    /// The branch that merge bases are taken against: `origin`'s HEAD when the clone knows
-    /// it, else a local `main` or `master`; `None` when none exists.
+    /// The branch merge bases are taken against, as [`Git::base_branch`] chooses it
+    /// without a CI variable: its reference (`origin/main`, else a local `main`).
     pub fn default_branch(&self) -> Result<Option<String>, GitError> {
-        if let Some(remote_head) = self.answer(&[
-            "symbolic-ref",
-            "--quiet",
-            "--short",
-            "refs/remotes/origin/HEAD",
-        ])? {
-            return Ok(Some(remote_head));
-        }
-        for candidate in ["main", "master"] {
-            let reference = format!("refs/heads/{candidate}");
-            if self
-                .answer(&["rev-parse", "--verify", "--quiet", &reference])?
-                .is_some()
-            {
-                return Ok(Some(candidate.to_owned()));
-            }
-        }
-        Ok(None)
+        Ok(self.base_branch(None)?.map(|base| base.reference))
     }
 
-    /// The default branch's own name, as runs record their branch (`main`, not
-    /// `origin/main`), with where it was found: `origin`'s HEAD, else `init.defaultBranch`
-    /// when a local branch of that name exists, else a local `main` or `master`; `None`
-    /// when none of them says.
-    pub fn default_branch_name(&self) -> Result<Option<(String, &'static str)>, GitError> {
-        if let Some(target) =
-            self.answer(&["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"])?
+    /// The one rule for the branch a change is measured against, shared by every command
+    /// that takes a merge base (`triage`, `test`, `rerun`, `compare`, `gate`, `lint diff`,
+    /// `ingest`) and every one that counts the default branch's runs (`tests`,
+    /// `reliability`, `show`), so that they describe one history:
+    ///
+    /// - its **name** (as runs record their branch): `ci_default` (the CI service's
+    ///   variable, with the variable's name), else `origin/HEAD`'s target, else
+    ///   `init.defaultBranch`, `main` or `master`, the first that exists as a
+    ///   remote-tracking branch of `origin` or as a local branch;
+    /// - its **reference**: `origin/NAME` when that remote-tracking branch exists, since it
+    ///   is what CI sees, whatever a local `NAME` holds that was never pushed; else the
+    ///   local `NAME`.
+    ///
+    /// Local commits on `NAME` that `origin/NAME` lacks are listed (`ahead`): they are
+    /// not the default branch's history, so `tests` does not count runs made there as the
+    /// default branch's, as the merge base taken with `origin/NAME` makes them part of a
+    /// change to triage.
+    pub fn base_branch(
+        &self,
+        ci_default: Option<(&str, &str)>,
+    ) -> Result<Option<BaseBranch>, GitError> {
+        let exists = |reference: &str| -> Result<bool, GitError> {
+            Ok(self
+                .answer(&["rev-parse", "--verify", "--quiet", reference])?
+                .is_some())
+        };
+        let either = |name: &str| -> Result<bool, GitError> {
+            Ok(exists(&format!("refs/remotes/origin/{name}"))?
+                || exists(&format!("refs/heads/{name}"))?)
+        };
+        let mut found: Option<(String, String)> =
+            ci_default.map(|(name, variable)| (name.to_owned(), variable.to_owned()));
+        if found.is_none()
+            && let Some(target) =
+                self.answer(&["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"])?
             && let Some(name) = target.strip_prefix("refs/remotes/origin/")
             && !name.is_empty()
         {
-            return Ok(Some((name.to_owned(), "origin/HEAD")));
+            found = Some((name.to_owned(), "origin/HEAD".to_owned()));
         }
-        let exists = |name: &str| -> Result<bool, GitError> {
-            Ok(self
-                .answer(&[
-                    "rev-parse",
-                    "--verify",
-                    "--quiet",
-                    &format!("refs/heads/{name}"),
-                ])?
-                .is_some())
-        };
-        if let Some(configured) = self.answer(&["config", "--get", "init.defaultBranch"])?
+        if found.is_none()
+            && let Some(configured) = self.answer(&["config", "--get", "init.defaultBranch"])?
             && !configured.starts_with('-')
-            && exists(&configured)?
+            && either(&configured)?
         {
-            return Ok(Some((configured, "init.defaultBranch")));
+            found = Some((configured, "init.defaultBranch".to_owned()));
         }
-        for candidate in ["main", "master"] {
-            if exists(candidate)? {
-                return Ok(Some((candidate.to_owned(), "a local branch")));
+        if found.is_none() {
+            for candidate in ["main", "master"] {
+                if exists(&format!("refs/heads/{candidate}"))? {
+                    found = Some((candidate.to_owned(), "a local branch".to_owned()));
+                    break;
+                }
+                if exists(&format!("refs/remotes/origin/{candidate}"))? {
+                    found = Some((candidate.to_owned(), "a branch of origin".to_owned()));
+                    break;
+                }
             }
         }
-        Ok(None)
+        let Some((name, found_by)) = found else {
+            return Ok(None);
+        };
+        let remote = format!("refs/remotes/origin/{name}");
+        let local = format!("refs/heads/{name}");
+        let (reference, ahead) = if exists(&remote)? {
+            let ahead = if exists(&local)? {
+                self.answer(&[
+                    "rev-list",
+                    "--max-count=10000",
+                    &local,
+                    &format!("^{remote}"),
+                ])?
+                .map(|listed| listed.lines().map(str::to_owned).collect())
+                .unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            (format!("origin/{name}"), ahead)
+        } else {
+            (name.clone(), Vec::new())
+        };
+        Ok(Some(BaseBranch {
+            name,
+            reference,
+            found_by,
+            ahead,
+        }))
     }
 
     /// Checks `commit` out, detached, in a worktree at `path` that candor owns: created on
@@ -864,6 +900,21 @@ impl ObjectAnswers {
     }
 }
 
+/// The branch a change is measured against ([`Git::base_branch`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseBranch {
+    /// Its own name, as runs record their branch: `main`, not `origin/main`.
+    pub name: String,
+    /// What merge bases are taken with: `origin/main`, or `main` without a
+    /// remote-tracking branch.
+    pub reference: String,
+    /// How the name was found: `origin/HEAD`, `init.defaultBranch`, `a local branch` or
+    /// `a branch of origin` (a `main` or `master`), or the CI variable's name.
+    pub found_by: String,
+    /// Commits on the local branch that the remote-tracking one lacks (at most 10,000).
+    pub ahead: Vec<String>,
+}
+
 /// A git operation that stops with HEAD on a commit that is not yet the change: until it
 /// is finished or aborted, HEAD is a commit being replayed (rebase, am), the work tree
 /// holds a half-done merge, cherry-pick or revert, or a bisection's checkout.
@@ -1209,8 +1260,13 @@ mod tests {
             Some("main")
         );
         assert_eq!(
-            repo.default_branch_name().expect("git runs"),
-            Some(("main".to_owned(), "a local branch"))
+            repo.base_branch(None).expect("git runs"),
+            Some(BaseBranch {
+                name: "main".to_owned(),
+                reference: "main".to_owned(),
+                found_by: "a local branch".to_owned(),
+                ahead: Vec::new(),
+            })
         );
         assert_eq!(
             repo.merge_base(&tip, "main").expect("git runs").as_deref(),
