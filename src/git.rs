@@ -173,63 +173,99 @@ impl Git {
         }
     }
 
-    /// The branch that merge bases are taken against: `origin`'s HEAD when the clone knows
-    /// it, else a local `main` or `master`; `None` when none exists.
+    /// The branch merge bases are taken against, as [`Git::base_branch`] chooses it
+    /// without a CI variable: its reference (`origin/main`, else a local `main`).
     pub fn default_branch(&self) -> Result<Option<String>, GitError> {
-        if let Some(remote_head) = self.answer(&[
-            "symbolic-ref",
-            "--quiet",
-            "--short",
-            "refs/remotes/origin/HEAD",
-        ])? {
-            return Ok(Some(remote_head));
-        }
-        for candidate in ["main", "master"] {
-            let reference = format!("refs/heads/{candidate}");
-            if self
-                .answer(&["rev-parse", "--verify", "--quiet", &reference])?
-                .is_some()
-            {
-                return Ok(Some(candidate.to_owned()));
-            }
-        }
-        Ok(None)
+        Ok(self.base_branch(None)?.map(|base| base.reference))
     }
 
-    /// The default branch's own name, as runs record their branch (`main`, not
-    /// `origin/main`), with where it was found: `origin`'s HEAD, else `init.defaultBranch`
-    /// when a local branch of that name exists, else a local `main` or `master`; `None`
-    /// when none of them says.
-    pub fn default_branch_name(&self) -> Result<Option<(String, &'static str)>, GitError> {
-        if let Some(target) =
-            self.answer(&["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"])?
+    /// The one rule for the branch a change is measured against, shared by every command
+    /// that takes a merge base (`triage`, `test`, `rerun`, `compare`, `gate`, `lint diff`,
+    /// `ingest`) and every one that counts the default branch's runs (`tests`,
+    /// `reliability`, `show`), so that they describe one history:
+    ///
+    /// - its **name** (as runs record their branch): `ci_default` (the CI service's
+    ///   variable, with the variable's name), else `origin/HEAD`'s target, else
+    ///   `init.defaultBranch`, `main` or `master`, the first that exists as a
+    ///   remote-tracking branch of `origin` or as a local branch;
+    /// - its **reference**: `origin/NAME` when that remote-tracking branch exists, since it
+    ///   is what CI sees, whatever a local `NAME` holds that was never pushed; else the
+    ///   local `NAME`.
+    ///
+    /// Local commits on `NAME` that `origin/NAME` lacks are listed (`ahead`): they are
+    /// not the default branch's history, so `tests` does not count runs made there as the
+    /// default branch's, as the merge base taken with `origin/NAME` makes them part of a
+    /// change to triage.
+    pub fn base_branch(
+        &self,
+        ci_default: Option<(&str, &str)>,
+    ) -> Result<Option<BaseBranch>, GitError> {
+        let exists = |reference: &str| -> Result<bool, GitError> {
+            Ok(self
+                .answer(&["rev-parse", "--verify", "--quiet", reference])?
+                .is_some())
+        };
+        let either = |name: &str| -> Result<bool, GitError> {
+            Ok(exists(&format!("refs/remotes/origin/{name}"))?
+                || exists(&format!("refs/heads/{name}"))?)
+        };
+        let mut found: Option<(String, String)> =
+            ci_default.map(|(name, variable)| (name.to_owned(), variable.to_owned()));
+        if found.is_none()
+            && let Some(target) =
+                self.answer(&["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"])?
             && let Some(name) = target.strip_prefix("refs/remotes/origin/")
             && !name.is_empty()
         {
-            return Ok(Some((name.to_owned(), "origin/HEAD")));
+            found = Some((name.to_owned(), "origin/HEAD".to_owned()));
         }
-        let exists = |name: &str| -> Result<bool, GitError> {
-            Ok(self
-                .answer(&[
-                    "rev-parse",
-                    "--verify",
-                    "--quiet",
-                    &format!("refs/heads/{name}"),
-                ])?
-                .is_some())
-        };
-        if let Some(configured) = self.answer(&["config", "--get", "init.defaultBranch"])?
+        if found.is_none()
+            && let Some(configured) = self.answer(&["config", "--get", "init.defaultBranch"])?
             && !configured.starts_with('-')
-            && exists(&configured)?
+            && either(&configured)?
         {
-            return Ok(Some((configured, "init.defaultBranch")));
+            found = Some((configured, "init.defaultBranch".to_owned()));
         }
-        for candidate in ["main", "master"] {
-            if exists(candidate)? {
-                return Ok(Some((candidate.to_owned(), "a local branch")));
+        if found.is_none() {
+            for candidate in ["main", "master"] {
+                if exists(&format!("refs/heads/{candidate}"))? {
+                    found = Some((candidate.to_owned(), "a local branch".to_owned()));
+                    break;
+                }
+                if exists(&format!("refs/remotes/origin/{candidate}"))? {
+                    found = Some((candidate.to_owned(), "a branch of origin".to_owned()));
+                    break;
+                }
             }
         }
-        Ok(None)
+        let Some((name, found_by)) = found else {
+            return Ok(None);
+        };
+        let remote = format!("refs/remotes/origin/{name}");
+        let local = format!("refs/heads/{name}");
+        let (reference, ahead) = if exists(&remote)? {
+            let ahead = if exists(&local)? {
+                self.answer(&[
+                    "rev-list",
+                    "--max-count=10000",
+                    &local,
+                    &format!("^{remote}"),
+                ])?
+                .map(|listed| listed.lines().map(str::to_owned).collect())
+                .unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            (format!("origin/{name}"), ahead)
+        } else {
+            (name.clone(), Vec::new())
+        };
+        Ok(Some(BaseBranch {
+            name,
+            reference,
+            found_by,
+            ahead,
+        }))
     }
 
     /// Checks `commit` out, detached, in a worktree at `path` that candor owns: created on
@@ -425,6 +461,41 @@ impl Git {
             .ls_tree(&["-z", "--full-tree", &commit, "--", path])?
             .into_iter()
             .find(|file| file.path == path))
+    }
+
+    /// The git operation the repository is in the middle of, if any: a rebase, `git am`,
+    /// a merge, or a cherry-pick or revert (one commit or a sequence). Read
+    /// from the files git keeps while one is unfinished, found with `git rev-parse
+    /// --git-path` (a linked worktree has its own git directory, and these files are the
+    /// worktree's own).
+    pub fn unfinished_operation(&self) -> Result<Option<Operation>, GitError> {
+        // Order matters: `git rebase` (apply backend) and `git am` share `rebase-apply`,
+        // and a cherry-pick's `sequencer` outlives its `CHERRY_PICK_HEAD` once the
+        // conflict is committed.
+        // A bisection is not one: its checkout is a finished commit, and `git bisect run
+        // candor repro …` is how a flaky test's first commit is found.
+        const MARKERS: [(&str, Operation); 7] = [
+            ("rebase-merge", Operation::Rebase),
+            ("rebase-apply/applying", Operation::Am),
+            ("rebase-apply", Operation::Rebase),
+            ("MERGE_HEAD", Operation::Merge),
+            ("CHERRY_PICK_HEAD", Operation::CherryPick),
+            ("REVERT_HEAD", Operation::Revert),
+            ("sequencer", Operation::Sequence),
+        ];
+        let mut args = vec!["rev-parse"];
+        for (marker, _) in MARKERS {
+            args.extend(["--git-path", marker]);
+        }
+        let Some(paths) = self.answer(&args)? else {
+            return Ok(None);
+        };
+        for ((_, operation), path) in MARKERS.iter().zip(paths.lines()) {
+            if self.dir.join(path).exists() {
+                return Ok(Some(*operation));
+            }
+        }
+        Ok(None)
     }
 
     /// The tracked files whose content in the work tree differs from HEAD's, sorted
@@ -830,6 +901,76 @@ impl ObjectAnswers {
     }
 }
 
+/// The branch a change is measured against ([`Git::base_branch`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseBranch {
+    /// Its own name, as runs record their branch: `main`, not `origin/main`.
+    pub name: String,
+    /// What merge bases are taken with: `origin/main`, or `main` without a
+    /// remote-tracking branch.
+    pub reference: String,
+    /// How the name was found: `origin/HEAD`, `init.defaultBranch`, `a local branch` or
+    /// `a branch of origin` (a `main` or `master`), or the CI variable's name.
+    pub found_by: String,
+    /// Commits on the local branch that the remote-tracking one lacks (at most 10,000).
+    pub ahead: Vec<String>,
+}
+
+/// A git operation that stops with HEAD on a commit that is not yet the change: until it
+/// is finished or aborted, HEAD is a commit being replayed (rebase, am), the work tree
+/// holds a half-done merge, cherry-pick or revert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    /// `git rebase` (either backend).
+    Rebase,
+    /// `git am`.
+    Am,
+    /// `git merge` (`MERGE_HEAD`).
+    Merge,
+    /// `git cherry-pick` (`CHERRY_PICK_HEAD`).
+    CherryPick,
+    /// `git revert` (`REVERT_HEAD`).
+    Revert,
+    /// A cherry-pick or revert of several commits, stopped between them.
+    Sequence,
+}
+
+impl Operation {
+    /// What git is in the middle of, for a sentence: "a rebase".
+    pub fn described(self) -> &'static str {
+        match self {
+            Operation::Rebase => "a rebase",
+            Operation::Am => "a `git am`",
+            Operation::Merge => "a merge",
+            Operation::CherryPick => "a cherry-pick",
+            Operation::Revert => "a revert",
+            Operation::Sequence => "a cherry-pick or revert of several commits",
+        }
+    }
+
+    /// The commands that finish or abort it.
+    pub fn way_out(self) -> &'static str {
+        match self {
+            Operation::Rebase => {
+                "finish or abort the rebase: `git rebase --continue` or `git rebase --abort`"
+            }
+            Operation::Am => "finish or abort it: `git am --continue` or `git am --abort`",
+            Operation::Merge => {
+                "finish or abort the merge: commit the resolution (`git merge --continue`) or `git merge --abort`"
+            }
+            Operation::CherryPick => {
+                "finish or abort the cherry-pick: `git cherry-pick --continue` or `git cherry-pick --abort`"
+            }
+            Operation::Revert => {
+                "finish or abort the revert: `git revert --continue` or `git revert --abort`"
+            }
+            Operation::Sequence => {
+                "finish or abort it: `git cherry-pick --continue` or `--abort` (`git revert …` for a revert)"
+            }
+        }
+    }
+}
+
 /// What the workflows (`crate::app`) ask of a repository, so that a test can hand them a
 /// fake that keeps its commits in memory: the merge base, the worktree of another commit,
 /// and files and changes at a revision. [`Git`] answers through the `git` program.
@@ -850,6 +991,11 @@ pub trait Repository {
     }
     /// As [`Git::changed_tracked_files`].
     fn changed_tracked_files(&self) -> Result<Vec<String>, GitError>;
+    /// As [`Git::unfinished_operation`]; by default none (a repository kept in memory is
+    /// never in the middle of one).
+    fn unfinished_operation(&self) -> Result<Option<Operation>, GitError> {
+        Ok(None)
+    }
     /// As [`Git::diff_unified`].
     fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError>;
     /// As [`Git::diff_unified_text`]; by default the whole diff (a repository without
@@ -903,6 +1049,9 @@ impl Repository for Git {
     fn changed_tracked_files(&self) -> Result<Vec<String>, GitError> {
         Git::changed_tracked_files(self)
     }
+    fn unfinished_operation(&self) -> Result<Option<Operation>, GitError> {
+        Git::unfinished_operation(self)
+    }
     fn diff_unified(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError> {
         Git::diff_unified(self, base, head)
     }
@@ -951,6 +1100,81 @@ mod tests {
             .status()
             .expect("git runs");
         assert!(status.success(), "git {args:?} failed");
+    }
+
+    /// git as [`git`], for a command that stops on a conflict and exits non-zero.
+    fn git_stops(dir: &Path, args: &[&str]) {
+        let status = Git::new(dir)
+            .command(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .env("GIT_EDITOR", "true")
+            .status()
+            .expect("git runs");
+        assert!(!status.success(), "git {args:?} was to stop on a conflict");
+    }
+
+    #[test]
+    fn unfinished_operations_are_named_in_a_repository_and_in_a_linked_worktree() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(&repo).expect("mkdir");
+        git(&repo, &["init", "--quiet", "-b", "main"]);
+        commit_file(&repo, "f.txt", "base\n");
+        git(&repo, &["checkout", "--quiet", "-b", "change"]);
+        commit_file(&repo, "f.txt", "change\n");
+        git(&repo, &["checkout", "--quiet", "main"]);
+        commit_file(&repo, "f.txt", "main\n");
+        git(&repo, &["checkout", "--quiet", "change"]);
+        let here = Git::new(&repo);
+        let unfinished = || here.unfinished_operation().expect("git answers");
+        assert_eq!(unfinished(), None);
+
+        git_stops(&repo, &["rebase", "--quiet", "main"]);
+        assert_eq!(unfinished(), Some(Operation::Rebase));
+        git(&repo, &["rebase", "--abort"]);
+        git_stops(&repo, &["rebase", "--quiet", "--apply", "main"]);
+        assert_eq!(unfinished(), Some(Operation::Rebase));
+        git(&repo, &["rebase", "--abort"]);
+        git_stops(&repo, &["merge", "--quiet", "main"]);
+        assert_eq!(unfinished(), Some(Operation::Merge));
+        git(&repo, &["merge", "--abort"]);
+        git_stops(&repo, &["cherry-pick", "main"]);
+        assert_eq!(unfinished(), Some(Operation::CherryPick));
+        git(&repo, &["cherry-pick", "--abort"]);
+        git_stops(&repo, &["revert", "--no-edit", "HEAD~1"]);
+        assert_eq!(unfinished(), Some(Operation::Revert));
+        git(&repo, &["revert", "--abort"]);
+        // A bisection's checkout is a finished commit.
+        git(&repo, &["bisect", "start", "HEAD", "HEAD~1"]);
+        assert_eq!(unfinished(), None);
+        git(&repo, &["bisect", "reset"]);
+        assert_eq!(unfinished(), None);
+
+        // A linked worktree keeps its own: a merge stopped there is not the main one's.
+        let linked = dir.path().join("linked");
+        git(
+            &repo,
+            &[
+                "worktree",
+                "add",
+                "--quiet",
+                "-b",
+                "other",
+                &linked.to_string_lossy(),
+                "change",
+            ],
+        );
+        git_stops(&linked, &["merge", "--quiet", "main"]);
+        assert_eq!(
+            Git::new(&linked)
+                .unfinished_operation()
+                .expect("git answers"),
+            Some(Operation::Merge)
+        );
+        assert_eq!(unfinished(), None);
     }
 
     #[test]
@@ -1034,8 +1258,13 @@ mod tests {
             Some("main")
         );
         assert_eq!(
-            repo.default_branch_name().expect("git runs"),
-            Some(("main".to_owned(), "a local branch"))
+            repo.base_branch(None).expect("git runs"),
+            Some(BaseBranch {
+                name: "main".to_owned(),
+                reference: "main".to_owned(),
+                found_by: "a local branch".to_owned(),
+                ahead: Vec::new(),
+            })
         );
         assert_eq!(
             repo.merge_base(&tip, "main").expect("git runs").as_deref(),

@@ -268,8 +268,11 @@ pub(crate) fn prepare<'a>(
     (repo_root, executor, git): (&Path, &'a dyn Executor, &'a dyn Repository),
     history: &'a mut History,
     workspace: &'a Workspace,
-    what: &str,
+    what: &'static str,
 ) -> Result<(Bench<'a>, Config), CliError> {
+    // The branch side runs the work tree as HEAD's commit: mid-rebase or mid-merge that
+    // is neither the change nor a commit on its branch.
+    super::refuse_unfinished(git, what)?;
     let config = Config::load(repo_root)?;
     let (base_commit, head) = resolve_base(git, workspace, against)?;
     let base_commit = base_commit.as_str();

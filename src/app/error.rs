@@ -185,6 +185,18 @@ pub enum AppError {
     /// `lint diff` found no commits to compare.
     #[error("cannot tell which change to check: {0}")]
     NoChange(String),
+    /// The repository is in the middle of a rebase, merge, cherry-pick, revert or
+    /// sequence of them: HEAD is not the change a verdict would describe.
+    #[error(
+        "the repository is in the middle of {}: HEAD is not a finished commit of the change, so `candor {command}` cannot judge it; nothing was run or written",
+        operation.described()
+    )]
+    Unfinished {
+        /// What git is in the middle of.
+        operation: crate::git::Operation,
+        /// The command refused.
+        command: &'static str,
+    },
     /// Files under a lane folder could not be read.
     #[error(transparent)]
     ReadFiles(#[from] crate::gate::locks::ReadError),
@@ -352,6 +364,10 @@ impl AppError {
             AppError::NoChange(_) => Some(
                 "run it in a git repository on the change's branch, or name the base with --base REF".into(),
             ),
+            AppError::Unfinished { operation, command } => Some(format!(
+                "{}, then run `candor {command}` again",
+                operation.way_out()
+            )),
             AppError::ReadFiles(_) => Some("check that the folder is readable".into()),
             AppError::InvalidCassettes { .. } => Some(
                 "fix each cassette named above or record it again; docs/gate.md describes cassette.v1".into(),

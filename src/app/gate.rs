@@ -142,6 +142,9 @@ pub fn gate(
     git: &dyn Repository,
     history: &mut History,
 ) -> Result<Lane, CliError> {
+    // Mid-rebase (or merge, cherry-pick, …) HEAD is not the change: the lane's verdict
+    // would describe a commit being replayed. Before anything is run or written.
+    super::refuse_unfinished(git, "gate")?;
     let today = ports.clock.today();
     let started = Lap::start(ports.clock);
     let repo_root = ports.root;

@@ -56,6 +56,20 @@ pub use self::error::AppError;
 use crate::events::{Event, EventSink, Message, Progress, Step, Text};
 use crate::runner::process::Executor;
 
+/// Refuses `command` while the repository is in the middle of a rebase, merge,
+/// cherry-pick or revert (docs/gate.md, "An unfinished git operation"): HEAD
+/// is then a commit being replayed or a half-done state, not the change, and a verdict
+/// would describe it. Called before anything is run or written.
+pub(crate) fn refuse_unfinished(
+    git: &dyn crate::git::Repository,
+    command: &'static str,
+) -> Result<(), AppError> {
+    match git.unfinished_operation()? {
+        Some(operation) => Err(AppError::Unfinished { operation, command }),
+        None => Ok(()),
+    }
+}
+
 /// The first `len` characters of an id (sha, signature).
 pub fn short(id: &str, len: usize) -> &str {
     id.char_indices().nth(len).map_or(id, |(end, _)| &id[..end])

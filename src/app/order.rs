@@ -149,9 +149,12 @@ pub(crate) fn recorded_order(
     })
     .map_err(|error| CliError::Results(parse_failure(file, error)))?;
     let scope = adapter.process_scope(test);
-    let before = tests_before(&executions, test, |id| {
-        scope.is_some() && adapter.process_scope(id) == scope
-    })
+    let before = tests_before(
+        &executions,
+        test,
+        |id| scope.is_some() && adapter.process_scope(id) == scope,
+        |id| adapter.selection_unit(id),
+    )
     .ok_or_else(|| CliError::NotInResults {
         id: test.to_owned(),
         file: file.to_owned(),

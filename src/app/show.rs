@@ -50,7 +50,7 @@ pub fn run(
     }
     let others = executions
         .iter()
-        .filter(|stored| !selection.counts(stored.branch.as_deref()))
+        .filter(|stored| !selection.counts_run(stored.branch.as_deref(), stored.commit.as_deref()))
         .count();
     if others > 0 {
         ports.tell(format!(
@@ -81,7 +81,7 @@ fn event(
         started_at: stored.started_at,
         commit: stored.commit.clone(),
         branch: stored.branch.clone(),
-        counted: selection.counts(stored.branch.as_deref()),
+        counted: selection.counts_run(stored.branch.as_deref(), stored.commit.as_deref()),
         source: stored.source,
         ci: run.and_then(|run| run.run.ci_identity()),
         outcome: execution.outcome,

@@ -85,8 +85,15 @@ pub(crate) fn resolve_source(
     // The merge base with the default branch, never a commit the caller names while there
     // is one: `rerun --change HEAD` would otherwise read the change's own policy.
     if let Some(base) = &workspace.merge_base {
+        // Which branch the merge base was taken with, so that this and `candor tests`
+        // ("counted … on main (the default branch: origin/main, …)") visibly name one base.
+        let with = workspace
+            .default_branch
+            .as_ref()
+            .map(|branch| format!(" with {}", branch.described()))
+            .unwrap_or_default();
         let reason = format!(
-            "the merge base {} (candor.toml, fingerprints, tiers, freezes, the ledger's past lines)",
+            "the merge base {}{with} (candor.toml, fingerprints, tiers, freezes, the ledger's past lines)",
             short(base, 12)
         );
         return Ok(resolved(
@@ -316,7 +323,7 @@ impl HistoryLookup<'_> {
             {
                 evidence.on_change.add(failed);
             } else if !self.selection.is_every_branch()
-                && self.selection.counts(stored.branch.as_deref())
+                && self.selection.counts_run(stored.branch.as_deref(), commit)
             {
                 evidence.on_default_branch.add(failed);
             }

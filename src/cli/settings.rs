@@ -389,13 +389,20 @@ pub struct ReliabilitySettings {
     pub default_branch: Option<DefaultBranch>,
 }
 
-/// The default branch's own name, as runs record their branch, and where it was found.
+/// The default branch as [`crate::git::Git::base_branch`] chooses it: its own name, as
+/// runs record their branch, the reference merge bases are taken with, and where it was
+/// found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DefaultBranch {
     /// `main`, not `origin/main`.
     pub name: String,
+    /// `origin/main` when origin has it, else `main`.
+    pub reference: String,
     /// `CI_DEFAULT_BRANCH`, `origin/HEAD`, `init.defaultBranch`, …
     pub found_by: String,
+    /// Local commits on `name` that `reference` lacks: runs there are not the default
+    /// branch's.
+    pub ahead: Vec<String>,
 }
 
 impl DefaultBranch {
@@ -406,7 +413,20 @@ impl DefaultBranch {
     ) -> crate::reliability::BranchSelection {
         crate::reliability::BranchSelection::new(
             config.reliability.branches.as_deref(),
-            default.map(|d| (d.name.as_str(), d.found_by.as_str())),
+            default.map(|d| crate::reliability::DefaultOrigin {
+                name: d.name.clone(),
+                reference: d.reference.clone(),
+                how: d.found_by.clone(),
+                ahead: d.ahead.iter().cloned().collect(),
+            }),
+        )
+    }
+
+    /// For people: `origin/main (the default branch, from origin/HEAD)`.
+    pub fn described(&self) -> String {
+        format!(
+            "{} (the default branch, from {})",
+            self.reference, self.found_by
         )
     }
 }
@@ -832,10 +852,13 @@ fn resolve_workspace(
 ) -> Workspace {
     let ci = CiEnv::detect(|name| context.var(name));
     let head = repo.ask(warnings, "the commit", Git::head_sha);
+    // One choice of the default branch for the merge base and for the branch whose runs
+    // are the default branch's (`Git::base_branch`).
+    let default_branch = resolve_default_branch(context, repo, warnings);
     let merge_base = head.as_deref().and_then(|head| {
-        let default_branch = repo.ask(warnings, "the default branch", Git::default_branch)?;
+        let default_branch = default_branch.as_ref()?;
         repo.ask(warnings, "the merge base", |git| {
-            git.merge_base(head, &default_branch)
+            git.merge_base(head, &default_branch.reference)
         })
     });
     let branch = match head {
@@ -853,7 +876,6 @@ fn resolve_workspace(
         (None, None) => Ok(Change::default()),
     };
     let commit = head.or_else(|| ci.commit.clone());
-    let default_branch = resolve_default_branch(context, repo, warnings);
     // Outside a repository the current directory is the root, as for candor.toml: frames
     // under it are the project's own.
     let repo_root = repo.root(warnings).unwrap_or_else(|| context.cwd.clone());
@@ -910,29 +932,40 @@ fn resolve_lane_workspace(
     }
 }
 
-/// The default branch's own name: the CI service's variable when it has one, else git's
-/// (`origin/HEAD`, `init.defaultBranch`, a local `main` or `master`).
+/// The default branch, by the one rule of [`Git::base_branch`]: the CI service's variable
+/// when it has one, else git's (`origin/HEAD`, `init.defaultBranch`, `main` or `master`),
+/// with `origin/NAME` as the reference where origin has it. Outside a repository, the CI
+/// variable's name alone.
 fn resolve_default_branch(
     context: &Context<'_>,
     repo: &Repo,
     warnings: &mut Vec<String>,
 ) -> Option<DefaultBranch> {
     let ci = CiEnv::detect(|name| context.var(name));
-    if let Some(name) = ci.default_branch {
-        let found_by = match ci.provider {
-            Some(crate::ci_env::Provider::Buildkite) => EnvVars::BUILDKITE_PIPELINE_DEFAULT_BRANCH,
-            _ => EnvVars::CI_DEFAULT_BRANCH,
-        };
-        return Some(DefaultBranch {
+    let variable = match ci.provider {
+        Some(crate::ci_env::Provider::Buildkite) => EnvVars::BUILDKITE_PIPELINE_DEFAULT_BRANCH,
+        _ => EnvVars::CI_DEFAULT_BRANCH,
+    };
+    let ci_default = ci.default_branch.as_deref().map(|name| (name, variable));
+    let from_ci = || {
+        ci.default_branch.clone().map(|name| DefaultBranch {
+            reference: name.clone(),
             name,
-            found_by: found_by.to_owned(),
-        });
-    }
-    repo.ask(warnings, "the default branch", Git::default_branch_name)
-        .map(|(name, how)| DefaultBranch {
-            name,
-            found_by: how.to_owned(),
+            found_by: variable.to_owned(),
+            ahead: Vec::new(),
         })
+    };
+    match repo.ask(warnings, "the default branch", |git| {
+        git.base_branch(ci_default)
+    }) {
+        Some(base) => Some(DefaultBranch {
+            name: base.name,
+            reference: base.reference,
+            found_by: base.found_by,
+            ahead: base.ahead,
+        }),
+        None => from_ci(),
+    }
 }
 
 /// The change after `base` up to `head`, `head` included.

@@ -105,8 +105,11 @@ pub fn build_request(
         .with_timeout(Some(setup.timeout), setup.grace);
     let listed = adapter.list(&context)?;
     let scope = adapter.process_scope(test);
+    // A go subtest is listed as its top-level test, which is no test before it.
+    let own = adapter.selection_unit(test);
+    let is_test = |id: &str| id == test || id == own;
     let shares_process =
-        |id: &str| id != test && scope.is_some() && adapter.process_scope(id) == scope;
+        |id: &str| !is_test(id) && scope.is_some() && adapter.process_scope(id) == scope;
     let mut dropped = 0;
     let context = match recorded {
         Some(mut order) => {
@@ -122,7 +125,7 @@ pub fn build_request(
         }
         None => listed
             .iter()
-            .position(|l| l.id == test)
+            .position(|l| is_test(&l.id))
             .map(|at| RecordedOrder {
                 source: format!("the {} listing order", adapter.kind()),
                 before: listed[..at]
@@ -135,7 +138,7 @@ pub fn build_request(
     };
     let file = listed
         .iter()
-        .find(|l| l.id == test)
+        .find(|l| is_test(&l.id))
         .and_then(|l| l.file.clone());
     let mut neighbours: Vec<String> = listed
         .iter()

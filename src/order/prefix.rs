@@ -16,19 +16,27 @@ use crate::results::Execution;
 /// The tests before `test` in `executions` (file order) that share its process, each
 /// once, in order; `None` when `test` is not in the file. The test's own repetitions
 /// (pytest-repeat's `[1-2]`) are not tests before it.
+///
+/// Each id is counted as the unit a run can select (`unit`, the adapter's
+/// [`crate::runner::Adapter::selection_unit`]): a go subtest `TestA/sub` only ever runs
+/// inside `TestA`, so it is `TestA`, counted once, and never a candidate polluter apart
+/// from its parent. The test's own unit (the parent of a subtest under investigation)
+/// is the test itself, not a test before it.
 pub fn tests_before(
     executions: &[Execution],
     test: &str,
     shares_process: impl Fn(&str) -> bool,
+    unit: impl Fn(&str) -> String,
 ) -> Option<Vec<String>> {
     let at = executions
         .iter()
         .position(|e| e.test_id == test || is_repetition_of(&e.test_id, test))?;
+    let own = unit(test);
     let mut before: Vec<String> = Vec::new();
     for execution in &executions[..at] {
-        let id = &execution.test_id;
-        if shares_process(id) && !before.contains(id) {
-            before.push(id.clone());
+        let id = unit(&execution.test_id);
+        if id != own && shares_process(&id) && !before.contains(&id) {
+            before.push(id);
         }
     }
     Some(before)
@@ -75,16 +83,70 @@ mod tests {
             .collect()
     }
 
+    fn same(id: &str) -> String {
+        id.to_owned()
+    }
+
+    /// go's unit: the top-level test.
+    fn top_level(id: &str) -> String {
+        match id.split_once("::") {
+            Some((package, test)) => {
+                format!("{package}::{}", test.split('/').next().unwrap_or(test))
+            }
+            None => id.to_owned(),
+        }
+    }
+
+    #[test]
+    fn subtests_are_their_parent_counted_once() {
+        // go finishes a parent after its subtests: `TestTable/one` is written before
+        // `TestTable`.
+        let executions = run(&[
+            "m::TestTable/one",
+            "m::TestTable/two",
+            "m::TestTable",
+            "m::TestRaises",
+            "m::TestOther/x",
+            "m::TestOther",
+            "m::TestVictim/a",
+            "m::TestVictim/b",
+            "m::TestVictim",
+        ]);
+        let top_levels = Some(vec![
+            "m::TestTable".to_owned(),
+            "m::TestRaises".to_owned(),
+            "m::TestOther".to_owned(),
+        ]);
+        assert_eq!(
+            tests_before(&executions, "m::TestVictim", |_| true, top_level),
+            top_levels
+        );
+        // A subtest under investigation: its siblings run inside its own parent, which is
+        // no test before it.
+        assert_eq!(
+            tests_before(&executions, "m::TestVictim/b", |_| true, top_level),
+            top_levels
+        );
+        // Without the fold (pytest, whose parametrized cases run alone) every id counts.
+        assert_eq!(
+            tests_before(&executions, "m::TestVictim", |_| true, same).map(|b| b.len()),
+            Some(8)
+        );
+    }
+
     #[test]
     fn the_tests_before_in_file_order_once_each() {
         let executions = run(&["a::x", "b::y", "a::z", "a::x", "a::victim", "a::after"]);
         assert_eq!(
-            tests_before(&executions, "a::victim", |id| id.starts_with("a::")),
+            tests_before(&executions, "a::victim", |id| id.starts_with("a::"), same),
             Some(vec!["a::x".to_owned(), "a::z".to_owned()])
         );
-        assert_eq!(tests_before(&executions, "a::missing", |_| true), None);
         assert_eq!(
-            tests_before(&executions, "a::x", |_| true),
+            tests_before(&executions, "a::missing", |_| true, same),
+            None
+        );
+        assert_eq!(
+            tests_before(&executions, "a::x", |_| true, same),
             Some(Vec::new())
         );
     }
@@ -97,7 +159,7 @@ mod tests {
         assert!(!is_repetition_of("t.py::test_a", "t.py::test_a"));
         let executions = run(&["t.py::other", "t.py::test_a[1-2]", "t.py::test_a[2-2]"]);
         assert_eq!(
-            tests_before(&executions, "t.py::test_a", |_| true),
+            tests_before(&executions, "t.py::test_a", |_| true, same),
             Some(vec!["t.py::other".to_owned()])
         );
     }

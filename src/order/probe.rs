@@ -70,7 +70,7 @@ impl Prober for RunnerProber<'_> {
                 .run_repeated(&context, &test, *count, options)?,
         };
         let executions = read_report(&report.report, &self.parse);
-        let mut observed = observe(&executions, &test);
+        let mut observed = observe(&executions, &test, |id| self.adapter.selection_unit(id));
         let invocation = report.invocations.first();
         observed.timed_out = report.timed_out();
         observed.argv = invocation.map(|i| i.argv.clone()).unwrap_or_default();
@@ -138,11 +138,12 @@ fn read_report(path: &Path, parse: &ParseOptions) -> Vec<Execution> {
 }
 
 /// What the executions say about `test`: its first outcome and failure, its repetitions,
-/// and the tests before it.
-pub fn observe(executions: &[Execution], test: &str) -> Observation {
+/// and the tests before it, each as the unit a run selects (`unit`: go's subtests are
+/// their top-level test), so that bisection never probes a subtest apart from its parent.
+pub fn observe(executions: &[Execution], test: &str, unit: impl Fn(&str) -> String) -> Observation {
     let is_test = |e: &Execution| e.test_id == test || is_repetition_of(&e.test_id, test);
     let mine: Vec<&Execution> = executions.iter().filter(|e| is_test(e)).collect();
-    let before = super::prefix::tests_before(executions, test, |_| true).unwrap_or_default();
+    let before = super::prefix::tests_before(executions, test, |_| true, unit).unwrap_or_default();
     let failure = mine
         .iter()
         .find(|e| e.outcome.is_red())

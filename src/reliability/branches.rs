@@ -55,13 +55,28 @@ impl PartialEq for BranchPattern {
     }
 }
 
+/// The default branch as `Git::base_branch` chose it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefaultOrigin {
+    /// Its name, as runs record their branch: `main`.
+    pub name: String,
+    /// What merge bases are taken with: `origin/main`, or `main`.
+    pub reference: String,
+    /// How it was found (`origin/HEAD`, `CI_DEFAULT_BRANCH`, …).
+    pub how: String,
+    /// Local commits on `name` that `reference` lacks: a run there is on the branch by
+    /// name but not on the history CI sees, and a merge base taken with `reference` makes
+    /// it part of the change, so it is not counted as the default branch's.
+    pub ahead: HashSet<String>,
+}
+
 /// Where the counted branches came from.
 #[derive(Debug, Clone, PartialEq)]
 enum Origin {
     /// `[reliability] branches`.
     Configured(Vec<BranchPattern>),
-    /// The default branch, found by `how` (`origin/HEAD`, `CI_DEFAULT_BRANCH`, …).
-    Default { name: String, how: String },
+    /// The default branch.
+    Default(DefaultOrigin),
     /// Nothing says which branch is the default: every run counts.
     Unknown,
 }
@@ -77,14 +92,11 @@ impl BranchSelection {
     /// else every branch.
     pub fn new(
         configured: Option<&[BranchPattern]>,
-        default_branch: Option<(&str, &str)>,
+        default_branch: Option<DefaultOrigin>,
     ) -> BranchSelection {
         let origin = match (configured, default_branch) {
             (Some(patterns), _) => Origin::Configured(patterns.to_vec()),
-            (None, Some((name, how))) => Origin::Default {
-                name: name.to_owned(),
-                how: how.to_owned(),
-            },
+            (None, Some(default)) => Origin::Default(default),
             (None, None) => Origin::Unknown,
         };
         BranchSelection { origin }
@@ -105,7 +117,23 @@ impl BranchSelection {
             (Origin::Configured(patterns), Some(branch)) => {
                 patterns.iter().any(|pattern| pattern.matches(branch))
             }
-            (Origin::Default { name, .. }, Some(branch)) => branch == name,
+            (Origin::Default(default), Some(branch)) => branch == default.name,
+        }
+    }
+
+    /// Whether a run on `branch` at `commit` counts: [`BranchSelection::counts`], less a
+    /// default branch's local commits that its reference lacks.
+    pub fn counts_run(&self, branch: Option<&str>, commit: Option<&str>) -> bool {
+        self.counts(branch) && !self.is_ahead(commit)
+    }
+
+    fn is_ahead(&self, commit: Option<&str>) -> bool {
+        match (&self.origin, commit) {
+            (Origin::Default(default), Some(commit)) => default
+                .ahead
+                .iter()
+                .any(|ahead| ahead == commit || (commit.len() >= 7 && ahead.starts_with(commit))),
+            _ => false,
         }
     }
 
@@ -120,7 +148,7 @@ impl BranchSelection {
             Origin::Configured(patterns) => {
                 patterns.iter().map(|p| p.as_str().to_owned()).collect()
             }
-            Origin::Default { name, .. } => vec![name.clone()],
+            Origin::Default(default) => vec![default.name.clone()],
             Origin::Unknown => Vec::new(),
         }
     }
@@ -130,7 +158,9 @@ impl BranchSelection {
         let mut counted = Counted::default();
         for run in runs {
             let branch = run.run.branch.as_deref();
-            if self.counts(branch) {
+            if self.counts(branch) && self.is_ahead(run.run.commit.as_deref()) {
+                counted.ahead_of_reference += 1;
+            } else if self.counts(branch) {
                 counted.runs.insert(run.id);
             } else if branch.is_none() {
                 counted.unknown_branch += 1;
@@ -151,7 +181,17 @@ impl fmt::Display for BranchSelection {
                 let names: Vec<&str> = patterns.iter().map(BranchPattern::as_str).collect();
                 write!(f, "{} ([reliability] branches)", names.join(", "))
             }
-            Origin::Default { name, how } => write!(f, "{name} (the default branch, from {how})"),
+            Origin::Default(DefaultOrigin {
+                name,
+                reference,
+                how,
+                ..
+            }) if reference != name => {
+                write!(f, "{name} (the default branch: {reference}, from {how})")
+            }
+            Origin::Default(DefaultOrigin { name, how, .. }) => {
+                write!(f, "{name} (the default branch, from {how})")
+            }
             Origin::Unknown => f.write_str(
                 "every branch (no default branch found: no origin/HEAD, init.defaultBranch, main or master, no CI variable, no [reliability] branches)",
             ),
@@ -168,6 +208,8 @@ pub struct Counted {
     pub other_branches: usize,
     /// Runs whose branch is unknown.
     pub unknown_branch: usize,
+    /// Runs on the default branch's name at local commits its reference lacks.
+    pub ahead_of_reference: usize,
 }
 
 impl Counted {
@@ -181,7 +223,13 @@ impl Counted {
                 format!("{n} runs")
             }
         };
-        match (self.other_branches, self.unknown_branch) {
+        let ahead = (self.ahead_of_reference > 0).then(|| {
+            format!(
+                "{} on local commits of the default branch that origin lacks not counted",
+                runs(self.ahead_of_reference)
+            )
+        });
+        let others = match (self.other_branches, self.unknown_branch) {
             (0, 0) => None,
             (other, 0) => Some(format!("{} on other branches not counted", runs(other))),
             (0, unknown) => Some(format!(
@@ -193,6 +241,10 @@ impl Counted {
                 runs(other),
                 runs(unknown)
             )),
+        };
+        match (others, ahead) {
+            (Some(others), Some(ahead)) => Some(format!("{others}; {ahead}")),
+            (others, ahead) => others.or(ahead),
         }
     }
 }
@@ -200,6 +252,32 @@ impl Counted {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn default(name: &str, reference: &str, how: &str) -> DefaultOrigin {
+        DefaultOrigin {
+            name: name.to_owned(),
+            reference: reference.to_owned(),
+            how: how.to_owned(),
+            ahead: HashSet::new(),
+        }
+    }
+
+    #[test]
+    fn runs_at_local_commits_origin_lacks_are_not_the_default_branch_s() {
+        let mut origin = default("main", "origin/main", "origin/HEAD");
+        origin.ahead.insert("c2c2c2c2c2c2c2c2".to_owned());
+        let selection = BranchSelection::new(None, Some(origin));
+        assert!(selection.counts_run(Some("main"), Some("c1c1c1c1c1")));
+        assert!(!selection.counts_run(Some("main"), Some("c2c2c2c2c2c2c2c2")));
+        assert!(
+            !selection.counts_run(Some("main"), Some("c2c2c2c")),
+            "a short sha"
+        );
+        assert_eq!(
+            selection.to_string(),
+            "main (the default branch: origin/main, from origin/HEAD)"
+        );
+    }
 
     fn patterns(texts: &[&str]) -> Vec<BranchPattern> {
         texts
@@ -210,7 +288,7 @@ mod tests {
 
     #[test]
     fn the_default_branch_counts_alone_and_unknown_branches_do_not() {
-        let selection = BranchSelection::new(None, Some(("main", "origin/HEAD")));
+        let selection = BranchSelection::new(None, Some(default("main", "main", "origin/HEAD")));
         assert!(selection.counts(Some("main")));
         assert!(!selection.counts(Some("agent/fix")));
         assert!(!selection.counts(Some("mainline")));
@@ -224,7 +302,10 @@ mod tests {
     #[test]
     fn configured_globs_do_not_cross_slashes_unless_asked() {
         let configured = patterns(&["main", "release/*", "hotfix/**"]);
-        let selection = BranchSelection::new(Some(&configured), Some(("trunk", "origin/HEAD")));
+        let selection = BranchSelection::new(
+            Some(&configured),
+            Some(default("trunk", "trunk", "origin/HEAD")),
+        );
         assert!(selection.counts(Some("release/1.2")));
         assert!(!selection.counts(Some("release/1.2/agent")));
         assert!(selection.counts(Some("hotfix/a/b")));
@@ -250,10 +331,21 @@ mod tests {
             runs: HashSet::new(),
             other_branches: 4,
             unknown_branch: 1,
+            ahead_of_reference: 0,
         };
         assert_eq!(
             counted.left_out().as_deref(),
             Some("4 runs on other branches and 1 run with no recorded branch not counted")
+        );
+        let ahead = Counted {
+            ahead_of_reference: 2,
+            ..counted
+        };
+        assert_eq!(
+            ahead.left_out().as_deref(),
+            Some(
+                "4 runs on other branches and 1 run with no recorded branch not counted; 2 runs on local commits of the default branch that origin lacks not counted"
+            )
         );
         assert_eq!(Counted::default().left_out(), None);
     }

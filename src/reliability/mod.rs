@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::history::{HistoryError, HistoryStore};
 use crate::stats::tiers::{Change, Tier, TierPolicy, TierState, next_state};
 use crate::stats::window::{WindowEntry, WindowStats, summarize};
-pub use branches::{BranchPattern, BranchSelection, Counted};
+pub use branches::{BranchPattern, BranchSelection, Counted, DefaultOrigin};
 pub use file::{FileError, ReliabilityFile, TestEntry};
 
 /// One test's evaluation, for people and machines reading the command's output.

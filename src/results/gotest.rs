@@ -19,7 +19,10 @@
 //!   failure), the package itself gets an **error** execution whose id is the bare import
 //!   path (`example.com/pkg`, no `::`): the string `go test` accepts to run exactly that
 //!   package. Its failure text is the package's output (and the compiler output for a
-//!   build failure, with type `build failed`). Passing packages get no execution.
+//!   build failure, with type `build failed`). Its message is the panic's or compiler's
+//!   when there is one, else the last two lines go printed for the package other than
+//!   its `FAIL\tpkg\t0.01s` summary (`exit status 3`, or what `TestMain` printed last
+//!   before it exited), so that the red says why. Passing packages get no execution.
 //! - Tests that were `run` but got no `pass`/`fail`/`skip` when their package ended (a
 //!   panic or `-timeout` killed the binary) are **errors**, with their own output followed
 //!   by the package's as failure text; they replace the package-level error. Tests still
@@ -41,7 +44,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::frames::{Language, build_failure};
+use super::frames::{Language, MAX_MESSAGE_CHARS, build_failure};
 use super::ids;
 use super::model::{Execution, MAX_TEXT_BYTES, Outcome};
 use super::{ParseError, ParseOptions, ParseSummary, Position, Sink};
@@ -129,6 +132,42 @@ fn failed_build(line: &str) -> Option<&str> {
         .or_else(|| rest.strip_suffix(" [setup failed]"))?
         .trim();
     (!package.is_empty() && !package.contains(char::is_whitespace)).then_some(package)
+}
+
+/// How many of a failed package's last output lines make its message.
+const PACKAGE_MESSAGE_LINES: usize = 2;
+
+/// The message of a package that failed outside any test with no panic and no build
+/// failure: its last lines of output other than go's own summary lines
+/// (`FAIL\tpkg\t0.01s`, `FAIL`, `PASS`, `ok …`), joined with ` | `, typically what
+/// `TestMain` printed before it exited and `exit status N`. `test2json: ` (a batched
+/// replay runs the test binary under test2json, which prefixes the exit status so) is
+/// dropped so that both ways of running a package give the same message, and therefore
+/// the same signature.
+fn package_message(text: &str) -> String {
+    let is_summary = |line: &str| {
+        matches!(line, "FAIL" | "PASS")
+            || line.starts_with("FAIL\t")
+            || line.starts_with("ok  \t")
+            || line.starts_with("[candor: ")
+    };
+    let mut lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .map(|line| line.strip_prefix("test2json: ").unwrap_or(line))
+        .filter(|line| !line.is_empty() && !is_summary(line))
+        .collect();
+    let keep = lines.len().saturating_sub(PACKAGE_MESSAGE_LINES);
+    lines.drain(..keep);
+    let message = lines.join(" | ");
+    if message.is_empty() {
+        return "the package failed outside any test and printed nothing".to_owned();
+    }
+    let cut = message
+        .char_indices()
+        .nth(MAX_MESSAGE_CHARS)
+        .map_or(message.len(), |(at, _)| at);
+    message[..cut].to_owned()
 }
 
 static LOGGED_LINE: LazyLock<Regex> = LazyLock::new(|| {
@@ -451,7 +490,14 @@ impl Stream<'_> {
             return Ok(());
         }
         let exception = build_failed.then(|| "build failed".to_owned());
-        let failure = build_failure(exception, None, text, Language::Go, self.options);
+        let mut failure = build_failure(exception, None, text, Language::Go, self.options);
+        if failure.exception.is_none() {
+            // `TestMain` exiting non-zero, or a binary killed outside any test, prints no
+            // panic: the generic first-line reading gave an empty message for a bare
+            // `exit status 3` and a setup chatter line otherwise, while the reason is
+            // what the package printed last.
+            failure.message = package_message(&failure.text);
+        }
         let id = if package.is_empty() {
             "(no package)"
         } else {
@@ -586,6 +632,7 @@ mod tests {
     use super::*;
     use crate::results::Frame;
     use proptest::strategy::Strategy;
+    use std::fmt::Write as _;
 
     fn run(input: &str) -> Result<(Vec<Execution>, ParseSummary), ParseError> {
         let mut executions = Vec::new();
@@ -695,6 +742,85 @@ mod tests {
         assert_eq!(executions[1].test_id, "example.com/m::TestA");
         assert_eq!(executions[1].outcome, Outcome::Error);
         assert_eq!(summary.warnings.len(), 2, "{:?}", summary.warnings);
+    }
+
+    /// Streams captured from go 1.19: `go test -json` on a package whose `TestMain` is
+    /// `os.Exit(3)`, the same binary run by `go tool test2json -t` (a batched replay), and a
+    /// `TestMain` that prints why before it exits.
+    const TEST_MAIN_EXIT: &str = concat!(
+        r#"{"Time":"2026-12-04T18:31:32.565115502Z","Action":"output","Package":"example.com/g1/a","Output":"exit status 3\n"}"#,
+        "\n",
+        r#"{"Time":"2026-12-04T18:31:32.565161641Z","Action":"output","Package":"example.com/g1/a","Output":"FAIL\texample.com/g1/a\t0.011s\n"}"#,
+        "\n",
+        r#"{"Time":"2026-12-04T18:31:32.565165767Z","Action":"fail","Package":"example.com/g1/a","Elapsed":0.011}"#,
+        "\n",
+    );
+    const TEST_MAIN_EXIT_TEST2JSON: &str = concat!(
+        r#"{"Time":"2026-12-04T18:34:17.001709898Z","Action":"output","Package":"example.com/g1/a","Output":"test2json: exit status 3\n"}"#,
+        "\n",
+        r#"{"Time":"2026-12-04T18:34:17.00200015Z","Action":"fail","Package":"example.com/g1/a","Elapsed":0.003}"#,
+        "\n",
+    );
+    const TEST_MAIN_SAYS_WHY: &str = concat!(
+        r#"{"Time":"2026-12-04T18:34:43.914863882Z","Action":"output","Package":"example.com/g3/c","Output":"connecting to the database\n"}"#,
+        "\n",
+        r#"{"Time":"2026-12-04T18:34:43.9149765Z","Action":"output","Package":"example.com/g3/c","Output":"setup: cannot reach the database\n"}"#,
+        "\n",
+        r#"{"Time":"2026-12-04T18:34:43.915230949Z","Action":"output","Package":"example.com/g3/c","Output":"FAIL\texample.com/g3/c\t0.002s\n"}"#,
+        "\n",
+        r#"{"Time":"2026-12-04T18:34:43.91523856Z","Action":"fail","Package":"example.com/g3/c","Elapsed":0.002}"#,
+        "\n",
+    );
+
+    #[test]
+    fn a_package_failing_outside_any_test_says_what_go_printed() {
+        let (executions, _) = run(TEST_MAIN_EXIT).unwrap();
+        assert_eq!(executions.len(), 1);
+        assert_eq!(executions[0].test_id, "example.com/g1/a");
+        assert_eq!(executions[0].outcome, Outcome::Error);
+        let failure = executions[0].failure.as_ref().unwrap();
+        assert_eq!(failure.exception, None);
+        assert_eq!(failure.message, "exit status 3");
+        assert!(
+            failure.text.contains("FAIL\texample.com/g1/a\t0.011s"),
+            "the details keep go's whole output: {:?}",
+            failure.text
+        );
+
+        // A batched replay runs the same binary under test2json: same message, so the
+        // same signature.
+        let (replayed, _) = run(TEST_MAIN_EXIT_TEST2JSON).unwrap();
+        let replayed = replayed[0].failure.as_ref().unwrap();
+        assert_eq!(replayed.message, "exit status 3");
+        assert_eq!(replayed.signature(), failure.signature());
+
+        let (executions, _) = run(TEST_MAIN_SAYS_WHY).unwrap();
+        let failure = executions[0].failure.as_ref().unwrap();
+        assert_eq!(
+            failure.message,
+            "connecting to the database | setup: cannot reach the database"
+        );
+    }
+
+    #[test]
+    fn a_package_message_is_its_last_lines_bounded() {
+        let mut text = String::new();
+        for i in 0..100 {
+            writeln!(text, "setup line {i}").unwrap();
+        }
+        text.push_str(&"x".repeat(2 * MAX_MESSAGE_CHARS));
+        text.push_str("\nexit status 1\nFAIL\texample.com/m\t0.01s\nFAIL\n");
+        let message = package_message(&text);
+        assert!(message.starts_with("xxx"), "{message}");
+        assert_eq!(message.chars().count(), MAX_MESSAGE_CHARS);
+        assert_eq!(
+            package_message("line 98\nline 99\n[candor: 10 bytes not kept]\nexit status 2\n"),
+            "line 99 | exit status 2"
+        );
+        assert_eq!(
+            package_message("\nFAIL\texample.com/m\t0.01s\n"),
+            "the package failed outside any test and printed nothing"
+        );
     }
 
     #[test]

@@ -1000,6 +1000,18 @@ impl Adapter for GoTest {
         test_id.split_once("::").map(|(package, _)| package)
     }
 
+    /// `-run '^(A|B)$'` selects top-level tests, and a subtest runs only inside its
+    /// parent: an ordered run naming `TestA/sub` runs the whole of `TestA`.
+    fn selection_unit(&self, test_id: &str) -> String {
+        match test_id.split_once("::") {
+            Some((package, test)) => match test.split_once('/') {
+                Some((top, _)) => format!("{package}::{top}"),
+                None => test_id.to_owned(),
+            },
+            None => test_id.to_owned(),
+        }
+    }
+
     fn batches(&self) -> bool {
         true
     }

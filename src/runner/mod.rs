@@ -769,6 +769,13 @@ pub trait Adapter: Send + Sync {
         None
     }
 
+    /// The test a run selects when asked for `test_id`, the unit `candor order` counts
+    /// and bisects: the id itself, or for a runner whose subtests run only inside their
+    /// parent the top-level test (go's `pkg::TestA` for `pkg::TestA/sub`).
+    fn selection_unit(&self, test_id: &str) -> String {
+        test_id.to_owned()
+    }
+
     /// Runs several tests in one process, arranged as asked (see
     /// [`OrderSupport::given`] for what "as given" means for this runner). The report
     /// lists them in the order they ran.

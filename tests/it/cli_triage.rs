@@ -5,7 +5,7 @@ use crate::triage_support;
 
 use std::fmt::Write as _;
 
-use triage_support::{Suite, TODAY, empty, fingerprint};
+use triage_support::{Suite, TODAY, empty, fingerprint, git};
 
 const FLAKY: &str = "tests/test_pay.py::test_webhook";
 const BROKEN: &str = "tests/test_pay.py::test_refund";
@@ -236,4 +236,102 @@ fn input_errors_exit_2() {
             .contains("warning: CANDOR_TODAY is \"next tuesday\""),
         "{ran:?}"
     );
+}
+
+/// A trial found `triage` and `tests` describing different histories when a local `main`
+/// held commits `origin/main` did not: the merge base was taken with one branch and the
+/// default branch's runs counted on another. Both now take the default branch by one rule
+/// (`origin/NAME` where origin has it: what CI sees) and name it, with and without
+/// `origin/HEAD`; a run on the local commits origin lacks is the change's to both.
+#[test]
+fn triage_and_tests_name_one_base_when_local_main_is_ahead_of_origin() {
+    let suite = empty();
+    let origin = suite.temp.path().join("origin.git");
+    git(
+        suite.temp.path(),
+        &[
+            "init",
+            "--quiet",
+            "--bare",
+            "-b",
+            "main",
+            &origin.to_string_lossy(),
+        ],
+    );
+    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
+    suite.write(".gitignore", ".candor/\n*.xml\n");
+    git(&suite.repo, &["add", "-A"]);
+    git(&suite.repo, &["commit", "--quiet", "-m", "on origin"]);
+    let pushed = git(&suite.repo, &["rev-parse", "HEAD"]);
+    git(
+        &suite.repo,
+        &["remote", "add", "origin", &origin.to_string_lossy()],
+    );
+    git(&suite.repo, &["push", "--quiet", "origin", "main"]);
+    git(
+        &suite.repo,
+        &["commit", "--quiet", "--allow-empty", "-m", "local only"],
+    );
+    let ahead = git(&suite.repo, &["rev-parse", "HEAD"]);
+    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
+    git(
+        &suite.repo,
+        &["commit", "--quiet", "--allow-empty", "-m", "the change"],
+    );
+    suite.write("run.xml", &junit(&[("test_refund", 0)], &["test_charge"]));
+    for args in [
+        vec![
+            "ingest",
+            "run.xml",
+            "--commit",
+            ahead.as_str(),
+            "--branch",
+            "main",
+        ],
+        vec!["ingest", "run.xml"],
+    ] {
+        let ingested = suite.candor(&args, &today());
+        assert_eq!(ingested.exit, 0, "{ingested:?}");
+    }
+
+    // Without origin/HEAD (a repository pushed to its remote, not cloned), then with it.
+    for found_by in ["a local branch", "origin/HEAD"] {
+        if found_by == "origin/HEAD" {
+            git(&suite.repo, &["remote", "set-head", "origin", "main"]);
+        }
+        let base = format!("origin/main (the default branch, from {found_by})");
+        let tests = suite.candor(&["tests"], &today());
+        assert_eq!(tests.exit, 0, "{tests:?}");
+        assert!(
+            tests.stdout.contains(&format!(
+                "counted 0 runs on main (the default branch: origin/main, from {found_by})"
+            )) && tests.stdout.contains(
+                "1 run on local commits of the default branch that origin lacks not counted"
+            ),
+            "{tests:?}"
+        );
+        let counted = &suite
+            .candor(&["tests", "--format", "json"], &today())
+            .lines_of("counted")[0];
+        assert_eq!(counted["runs"], 0, "{counted}");
+
+        let triage = suite.candor(&["triage", "--format", "json"], &today());
+        assert_eq!(triage.exit, 1, "{triage:?}");
+        let policy = &triage.lines_of("policy")[0];
+        assert_eq!(policy["commit"].as_str(), Some(pushed.as_str()), "{policy}");
+        assert!(
+            policy["reason"]
+                .as_str()
+                .is_some_and(|reason| reason.contains(&format!("with {base}"))),
+            "{policy}"
+        );
+        let verdict = &triage.lines_of("verdict")[0];
+        assert!(
+            verdict["reason"]
+                .as_str()
+                .is_some_and(|reason| reason.contains("no run of it at the merge base")
+                    && reason.contains("failed 2 of 2 on this change")),
+            "{verdict}"
+        );
+    }
 }

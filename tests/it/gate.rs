@@ -346,6 +346,80 @@ fn outside_a_change_the_gate_is_a_usage_error() {
     assert!(!Path::new(&suite.repo.join("score-report.json")).exists());
 }
 
+/// A trial ran the lane in the middle of a rebase stopped on a conflict: it only warned
+/// that tracked files differ, and its verdict described a commit the rebase was
+/// replaying. The gate, compare and repro refuse (exit 2, naming the rebase and the way
+/// out) before anything is run or written; after `git rebase --abort` the gate runs.
+#[test]
+fn the_gate_refuses_a_repository_in_the_middle_of_a_rebase() {
+    // The conflict is in notes, not code: the tests still run, so before the refusal the
+    // lane ran to a verdict on the half-rebased tree.
+    let suite = shop_with(&[("NOTES.md", "notes\n")]);
+    suite.write(
+        "tests/test_cart.py",
+        &format!("{CART_TESTS}\n\ndef test_single():\n    assert total([4]) == 4\n"),
+    );
+    suite.write("NOTES.md", "notes on the change\n");
+    commit(&suite, "test a single price");
+    git(&suite.repo, &["checkout", "--quiet", "main"]);
+    suite.write("NOTES.md", "notes on main\n");
+    commit(&suite, "notes on main");
+    git(&suite.repo, &["checkout", "--quiet", "change"]);
+    let rebase = std::process::Command::new("git")
+        .args(["rebase", "--quiet", "main"])
+        .current_dir(&suite.repo)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .env("GIT_EDITOR", "true")
+        .output()
+        .expect("git runs");
+    assert!(!rebase.status.success(), "the rebase stops on the conflict");
+
+    let history = suite.temp.path().join("history.db");
+    let runs = suite.repo.join(".candor/runs");
+    let written = || {
+        let runs: Vec<_> = std::fs::read_dir(&runs)
+            .map(|dir| dir.filter_map(Result::ok).map(|e| e.file_name()).collect())
+            .unwrap_or_default();
+        (
+            suite.repo.join("score-report.json").exists(),
+            history.exists(),
+            runs,
+        )
+    };
+    for command in [
+        vec!["gate"],
+        vec!["gate", "--format", "json"],
+        vec!["compare", "tests/test_cart.py::test_total"],
+        vec!["repro", "tests/test_cart.py::test_total", "--seed", "1"],
+    ] {
+        let ran = suite.candor(&command, &[]);
+        assert_eq!(ran.exit, 2, "{command:?}: {ran:?}");
+        assert!(
+            ran.stderr.contains("in the middle of a rebase")
+                && ran
+                    .stderr
+                    .contains("`git rebase --continue` or `git rebase --abort`"),
+            "{command:?}: {ran:?}"
+        );
+        assert_eq!(
+            written(),
+            (false, false, Vec::new()),
+            "{command:?}: {ran:?}"
+        );
+    }
+
+    git(&suite.repo, &["rebase", "--abort"]);
+    let ran = suite.candor(&["gate"], &[]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert!(
+        written().0,
+        "the gate wrote its report once the rebase was aborted"
+    );
+}
+
 #[test]
 fn uncommitted_changes_to_tracked_files_are_warned_about() {
     let suite = shop();

@@ -14,7 +14,7 @@ use candor::results::{ParseOptions, parse};
 use candor::runner::process::SystemExecutor;
 use candor::runner::{Adapter, Arrangement, Context, GoTest, Pytest, RunOptions};
 use serde_json::Value;
-use triage_support::{Ran, Suite, copy_dir, git};
+use triage_support::{Ran, Suite, copy_dir, empty, git};
 
 const VICTIM: &str = "tests/test_reports.py::test_report_uses_default_mode";
 const POLLUTER: &str = "tests/test_config.py::test_strict_mode_can_be_enabled";
@@ -381,6 +381,127 @@ fn a_go_polluter_and_its_victim() {
         output.contains("Retries = 5, want the default 3"),
         "{output}"
     );
+}
+
+/// A go package whose tests run subtests before its victim (source order): `TestTable`
+/// (three subtests), the polluter `TestRaises`, `TestOther` (two subtests), the victim
+/// `TestVictim`, then `TestZ`, whose subtest `victim` is a victim too, after its sibling
+/// `first`.
+const GO_SUBTESTS: &str = r#"package subtests
+
+import "testing"
+
+var Retries = 3
+
+func TestTable(t *testing.T) {
+	for _, name := range []string{"one", "two", "three"} {
+		t.Run(name, func(t *testing.T) {})
+	}
+}
+
+func TestRaises(t *testing.T) { Retries = 5 }
+
+func TestOther(t *testing.T) {
+	t.Run("x", func(t *testing.T) {})
+	t.Run("y", func(t *testing.T) {})
+}
+
+func TestVictim(t *testing.T) {
+	if Retries != 3 {
+		t.Fatalf("Retries = %d, want 3", Retries)
+	}
+}
+
+func TestZ(t *testing.T) {
+	t.Run("first", func(t *testing.T) {})
+	t.Run("victim", func(t *testing.T) {
+		if Retries != 3 {
+			t.Fatalf("Retries = %d, want 3", Retries)
+		}
+	})
+}
+"#;
+
+/// A trial found go's subtests counted as tests of their own in "N tests before it":
+/// the count and the bisection's candidates are the top-level tests that ran before, the
+/// units `go test -run` can select, and no subtest is a candidate apart from its parent.
+#[test]
+fn go_subtests_are_part_of_their_parent_in_the_tests_before_it() {
+    let suite = empty();
+    suite.write("go.mod", "module example.com/subtests\n\ngo 1.19\n");
+    suite.write("subtests_test.go", GO_SUBTESTS);
+    let stream = suite.temp.path().join("run.json");
+    let output = Command::new("go")
+        .args(["test", "-json", "-count=1", "./..."])
+        .current_dir(&suite.repo)
+        .output()
+        .expect("go test runs");
+    std::fs::write(&stream, &output.stdout).expect("write the stream");
+    let from = stream.display().to_string();
+    let subtests_ran = ran_ids(&stream)
+        .iter()
+        .filter(|id| {
+            id.split_once("::")
+                .is_some_and(|(_, test)| test.contains('/'))
+        })
+        .count();
+    assert_eq!(subtests_ran, 7, "the recorded run holds the subtests");
+
+    let top_levels_before = [
+        "example.com/subtests::TestTable",
+        "example.com/subtests::TestRaises",
+        "example.com/subtests::TestOther",
+    ];
+    // go runs a subtest named in an ordered run through its whole parent, so a bisection
+    // over subtests ran the same command for different "prefixes": every bisection probe
+    // must run a command of its own.
+    let no_subtest_probed = |line: &Value| {
+        let mut commands: Vec<Value> = Vec::new();
+        for probe in probes_of(line) {
+            if probe["purpose"] != "bisect" {
+                continue;
+            }
+            let record = probe["record"].as_str().expect("a probe's record");
+            let record: Value =
+                serde_json::from_str(&std::fs::read_to_string(record).expect("the record"))
+                    .expect("a JSON record");
+            assert!(
+                !commands.contains(&record["argv"]),
+                "two bisection probes ran one command: {}",
+                record["argv"]
+            );
+            commands.push(record["argv"].clone());
+        }
+        assert!(!commands.is_empty(), "the bisection probed: {line}");
+    };
+    let victim = "example.com/subtests::TestVictim";
+    let (ran, line) = order(&suite, &[victim, "--from", &from, "--seed", "7"]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(line["verdict"]["kind"], "order-dependent-victim", "{line}");
+    assert_eq!(
+        strings(&line["verdict"]["polluters"]),
+        vec!["example.com/subtests::TestRaises"]
+    );
+    assert_eq!(line["context"]["tests_before"], 3, "{line}");
+    assert_eq!(line["recorded_dropped"], 0, "{line}");
+    assert_eq!(line["bisection"]["candidates"], 3, "{line}");
+    no_subtest_probed(&line);
+
+    // A subtest under investigation: its sibling `first` runs inside its own parent, so
+    // neither is a test before it; the top-level tests before `TestZ` are.
+    let subtest = "example.com/subtests::TestZ/victim";
+    let (ran, line) = order(&suite, &[subtest, "--from", &from, "--seed", "7"]);
+    assert_eq!(ran.exit, 0, "{ran:?}");
+    assert_eq!(
+        strings(&line["verdict"]["polluters"]),
+        vec!["example.com/subtests::TestRaises"]
+    );
+    assert_eq!(line["context"]["tests_before"], 4, "{line}");
+    assert_eq!(line["recorded_dropped"], 0, "{line}");
+    let mut expected: Vec<&str> = top_levels_before.to_vec();
+    expected.push(victim);
+    assert_eq!(line["bisection"]["candidates"], expected.len(), "{line}");
+    no_subtest_probed(&line);
 }
 
 /// The ids of a report, in file order, repeats kept.

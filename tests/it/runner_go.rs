@@ -162,3 +162,66 @@ fn a_go_module_is_detected() {
     let adapter = candor::runner::adapter(&RunnerConfig::default(), &context).expect("detected");
     assert_eq!(adapter.kind(), RunnerKind::Go);
 }
+
+/// A package that fails outside any test (`TestMain` exiting non-zero, with and without
+/// saying why first) is one error execution for the package whose message is what go
+/// printed for it: a trial found the message empty, so neither a user nor the triage saw
+/// why the package was red.
+#[test]
+fn a_package_failing_outside_any_test_carries_what_go_printed() {
+    let temp = tempfile::tempdir().expect("a temp dir");
+    let repo = temp.path().join("repo");
+    let scratch = temp.path().join("scratch");
+    for dir in [repo.join("silent"), repo.join("says"), scratch.clone()] {
+        std::fs::create_dir_all(dir).expect("a folder");
+    }
+    let write = |path: &str, text: &str| std::fs::write(repo.join(path), text).expect("write");
+    write("go.mod", "module example.com/pkgfail\n\ngo 1.19\n");
+    write(
+        "silent/silent_test.go",
+        "package silent\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\n\
+         func TestMain(m *testing.M) { os.Exit(3) }\n\nfunc TestNeverRuns(t *testing.T) {}\n",
+    );
+    write(
+        "says/says_test.go",
+        "package says\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"testing\"\n)\n\n\
+         func TestMain(m *testing.M) {\n\tfmt.Println(\"connecting to the database\")\n\
+         \tfmt.Println(\"setup: cannot reach the database\")\n\tos.Exit(1)\n}\n\n\
+         func TestNeverRuns(t *testing.T) {}\n",
+    );
+    let executor = SystemExecutor;
+    let context = Context::new(&repo, &scratch, &executor)
+        .with_timeout(TIMEOUT, std::time::Duration::from_secs(2));
+    let report = GoTest::new(None)
+        .run_suite(&context, RunOptions { seed: Some(5) })
+        .expect("the suite runs");
+    assert_eq!(report.exit_code(), 1, "{}", logs(&report));
+
+    let file = std::fs::File::open(&report.report).expect("the report");
+    let (executions, _) =
+        candor::results::parse_all(file, &candor::results::ParseOptions::default())
+            .expect("the report parses");
+    let mut messages: Vec<(String, Outcome, String)> = executions
+        .into_iter()
+        .map(|e| {
+            let message = e.failure.map(|f| f.message).unwrap_or_default();
+            (e.test_id, e.outcome, message)
+        })
+        .collect();
+    messages.sort();
+    assert_eq!(
+        messages,
+        vec![
+            (
+                "example.com/pkgfail/says".to_owned(),
+                Outcome::Error,
+                "connecting to the database | setup: cannot reach the database".to_owned()
+            ),
+            (
+                "example.com/pkgfail/silent".to_owned(),
+                Outcome::Error,
+                "exit status 3".to_owned()
+            ),
+        ]
+    );
+}
