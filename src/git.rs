@@ -1090,21 +1090,9 @@ pub fn repo_root_or_none(dir: &Path) -> Result<Option<PathBuf>, GitError> {
 mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) {
-        let status = Git::new(dir)
-            .command(args)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-            .status()
-            .expect("git runs");
-        assert!(status.success(), "git {args:?} failed");
-    }
-
-    /// git as [`git`], for a command that stops on a conflict and exits non-zero.
-    fn git_stops(dir: &Path, args: &[&str]) {
-        let status = Git::new(dir)
+    /// git in `dir` with an author and no editor; whether it succeeded.
+    fn git_status(dir: &Path, args: &[&str]) -> bool {
+        Git::new(dir)
             .command(args)
             .env("GIT_AUTHOR_NAME", "t")
             .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
@@ -1112,8 +1100,20 @@ mod tests {
             .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
             .env("GIT_EDITOR", "true")
             .status()
-            .expect("git runs");
-        assert!(!status.success(), "git {args:?} was to stop on a conflict");
+            .expect("git runs")
+            .success()
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        assert!(git_status(dir, args), "git {args:?} failed");
+    }
+
+    /// git as [`git`], for a command that stops on a conflict and exits non-zero.
+    fn git_stops(dir: &Path, args: &[&str]) {
+        assert!(
+            !git_status(dir, args),
+            "git {args:?} was to stop on a conflict"
+        );
     }
 
     #[test]

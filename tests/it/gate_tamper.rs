@@ -1370,24 +1370,30 @@ fn code_under_test_hidden_behind_carriage_returns_is_refused() {
     );
 }
 
-/// A Django-style project: pytest collects `app/tests.py` because the base's `pytest.ini`
-/// says `python_files = tests.py`, a name the lane does not know by convention.
-fn django_style_shop() -> Suite {
+/// A shop whose tests pytest finds by the base's `pytest.ini` (`settings`), with
+/// `DJANGO_TESTS` at `tests_at`; on `main`, with a `change` branch checked out.
+fn shop_with_pytest_ini(settings: &str, tests_at: &str) -> Suite {
     let suite = empty();
-    suite.write(
-        "pytest.ini",
-        "[pytest]\npython_files = tests.py test_*.py\npythonpath = .\n",
-    );
+    suite.write("pytest.ini", settings);
     suite.write("app/__init__.py", "");
     suite.write("app/cart.py", CART);
-    suite.write("app/tests.py", DJANGO_TESTS);
+    suite.write(tests_at, DJANGO_TESTS);
     suite.write("candor.toml", POLICY);
     suite.write(".flake-ledger.tsv", LEDGER_HEADER);
     suite.write(".gitignore", ".candor/\n__pycache__/\nscore-report.json\n");
     git(&suite.repo, &["init", "--quiet", "-b", "main"]);
-    commit(&suite, "the shop, Django-style");
+    commit(&suite, "the shop");
     git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
     suite
+}
+
+/// A Django-style project: pytest collects `app/tests.py` because the base's `pytest.ini`
+/// says `python_files = tests.py`, a name the lane does not know by convention.
+fn django_style_shop() -> Suite {
+    shop_with_pytest_ini(
+        "[pytest]\npython_files = tests.py test_*.py\npythonpath = .\n",
+        "app/tests.py",
+    )
 }
 
 const DJANGO_TESTS: &str = "from app.cart import total\n\n\ndef test_total():\n    assert total([3, 5]) == 8\n\n\ndef test_empty():\n    assert total([]) == 0\n";
@@ -1457,20 +1463,10 @@ fn a_test_module_named_by_the_base_s_python_files_is_judged_as_a_test_module() {
 fn a_broad_python_files_pattern_does_not_make_code_a_test_module() {
     // `python_files = *.py` with `testpaths` narrowing what the suite collects: a change
     // to the code alone is judged as code, not as a test module that collects nothing.
-    let suite = empty();
-    suite.write(
-        "pytest.ini",
+    let suite = shop_with_pytest_ini(
         "[pytest]\npython_files = *.py\ntestpaths = tests\npythonpath = .\n",
+        "tests/checks.py",
     );
-    suite.write("app/__init__.py", "");
-    suite.write("app/cart.py", CART);
-    suite.write("tests/checks.py", DJANGO_TESTS);
-    suite.write("candor.toml", POLICY);
-    suite.write(".flake-ledger.tsv", LEDGER_HEADER);
-    suite.write(".gitignore", ".candor/\n__pycache__/\nscore-report.json\n");
-    git(&suite.repo, &["init", "--quiet", "-b", "main"]);
-    commit(&suite, "the shop, every module a test module");
-    git(&suite.repo, &["checkout", "--quiet", "-b", "change"]);
     suite.write(
         "app/cart.py",
         "def total(prices):\n    \"\"\"The sum of the prices.\"\"\"\n    return sum(prices)\n",
