@@ -204,6 +204,7 @@ pub fn gate(
     let mut suite_skips: Vec<(String, Option<String>)> = Vec::new();
     let mut skipped_in_suite = Vec::new();
     let mut vanished = Vec::new();
+    let mut vanished_cause = None;
     // Test files whose base version is judged by text (Rust) or run (go) need the
     // listing even when nothing else would run: a deleted test file is in neither.
     let rust_changed = judged_by_text(
@@ -340,6 +341,7 @@ pub fn gate(
             base: None,
         };
         let suite_without = modules.left_out_of_the_suite(&collected);
+        let mut suite_stream = None;
         if mode == ReplayMode::All {
             // Frozen tests the change did not touch keep their freeze in the whole suite's
             // run; a touched one is judged by its replays whatever its freeze says.
@@ -360,6 +362,10 @@ pub fn gate(
                         ));
                     }
                     if let Ok(report) = ran {
+                        // A run the runner's clock stopped reports only what ran before.
+                        if !report.timed_out() {
+                            suite_stream = Some(report.report.clone());
+                        }
                         store_gate_report(
                             history,
                             settings,
@@ -512,13 +518,33 @@ pub fn gate(
             adapter.kind() == runner::RunnerKind::Pytest || adapter.kind().is_javascript();
         if suite.is_some() && generates_tests && !collected.is_empty() {
             ports.progress("listing the tests at the merge base…");
-            match listed_at_merge_base(&base_plan, repo_root) {
+            match listed_at_merge_base(&base_plan, repo_root, |context| {
+                base_plan.adapter.list(context)
+            }) {
                 Ok(at_base) => {
                     vanished = gate::touched::vanished(&at_base, &collected, &diff);
                 }
                 Err(said) => ports.warning(format!(
                     "the merge base's tests could not be listed, so tests the change's code no longer generates are not judged: {said}"
                 )),
+            }
+        }
+        // go: a test the base's files define that the whole suite's run never reported
+        // (a test binary ended before its tests by an `os.Exit` in an `init()` or a
+        // `TestMain` without `m.Run`, a package taken out of `./...`), whose file and
+        // function the change kept, and that the merge base lists.
+        if adapter.kind() == runner::RunnerKind::Go
+            && let Some(stream) = &suite_stream
+        {
+            let removed: BTreeSet<String> = base_judgement
+                .as_ref()
+                .map(|judgement| judgement.removed.iter().cloned().collect())
+                .unwrap_or_default();
+            if let Some(gone) = go_tests_vanished(
+                &base_plan, repo_root, &diff, stream, &collected, &removed, ports,
+            )? {
+                vanished = gone.tests;
+                vanished_cause = Some(gone.cause);
             }
         }
     }
@@ -555,6 +581,7 @@ pub fn gate(
         skipped: &skipped,
         skipped_in_suite: &skipped_in_suite,
         vanished: &vanished,
+        vanished_cause: vanished_cause.as_deref(),
         suite: suite.as_ref(),
         replays_left: replays.left + base_judgement.as_ref().map_or(0, |j| j.not_run),
         max_wall_seconds: policy.lane.max_wall_seconds,
@@ -1934,9 +1961,14 @@ fn skips_at_merge_base(
         .collect())
 }
 
-/// The tests the merge base's checkout collects, listed there as the head's are, its
-/// code kept from the head's (`with_isolation`); why not, when the runner could not.
-fn listed_at_merge_base(plan: &BasePlan<'_>, repo_root: &Path) -> Result<Vec<String>, String> {
+/// The tests the merge base's checkout collects, listed there by `list` as the head's
+/// are, its code kept from the head's (`with_isolation`); why not, when the runner could
+/// not.
+fn listed_at_merge_base(
+    plan: &BasePlan<'_>,
+    repo_root: &Path,
+    list: impl FnOnce(&runner::Context<'_>) -> Result<Vec<runner::ListedTest>, runner::RunnerError>,
+) -> Result<Vec<String>, String> {
     let left = plan.lane_time.saturating_sub(plan.started.elapsed());
     if left.is_zero() {
         return Err("the lane's time ran out first".to_owned());
@@ -1954,7 +1986,7 @@ fn listed_at_merge_base(plan: &BasePlan<'_>, repo_root: &Path) -> Result<Vec<Str
     )
     .with_pinned_environment()
     .with_isolation(&foreign);
-    let listed = plan.adapter.list(&context);
+    let listed = list(&context);
     worktree.remove(plan.git).map_err(|e| e.to_string())?;
     Ok(listed
         .map_err(|e| e.to_string())?
@@ -2259,6 +2291,112 @@ fn go_base_version(
     )))
 }
 
+/// go tests the merge base runs that the head's whole suite never reported
+/// (`gate::go_vanished`): every test the base's `_test.go` files define (read with one
+/// `ls-tree` and one `cat-file`, no build) that the suite's `go test -json` stream
+/// (`stream`) has no event of, whose file the change kept and still defines it, and that
+/// the base's version of a touched file did not already name removed (`removed`). Only
+/// when there are such tests is the merge base checked out and **their packages** listed
+/// there (their test binaries built: a test behind a build tag the lane does not set is
+/// not run at the base either, and is not the change's). `collected` is the head's
+/// listing, for the cause.
+fn go_tests_vanished(
+    plan: &BasePlan<'_>,
+    repo_root: &Path,
+    diff: &Diff,
+    stream: &Path,
+    collected: &BTreeSet<String>,
+    removed: &BTreeSet<String>,
+    ports: &mut Ports<'_>,
+) -> Result<Option<gate::go_vanished::Vanished>, CliError> {
+    use gate::go_base;
+    use gate::go_vanished::{self, AtHead};
+    let text = fs_err::read(stream).map_err(|source| CliError::Read {
+        path: stream.to_path_buf(),
+        source,
+    })?;
+    let runs = go_vanished::package_runs(&String::from_utf8_lossy(&text));
+    let reported = go_vanished::reported_ids(&runs);
+    let tree: Vec<_> = plan
+        .git
+        .tree_files(plan.base, "")?
+        .into_iter()
+        .filter(|file| {
+            go_base::is_go_test_file(&file.path) || files::file_name(&file.path) == "go.mod"
+        })
+        .collect();
+    let oids: Vec<String> = tree.iter().map(|file| file.oid.clone()).collect();
+    let mut texts = vec![String::new(); tree.len()];
+    plan.git.read_blobs(&oids, &mut |index, bytes| {
+        texts[index] = String::from_utf8_lossy(bytes).into_owned();
+    })?;
+    let mut test_files = Vec::new();
+    let mut modules = BTreeMap::new();
+    for (file, text) in tree.iter().zip(texts) {
+        if go_base::is_go_test_file(&file.path) {
+            test_files.push((file.path.clone(), text));
+        } else if let Some(module) = go_base::module_path(&text) {
+            modules.insert(go_base::folder_of(&file.path).to_owned(), module);
+        }
+    }
+    let base_files = go_vanished::base_test_files(&test_files, &modules);
+    let modified: Vec<&str> = diff
+        .files
+        .iter()
+        .filter(|f| f.status == FileStatus::Modified && go_base::is_go_test_file(&f.path))
+        .map(|f| f.path.as_str())
+        .collect();
+    let heads: BTreeMap<&str, Vec<String>> = modified
+        .iter()
+        .zip(plan.git.show_many(plan.head, &modified)?)
+        .map(|(path, bytes)| {
+            let text = String::from_utf8_lossy(&bytes.unwrap_or_default()).into_owned();
+            (*path, go_base::test_names(&text))
+        })
+        .collect();
+    let at_head = |path: &str| {
+        if diff
+            .files
+            .iter()
+            .any(|f| f.path == path && f.status == FileStatus::Deleted)
+        {
+            return AtHead::Gone;
+        }
+        match heads.get(path) {
+            Some(names) => AtHead::Defines(names.clone()),
+            None => AtHead::Defines(
+                base_files
+                    .iter()
+                    .find(|f| f.path == path)
+                    .map(|f| f.tests.clone())
+                    .unwrap_or_default(),
+            ),
+        }
+    };
+    let unreported = go_vanished::unreported(&base_files, &reported, at_head, removed);
+    if unreported.is_empty() {
+        return Ok(None);
+    }
+    ports.progress("listing the go tests the head never ran at the merge base…");
+    let packages: Vec<String> = unreported
+        .iter()
+        .map(|test| test.package.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let go = runner::GoTest::new(plan.policy.runner.command.clone());
+    let at_base = listed_at_merge_base(plan, repo_root, |context| {
+        go.list_packages(context, &packages)
+    })
+    .map(|listed| listed.into_iter().collect::<BTreeSet<String>>());
+    Ok(go_vanished::judge(
+        &unreported,
+        at_base.as_ref().map_err(String::as_str),
+        &runs,
+        collected,
+    ))
+}
+
 /// The files the change modified or deleted that `picked` keeps and whose base text
 /// `defines_tests` (given the path and the text), at both ends (`gate::rust_base`, `gate::js_base`), reusing the texts
 /// the touched test files were read with.
@@ -2308,22 +2446,13 @@ fn judged_by_text(
     Ok(files)
 }
 
-/// The import path of the go package in `folder` (repository-relative): the nearest
-/// `go.mod` at or above it declares the module. Without one, the folder itself.
+/// The import path of the go package in `folder` (repository-relative), from the work
+/// tree's `go.mod` files ([`gate::go_base::package_in`]).
 fn go_package(repo_root: &Path, folder: &str) -> String {
-    let mut at = folder;
-    loop {
-        let go_mod = repo_root.join(at).join("go.mod");
-        if let Ok(text) = fs_err::read_to_string(&go_mod)
-            && let Some(module) = gate::go_base::module_path(&text)
-        {
-            return gate::go_base::package_path(&module, at, folder);
-        }
-        if at.is_empty() {
-            return folder.to_owned();
-        }
-        at = gate::go_base::folder_of(at);
-    }
+    gate::go_base::package_in(folder, |at| {
+        let text = fs_err::read_to_string(repo_root.join(at).join("go.mod")).ok()?;
+        gate::go_base::module_path(&text)
+    })
 }
 
 /// The pytest modules the change touched: by pytest's default names and the base's

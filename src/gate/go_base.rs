@@ -116,6 +116,22 @@ pub fn package_path(module: &str, module_folder: &str, folder: &str) -> String {
     }
 }
 
+/// The import path of the package in `folder` (repository-relative): the nearest
+/// `go.mod` at or above it declares the module (`module_at(folder)` is the module path a
+/// folder's own `go.mod` declares, if it has one). Without one, the folder itself.
+pub fn package_in(folder: &str, module_at: impl Fn(&str) -> Option<String>) -> String {
+    let mut at = folder;
+    loop {
+        if let Some(module) = module_at(at) {
+            return package_path(&module, at, folder);
+        }
+        if at.is_empty() {
+            return folder.to_owned();
+        }
+        at = folder_of(at);
+    }
+}
+
 /// One touched go test file the base had, and the tests the base's version defines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaseGoFile {

@@ -128,10 +128,16 @@ pub enum Reason {
     },
     /// Tests the merge base collects, in files the change did not touch, that the head
     /// does not collect, without an approval: the code under test generates them (a
-    /// `parametrize` list it holds), and the change took them out.
+    /// `parametrize` list it holds), and the change took them out. For go, tests the merge
+    /// base lists that the head's whole suite never ran, their files and functions kept
+    /// (a test binary ended before its tests, a package out of `./...`).
     TestsVanished {
         /// The tests.
         tests: Vec<String>,
+        /// What most likely took them away, per package (go); absent for pytest and the
+        /// JavaScript runners, whose tests the code under test generates.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cause: Option<String>,
     },
     /// Touched test modules that collect nothing.
     CollectsNothing {
@@ -234,10 +240,19 @@ impl Reason {
                 "tests-removed: {} collected at the base, gone at the head (--approved-by is needed)",
                 tests.join(", ")
             ),
-            Reason::TestsVanished { tests } => {
+            Reason::TestsVanished { tests, cause: None } => {
                 let named = first_few(tests);
                 format!(
                     "tests-vanished: {named} collected at the merge base, not at the head, their files untouched: the change's code no longer generates them (--approved-by is needed)"
+                )
+            }
+            Reason::TestsVanished {
+                tests,
+                cause: Some(cause),
+            } => {
+                let named = first_few(tests);
+                format!(
+                    "tests-vanished: {named} run at the merge base, never at the head, their files and functions kept: {cause} (--approved-by is needed)"
                 )
             }
             Reason::CollectsNothing { files } => format!(
@@ -293,8 +308,10 @@ pub struct LaneFindings<'a> {
     /// for another reason), each with what the merge base showed.
     pub skipped_in_suite: &'a [(String, String)],
     /// Tests the merge base collects that the head does not, in files the change did not
-    /// touch (the code under test generates them).
+    /// touch (the code under test generates them); for go, those the head never ran.
     pub vanished: &'a [String],
+    /// For go, what most likely took [`LaneFindings::vanished`] away.
+    pub vanished_cause: Option<&'a str>,
     /// The whole suite's run, when `[lane] replay = "all"` made it.
     pub suite: Option<&'a SuiteRun>,
     /// Replays not made because time ran out (0: all made).
@@ -467,6 +484,7 @@ pub fn lane_verdict(found: &LaneFindings<'_>) -> LaneVerdict {
         } else {
             reasons.push(Reason::TestsVanished {
                 tests: found.vanished.to_vec(),
+                cause: found.vanished_cause.map(str::to_owned),
             });
         }
     }
@@ -1193,7 +1211,8 @@ mod tests {
         assert_eq!(
             verdict.reasons,
             [Reason::TestsVanished {
-                tests: vanished.to_vec()
+                tests: vanished.to_vec(),
+                cause: None,
             }]
         );
         let approved = lane_verdict(&LaneFindings {
@@ -1203,6 +1222,21 @@ mod tests {
         });
         assert!(approved.pass, "{approved:?}");
         assert_eq!(approved.approvals[0].approved, vanished);
+    }
+
+    #[test]
+    fn go_tests_the_head_never_ran_say_why() {
+        let vanished = ["m/b::TestTwice".to_owned()];
+        let verdict = lane_verdict(&LaneFindings {
+            vanished: &vanished,
+            vanished_cause: Some("m/b: its test binary ended with status 0 before any test ran"),
+            ..LaneFindings::default()
+        });
+        assert!(!verdict.pass);
+        assert_eq!(
+            verdict.reasons[0].describe(),
+            "tests-vanished: m/b::TestTwice run at the merge base, never at the head, their files and functions kept: m/b: its test binary ended with status 0 before any test ran (--approved-by is needed)"
+        );
     }
 
     #[test]

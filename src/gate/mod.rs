@@ -15,6 +15,7 @@ pub mod equality;
 pub mod files;
 pub mod freeze;
 pub mod go_base;
+pub mod go_vanished;
 pub mod human_owned;
 pub mod infrastructure;
 pub mod js_base;

@@ -465,10 +465,12 @@ impl GoTest {
         &self,
         context: &Context<'_>,
         split: &SplitPrefix,
+        packages: &[String],
     ) -> Result<Vec<ListedTest>, RunnerError> {
         let mut argv = vec![Self::go(split), "list".to_owned()];
         argv.extend(list_flags(&split.build));
-        argv.extend(strings(&["-f", LIST_FORMAT, ALL_PACKAGES]));
+        argv.extend(strings(&["-f", LIST_FORMAT, "--"]));
+        argv.extend(packages.iter().cloned());
         let packages = parse_packages(&context.probe("go-list-packages", argv, &[])?)?;
         {
             let mut built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
@@ -502,6 +504,26 @@ impl GoTest {
             tests.extend(binary_listing(package, &output?));
         }
         Ok(tests)
+    }
+
+    /// The tests of `packages` (import paths or patterns, `./...` for every package), as
+    /// [`Adapter::list`] lists them: through the test binaries, or `go test -json -list .`
+    /// with `-exec` in the prefix. The merge lane lists the merge base's packages it asks
+    /// about this way, so that only their test binaries are built there.
+    pub fn list_packages(
+        &self,
+        context: &Context<'_>,
+        packages: &[String],
+    ) -> Result<Vec<ListedTest>, RunnerError> {
+        let split = split_prefix(&self.prefix);
+        if !split.exec {
+            return self.list_through_binaries(context, &split, packages);
+        }
+        let mut argv = self.prefix.clone();
+        argv.extend(strings(&["-json", "-list", "."]));
+        argv.extend(packages.iter().cloned());
+        let output = context.probe("go-list", argv, &[])?;
+        parse_listing(&output)
     }
 
     /// A batch's report: its processes' outputs written one after another to `report`,
@@ -974,14 +996,7 @@ impl Adapter for GoTest {
     }
 
     fn list(&self, context: &Context<'_>) -> Result<Vec<ListedTest>, RunnerError> {
-        let split = split_prefix(&self.prefix);
-        if !split.exec {
-            return self.list_through_binaries(context, &split);
-        }
-        let mut argv = self.prefix.clone();
-        argv.extend(strings(&["-json", "-list", ".", ALL_PACKAGES]));
-        let output = context.probe("go-list", argv, &[])?;
-        parse_listing(&output)
+        self.list_packages(context, &[ALL_PACKAGES.to_owned()])
     }
 
     fn order_support(&self) -> OrderSupport {

@@ -37,7 +37,15 @@ fn change_adding(policy: &str, tests: &str) -> Suite {
 
 /// `candor gate --format json` and the score report it wrote.
 pub(crate) fn gate_report(suite: &Suite) -> (triage_support::Ran, serde_json::Value) {
-    let ran = suite.candor(&["gate", "--format", "json"], &[]);
+    gate_report_with(suite, &[])
+}
+
+/// As [`gate_report`], with `vars` set for candor (`CI=1`, as a CI service sets it).
+pub(crate) fn gate_report_with(
+    suite: &Suite,
+    vars: &[(&str, &str)],
+) -> (triage_support::Ran, serde_json::Value) {
+    let ran = suite.candor(&["gate", "--format", "json"], vars);
     let text = std::fs::read_to_string(suite.repo.join("score-report.json"))
         .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
     (

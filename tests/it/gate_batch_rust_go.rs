@@ -30,12 +30,21 @@ pub(crate) fn go_change(files: &[(&str, &str)]) -> Suite {
 
 /// As [`go_change`], with `more` files on `main` too.
 pub(crate) fn go_change_from(more: &[(&str, &str)], files: &[(&str, &str)]) -> Suite {
+    go_change_under(POLICY_TOUCHED, more, files)
+}
+
+/// As [`go_change_from`], with `policy` as the base's candor.toml.
+pub(crate) fn go_change_under(
+    policy: &str,
+    more: &[(&str, &str)],
+    files: &[(&str, &str)],
+) -> Suite {
     let suite = empty();
     for (path, text) in more {
         suite.write(path, text);
     }
     suite.write("go.mod", "module example.com/shop\n\ngo 1.19\n");
-    suite.write("candor.toml", POLICY_TOUCHED);
+    suite.write("candor.toml", policy);
     suite.write(
         "a/a.go",
         "package a\n\nfunc Add(x, y int) int { return x + y }\n",

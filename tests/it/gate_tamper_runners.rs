@@ -10,9 +10,10 @@ use crate::gate_batch::{gate_report, only_infrastructure_change, strings};
 use crate::gate_batch_rust_go::{cargo_change, cargo_change_under, go_change};
 
 /// `Twice` regressed: 2·x + 1.
-const REGRESSED: &str = "package b\n\nfunc Twice(x int) int { return 2*x + 1 }\n";
+pub(crate) const REGRESSED: &str = "package b\n\nfunc Twice(x int) int { return 2*x + 1 }\n";
 
-fn kinds(report: &serde_json::Value) -> Vec<String> {
+/// The kinds of the report's reasons, in order.
+pub(crate) fn kinds(report: &serde_json::Value) -> Vec<String> {
     report["reasons"]
         .as_array()
         .expect("reasons")

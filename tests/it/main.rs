@@ -39,6 +39,7 @@ mod frames;
 mod gate;
 mod gate_batch;
 mod gate_batch_rust_go;
+mod gate_go_vanished;
 mod gate_parts;
 mod gate_replay;
 mod gate_tamper;
