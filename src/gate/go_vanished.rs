@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::go_base;
-use crate::results::ids;
+use crate::results::{gotest, ids};
 
 /// A go test file of the merge base that `go test ./...` at the root reaches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,18 +156,9 @@ pub struct PackageRun {
 /// Each package of a `go test -json` stream; lines that are not events (go's build
 /// output) are passed over.
 pub fn package_runs(stream: &str) -> BTreeMap<String, PackageRun> {
-    #[derive(serde::Deserialize)]
-    struct Event {
-        #[serde(rename = "Action", default)]
-        action: String,
-        #[serde(rename = "Package", default)]
-        package: String,
-        #[serde(rename = "Test", default)]
-        test: Option<String>,
-    }
     let mut runs: BTreeMap<String, PackageRun> = BTreeMap::new();
     for line in stream.lines().filter(|line| line.starts_with('{')) {
-        let Ok(event) = serde_json::from_str::<Event>(line) else {
+        let Ok(event) = serde_json::from_str::<gotest::EventName>(line) else {
             continue;
         };
         if event.package.is_empty() {

@@ -52,6 +52,23 @@ use super::{ParseError, ParseOptions, ParseSummary, Position, Sink};
 const HEAD_BYTES: usize = MAX_TEXT_BYTES * 3 / 4;
 const TAIL_BYTES: usize = MAX_TEXT_BYTES / 4;
 
+/// What names one `go test -json` event: its action, package and test (none for a
+/// package-level event). For readers that need no more of a stream: which packages and
+/// tests a run reported (the merge lane's batches and its check of the tests it never
+/// ran).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+pub struct EventName {
+    /// `run`, `pass`, `fail`, `skip`, `output`, …
+    #[serde(rename = "Action", default)]
+    pub action: String,
+    /// The package's import path.
+    #[serde(rename = "Package", default)]
+    pub package: String,
+    /// The test (`TestX/sub` for a subtest).
+    #[serde(rename = "Test", default)]
+    pub test: Option<String>,
+}
+
 /// Parses a `go test -json` stream, handing each execution to `sink`.
 pub fn parse<R: BufRead>(
     mut reader: R,

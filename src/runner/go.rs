@@ -26,7 +26,7 @@ use super::{
     OrderSupport, RunOptions, RunReport, RunnerError, RunnerKind, Seed, SeedSupport,
     available_parallelism, in_parallel, option_value, strings,
 };
-use crate::results::{Format, ids};
+use crate::results::{Format, gotest, ids};
 
 const SEED_CONTROLS: &str = "go's -shuffle seed fixes the order in which each package's top-level tests and benchmarks start; it does not fix goroutine scheduling, the interleaving of t.Parallel tests, map iteration order or the order packages run in";
 
@@ -911,18 +911,9 @@ struct BatchPlan {
 /// one of the package's own: the shared pattern selected it, and it ran in the process
 /// of the package's touched tests.
 fn overselected(report: &str, own: &BTreeMap<String, Vec<String>>) -> BTreeSet<String> {
-    #[derive(serde::Deserialize)]
-    struct Event {
-        #[serde(rename = "Action", default)]
-        action: String,
-        #[serde(rename = "Package", default)]
-        package: String,
-        #[serde(rename = "Test", default)]
-        test: Option<String>,
-    }
     let mut found = BTreeSet::new();
     for line in report.lines() {
-        let Ok(event) = serde_json::from_str::<Event>(line) else {
+        let Ok(event) = serde_json::from_str::<gotest::EventName>(line) else {
             continue;
         };
         let Some(test) = event.test else { continue };

@@ -19,8 +19,8 @@ const POLICY_ALL: &str = "[lane]\njobs = 2\n";
 /// b's untouched test at the base, which the regression fails.
 const B_TEST: &str = "example.com/shop/b::TestBase";
 
-/// The cause said when a package's test binary ended before any test ran.
-const ENDED: &str = "its test binary ended with status 0 before any test ran";
+/// The cause said when b's test binary ended before any test ran.
+const ENDED: &str = "example.com/shop/b: its test binary ended with status 0 before any test ran";
 
 fn go_change_all(files: &[(&str, &str)]) -> Suite {
     go_change_under(POLICY_ALL, &[], files)
@@ -40,6 +40,35 @@ fn vanished(report: &serde_json::Value) -> (Vec<String>, String) {
     )
 }
 
+/// The lane on a change writing `files` (with `vars` set for candor) rejects it for
+/// `expected` (the reasons' kinds, in order): the report.
+fn refused_for(
+    files: &[(&str, &str)],
+    vars: &[(&str, &str)],
+    expected: &[&str],
+) -> serde_json::Value {
+    let suite = go_change_all(files);
+    let (ran, report) = gate_report_with(&suite, vars);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(kinds(&report), expected, "{report:#}");
+    report
+}
+
+/// As [`refused_for`], and `tests-vanished` names b's test alone with a cause that
+/// starts with `cause`.
+fn b_test_vanished(
+    files: &[(&str, &str)],
+    vars: &[(&str, &str)],
+    expected: &[&str],
+    cause: &str,
+) -> serde_json::Value {
+    let report = refused_for(files, vars, expected);
+    let (tests, said) = vanished(&report);
+    assert_eq!(tests, [B_TEST], "{report:#}");
+    assert!(said.starts_with(cause), "{cause}\n{said}");
+    report
+}
+
 #[test]
 fn a_go_package_whose_test_binary_ends_in_ci_before_its_tests_is_refused() {
     // The regression alone: the whole suite's run fails b's untouched test.
@@ -52,84 +81,53 @@ fn a_go_package_whose_test_binary_ends_in_ci_before_its_tests_is_refused() {
     // it: go printed `ok` for b with no test, the suite's run was green, and the lane
     // accepted the regression (reproduced with go 1.19 before this rule).
     let ending = "package b\n\nimport \"os\"\n\nfunc init() {\n\tif os.Getenv(\"CI\") != \"\" {\n\t\tos.Exit(0)\n\t}\n}\n\nfunc Twice(x int) int { return 2*x + 1 }\n";
-    let suite = go_change_all(&[("b/b.go", ending)]);
-    let (ran, report) = gate_report_with(&suite, &[("CI", "true")]);
-    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
-    assert_eq!(
-        report["suite"]["failed"],
-        serde_json::json!([]),
-        "{report:#}"
+    let report = b_test_vanished(
+        &[("b/b.go", ending)],
+        &[("CI", "true")],
+        &["tests-vanished"],
+        ENDED,
     );
-    assert_eq!(kinds(&report), ["tests-vanished"], "{report:#}");
-    let (tests, cause) = vanished(&report);
-    assert_eq!(tests, [B_TEST], "{report:#}");
-    assert!(
-        cause.starts_with(&format!("example.com/shop/b: {ENDED}")),
-        "{cause}"
-    );
-    // a's test ran at the head: it did not vanish.
-    assert!(!tests.iter().any(|t| t.contains("/a::")), "{report:#}");
+    assert!(strings(&report["suite"]["failed"]).is_empty(), "{report:#}");
 }
 
 #[test]
 fn a_go_test_main_that_never_runs_the_tests_or_narrows_them_makes_them_vanish() {
+    let main_test = |body: &str| {
+        format!(
+            "package b\n\nimport (\n\t\"flag\"\n\t\"os\"\n\t\"testing\"\n)\n\nvar _ = flag.Set\n\nfunc TestMain(m *testing.M) {{\n{body}}}\n"
+        )
+    };
     // A new test file whose `TestMain` never calls `m.Run`: test infrastructure (an
     // approval could let it through), and the tests it silences are named besides.
-    let suite = go_change_all(&[
-        ("b/b.go", REGRESSED),
-        (
-            "b/zz_main_test.go",
-            "package b\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) { os.Exit(0) }\n",
-        ),
-    ]);
-    let (ran, report) = gate_report(&suite);
-    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
-    assert_eq!(
-        kinds(&report),
-        ["test-infrastructure-changed", "tests-vanished"],
-        "{report:#}"
+    let never = main_test("\tos.Exit(0)\n");
+    b_test_vanished(
+        &[("b/b.go", REGRESSED), ("b/zz_main_test.go", &never)],
+        &[],
+        &["test-infrastructure-changed", "tests-vanished"],
+        ENDED,
     );
-    let (tests, cause) = vanished(&report);
-    assert_eq!(tests, [B_TEST], "{report:#}");
-    assert!(
-        cause.starts_with(&format!("example.com/shop/b: {ENDED}")),
-        "{cause}"
-    );
-
     // One that runs only another test: `-test.list` still lists `TestBase` (go lists
     // inside `m.Run`, before the pattern applies), the run never reports it.
-    let suite = go_change_all(&[
-        ("b/b.go", REGRESSED),
-        (
-            "b/zz_main_test.go",
-            "package b\n\nimport (\n\t\"flag\"\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tflag.Set(\"test.run\", \"TestNone\")\n\tos.Exit(m.Run())\n}\n",
-        ),
-    ]);
-    let (ran, report) = gate_report(&suite);
-    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
-    let (tests, cause) = vanished(&report);
-    assert_eq!(tests, [B_TEST], "{report:#}");
-    assert!(
-        cause.starts_with("example.com/shop/b: listed at the head but not run"),
-        "{cause}"
+    let narrows = main_test("\tflag.Set(\"test.run\", \"TestNone\")\n\tos.Exit(m.Run())\n");
+    b_test_vanished(
+        &[("b/b.go", REGRESSED), ("b/zz_main_test.go", &narrows)],
+        &[],
+        &["test-infrastructure-changed", "tests-vanished"],
+        "example.com/shop/b: listed at the head but not run",
     );
 }
 
 #[test]
 fn a_go_package_made_a_module_of_its_own_makes_its_tests_vanish() {
     // `b/go.mod` takes b out of the root module: `go test ./...` no longer builds it.
-    let suite = go_change_all(&[
-        ("b/b.go", REGRESSED),
-        ("b/go.mod", "module example.com/elsewhere\n\ngo 1.19\n"),
-    ]);
-    let (ran, report) = gate_report(&suite);
-    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
-    assert_eq!(kinds(&report), ["tests-vanished"], "{report:#}");
-    let (tests, cause) = vanished(&report);
-    assert_eq!(tests, [B_TEST], "{report:#}");
-    assert!(
-        cause.starts_with("example.com/shop/b: `go test ./...` at the head built no package"),
-        "{cause}"
+    b_test_vanished(
+        &[
+            ("b/b.go", REGRESSED),
+            ("b/go.mod", "module example.com/elsewhere\n\ngo 1.19\n"),
+        ],
+        &[],
+        &["tests-vanished"],
+        "example.com/shop/b: `go test ./...` at the head built no package",
     );
 }
 
@@ -155,16 +153,12 @@ fn go_tests_the_merge_base_does_not_run_either_or_the_change_removed_are_not_van
 
     // A build constraint the change gives b's test file is the base's version's to
     // judge (removed), not said twice.
-    let suite = go_change_all(&[
-        ("b/b.go", REGRESSED),
-        (
-            "b/b_test.go",
-            "//go:build ignore\n\npackage b\n\nimport \"testing\"\n\nfunc TestBase(t *testing.T) {\n\tif Twice(2) != 4 {\n\t\tt.Fatal(\"twice\")\n\t}\n}\n",
-        ),
-    ]);
-    let (ran, report) = gate_report(&suite);
-    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
-    assert_eq!(kinds(&report), ["tests-removed"], "{report:#}");
+    let ignored = "//go:build ignore\n\npackage b\n\nimport \"testing\"\n\nfunc TestBase(t *testing.T) {\n\tif Twice(2) != 4 {\n\t\tt.Fatal(\"twice\")\n\t}\n}\n";
+    let report = refused_for(
+        &[("b/b.go", REGRESSED), ("b/b_test.go", ignored)],
+        &[],
+        &["tests-removed"],
+    );
     assert_eq!(
         strings(&report["base_judgement"]["removed"]),
         [B_TEST],
