@@ -204,8 +204,10 @@ fn sorted_entries(hashes: &[i64], first_id: u32) -> Vec<IndexEntry> {
 pub struct NewNames {
     first_id: i64,
     hashes: Vec<i64>,
-    /// Position in `hashes` plus one; 0 is free. Never more than half full.
-    slots: Vec<u32>,
+    /// The low half of a name's hash above its position in `hashes` plus one; 0 is
+    /// free. Never more than half full. A probe compares the halves before it reads
+    /// `hashes`, whose line is a second cache miss.
+    slots: Vec<u64>,
 }
 
 impl NewNames {
@@ -242,8 +244,7 @@ impl NewNames {
     pub fn home(&self, hash: i64) -> u32 {
         self.slots
             .get(self.home_slot(hash))
-            .copied()
-            .unwrap_or_default()
+            .map_or(0, |&slot| slot as u32)
     }
 
     /// Adds a name with this hash; returns its id.
@@ -260,20 +261,22 @@ impl NewNames {
     }
 
     fn place(&mut self, position: usize) {
-        let mut at = self.home_slot(self.hashes[position]);
+        let hash = self.hashes[position];
+        let mut at = self.home_slot(hash);
         while self.slots[at] != 0 {
             at = (at + 1) % self.slots.len();
         }
-        self.slots[at] = position as u32 + 1;
+        self.slots[at] = (u64::from(hash as u32) << 32) | (position as u64 + 1);
     }
 
     /// The ids of the names held with this hash.
     pub fn find(&self, hash: i64) -> Vec<i64> {
         let mut found = Vec::new();
         let mut at = self.home_slot(hash);
+        let tag = u64::from(hash as u32);
         while let Some(&slot) = self.slots.get(at).filter(|&&slot| slot != 0) {
-            let position = slot as usize - 1;
-            if self.hashes[position] == hash {
+            let position = (slot & 0xFFFF_FFFF) as usize - 1;
+            if slot >> 32 == tag && self.hashes[position] == hash {
                 found.push(self.first_id + position as i64);
             }
             at = (at + 1) % self.slots.len();
