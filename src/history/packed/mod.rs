@@ -23,7 +23,7 @@ pub use hash::{BlockMap, BlockSet, name_hash};
 pub use index::{
     IndexEntry, NewNames, decode_index, encode_index, index_lookup, merged_rows, write_merged_rows,
 };
-pub use names::{decode_names, encode_names};
+pub use names::{NamesPacking, decode_names, encode_names};
 
 use crate::results::Outcome;
 

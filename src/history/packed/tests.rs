@@ -239,10 +239,16 @@ proptest! {
     fn names_give_back_what_was_put_in(
         names in proptest::collection::vec("(?s).{0,20}|tests/a.py::T::test_[a-c]{1,3}", 0..BLOCK_TESTS),
     ) {
-        let sealed = encode_names(&names);
-        prop_assert_eq!(decode_names(&sealed).unwrap(), names);
-        for cut in 0..sealed.len() {
-            let _ = decode_names(&sealed[..cut]);
+        let compressed = encode_names(&names, NamesPacking::Lz4);
+        prop_assert_eq!(decode_names(&compressed).unwrap(), names.clone());
+        for cut in 0..compressed.len() {
+            let _ = decode_names(&compressed[..cut]);
+        }
+        let front_coded = encode_names(&names, NamesPacking::FrontCoded);
+        prop_assert_eq!(decode_names(&front_coded).unwrap(), names);
+        // No count in front of the names would read a cut block as fewer names.
+        for cut in 0..front_coded.len() {
+            prop_assert!(decode_names(&front_coded[..cut]).is_err(), "cut at {}", cut);
         }
     }
 

@@ -15,8 +15,8 @@ use super::{
     LOCK_SPACE, Target, bytes, copy_blocks, decode_details, encode_details, micros, server_error,
 };
 use crate::history::packed::{
-    BLOCK_TESTS, BlockBuilder, BlockMap, Corrupt, IndexEntry, Narrow, NewNames, block_and_slot,
-    encode_names, name_hash, outcome_code, outcome_of, test_of,
+    BLOCK_TESTS, BlockBuilder, BlockMap, Corrupt, IndexEntry, NamesPacking, Narrow, NewNames,
+    block_and_slot, encode_names, name_hash, outcome_code, outcome_of, test_of,
 };
 use crate::history::{HistoryError, IngestReport, IngestSession, NewRun, RunContent};
 use crate::results::Execution;
@@ -681,7 +681,9 @@ impl<'a> PgIngest<'a> {
         let id = adding.new.push(hash);
         adding.open.push(name.to_owned());
         if adding.open.len() == BLOCK_TESTS {
-            adding.sealed.push(encode_names(&adding.open));
+            adding
+                .sealed
+                .push(encode_names(&adding.open, NamesPacking::Lz4));
             adding.open.clear();
             adding.open_block += 1;
         }
@@ -886,7 +888,10 @@ impl<'a> PgIngest<'a> {
             rows.push((first_block + i64::try_from(at).unwrap_or(0), names));
         }
         if !adding.open.is_empty() {
-            rows.push((adding.open_block, encode_names(&adding.open)));
+            rows.push((
+                adding.open_block,
+                encode_names(&adding.open, NamesPacking::Lz4),
+            ));
         }
         names::write_blocks(&mut *self.client, &rows).map_err(|e| self.server(&e))?;
         let entries = adding

@@ -8,8 +8,8 @@ use postgres::GenericClient;
 
 use super::COPY_ROWS;
 use crate::history::packed::{
-    BLOCK_TESTS, BlockMap, Corrupt, IndexEntry, block_and_slot, decode_index, decode_names,
-    encode_index, encode_names, index_lookup, merged_rows, test_of,
+    BLOCK_TESTS, BlockMap, Corrupt, IndexEntry, NamesPacking, block_and_slot, decode_index,
+    decode_names, encode_index, encode_names, index_lookup, merged_rows, test_of,
 };
 
 /// A failure of a names read: the server's, or packed data this build cannot read.
@@ -333,7 +333,7 @@ pub(super) fn pack_names(tx: &mut postgres::Transaction<'_>) -> Result<(), Names
             let (block, slot) = block_and_slot(id);
             if current.as_ref().is_none_or(|(held, _)| *held != block) {
                 if let Some((held, names)) = current.take() {
-                    sealed.push((held, encode_names(&names)));
+                    sealed.push((held, encode_names(&names, NamesPacking::Lz4)));
                 }
                 current = Some((block, Vec::with_capacity(BLOCK_TESTS)));
             }
@@ -349,7 +349,7 @@ pub(super) fn pack_names(tx: &mut postgres::Transaction<'_>) -> Result<(), Names
     }
     drop(portal);
     if let Some((held, names)) = current.take() {
-        sealed.push((held, encode_names(&names)));
+        sealed.push((held, encode_names(&names, NamesPacking::Lz4)));
     }
     write_blocks(tx, &sealed)?;
     entries.sort_unstable();

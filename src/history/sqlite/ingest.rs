@@ -14,9 +14,9 @@ use super::{
     read_details, read_names,
 };
 use crate::history::packed::{
-    BLOCK_TESTS, BlockBuilder, BlockMap, BlockSet, Corrupt, Details, NameFilter, Narrow, NewNames,
-    block_and_slot, decode_index, decode_names, encode_names, find_details, name_hash, put_details,
-    seal_details_in, test_of,
+    BLOCK_TESTS, BlockBuilder, BlockMap, BlockSet, Corrupt, Details, NameFilter, NamesPacking,
+    Narrow, NewNames, block_and_slot, decode_index, decode_names, encode_names, find_details,
+    name_hash, put_details, seal_details_in, test_of,
 };
 use crate::history::{HistoryError, IngestReport, IngestSession, NewRun, RunContent};
 use crate::results::{Execution, Outcome};
@@ -311,7 +311,7 @@ impl<'a> SqliteIngest<'a> {
         }
         self.statements.write_names.execute(params![
             self.names.open_block,
-            encode_names(&self.names.open)
+            encode_names(&self.names.open, NamesPacking::FrontCoded)
         ])?;
         Ok(())
     }

@@ -8,8 +8,8 @@ use rusqlite::{Transaction, params};
 
 use super::{Tuning, corrupt, merge_into_index};
 use crate::history::packed::{
-    BLOCK_TESTS, BlockBuilder, Corrupt, Details, IndexEntry, Narrow, block_and_slot, encode_names,
-    name_hash, outcome_of, put_details, seal_details,
+    BLOCK_TESTS, BlockBuilder, Corrupt, Details, IndexEntry, NamesPacking, Narrow, block_and_slot,
+    encode_names, name_hash, outcome_of, put_details, seal_details,
 };
 use crate::results::Failure;
 
@@ -18,7 +18,7 @@ pub(super) type Migration = fn(&Transaction<'_>) -> rusqlite::Result<()>;
 
 /// Entry `n` (0-based) brings `PRAGMA user_version` from `n` to `n + 1`. Append only;
 /// never edit one that has shipped.
-pub(super) const MIGRATIONS: &[Migration] = &[init, pack_executions, ci_run];
+pub(super) const MIGRATIONS: &[Migration] = &[init, pack_executions, ci_run, front_coded_names];
 
 fn init(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
     transaction.execute_batch(include_str!("../migrations/0001_init.sql"))
@@ -27,6 +27,18 @@ fn init(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
 /// 0003: the CI build a run came from (repository, build id, attempt).
 fn ci_run(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
     transaction.execute_batch(include_str!("../migrations/0003_ci_run.sql"))
+}
+
+/// 0004: blocks of names may be stored front-coded without LZ4
+/// ([`NamesPacking::FrontCoded`]). Nothing stored changes; the new version is what makes
+/// a build that cannot read those blocks refuse the history as too new, where it would
+/// otherwise call it damaged.
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "every migration has the same signature"
+)]
+fn front_coded_names(_: &Transaction<'_>) -> rusqlite::Result<()> {
+    Ok(())
 }
 
 /// 0002: tests are renumbered from 0 in id order and their names packed; each run's
@@ -122,12 +134,18 @@ fn pack_names(transaction: &Transaction<'_>) -> rusqlite::Result<HashMap<i64, i6
         block.push(name);
         next += 1;
         if block.len() == BLOCK_TESTS {
-            write.execute(params![next / BLOCK_TESTS as i64 - 1, encode_names(&block)])?;
+            write.execute(params![
+                next / BLOCK_TESTS as i64 - 1,
+                encode_names(&block, NamesPacking::Lz4)
+            ])?;
             block.clear();
         }
     }
     if !block.is_empty() {
-        write.execute(params![next / BLOCK_TESTS as i64, encode_names(&block)])?;
+        write.execute(params![
+            next / BLOCK_TESTS as i64,
+            encode_names(&block, NamesPacking::Lz4)
+        ])?;
     }
     index.sort_unstable();
     merge_into_index(transaction, &index)?;
