@@ -118,7 +118,7 @@ pub fn generate(dir: &Path, shape: &Shape) {
             let mut execution = Execution::new(test_id(i), outcome);
             execution.duration = Some(0.01 + (draw >> 20) as f64 % 500.0 / 1000.0);
             if outcome != Outcome::Pass {
-                execution.failure = Some(failure(i, draw >> 8));
+                execution.failure = Some(Box::new(failure(i, draw >> 8)));
             }
             session.add(execution).unwrap();
         }

@@ -203,7 +203,7 @@ impl Bench<'_> {
                 side,
                 FirstFailure {
                     seed,
-                    failure,
+                    failure: *failure,
                     log: record.log.display().to_string(),
                 },
             ));

@@ -230,7 +230,7 @@ fn latest_red(store: &dyn HistoryStore, test_id: &str) -> Result<(Red, RunRecord
     let red = Red {
         test_id: stored.execution.test_id,
         outcome: stored.execution.outcome,
-        failure: stored.execution.failure,
+        failure: stored.execution.failure.map(|failure| *failure),
         conditions: run_conditions(&run.run),
         origin: Origin::Run(run.id),
     };

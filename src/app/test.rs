@@ -89,7 +89,7 @@ pub fn run(
                 Red {
                     test_id: stored.execution.test_id,
                     outcome: stored.execution.outcome,
-                    failure: stored.execution.failure,
+                    failure: stored.execution.failure.map(|failure| *failure),
                     conditions: conditions.clone(),
                     origin: Origin::Run(run_id),
                 },

@@ -81,7 +81,7 @@ pub fn reds_in_files(settings: &TriageSettings) -> Result<Vec<Red>, CliError> {
                 .map(|execution| Red {
                     test_id: execution.test_id,
                     outcome: execution.outcome,
-                    failure: execution.failure,
+                    failure: execution.failure.map(|failure| *failure),
                     conditions: conditions.clone(),
                     origin: Origin::File(path.clone()),
                 }),
@@ -106,7 +106,7 @@ pub fn reds_in_history(store: &dyn HistoryStore, db: &Location) -> Result<Vec<Re
         .map(|stored| Red {
             test_id: stored.execution.test_id,
             outcome: stored.execution.outcome,
-            failure: stored.execution.failure,
+            failure: stored.execution.failure.map(|failure| *failure),
             conditions: conditions.clone(),
             origin: Origin::Run(run.id),
         })

@@ -147,7 +147,7 @@ pub fn observe(executions: &[Execution], test: &str, unit: impl Fn(&str) -> Stri
     let failure = mine
         .iter()
         .find(|e| e.outcome.is_red())
-        .and_then(|e| e.failure.clone());
+        .and_then(|e| e.failure.as_deref().cloned());
     Observation {
         outcome: mine.first().map(|e| e.outcome),
         before,

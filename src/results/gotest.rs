@@ -381,7 +381,7 @@ impl Stream<'_> {
                         {
                             failure.message = format!("subtest {child} failed");
                         }
-                        execution.failure = Some(failure);
+                        execution.failure = Some(Box::new(failure));
                         execution
                     }
                     "skip" => {
@@ -489,7 +489,7 @@ impl Stream<'_> {
                 "no result before the package ended".clone_into(&mut failure.message);
             }
             let mut execution = Execution::new(ids::go(package, &test), Outcome::Error);
-            execution.failure = Some(failure);
+            execution.failure = Some(Box::new(failure));
             self.emit(execution, sink)?;
         }
         Ok(count)
@@ -521,7 +521,7 @@ impl Stream<'_> {
             package
         };
         let mut execution = Execution::new(id, Outcome::Error);
-        execution.failure = Some(failure);
+        execution.failure = Some(Box::new(failure));
         execution.duration = elapsed;
         self.emit(execution, sink)
     }

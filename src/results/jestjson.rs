@@ -136,13 +136,13 @@ pub fn parse<R: Read>(
         if broken {
             let text = file_result.message.unwrap_or_default();
             let mut execution = Execution::new(file.clone(), Outcome::Error);
-            execution.failure = Some(build_failure(
+            execution.failure = Some(Box::new(build_failure(
                 None,
                 None,
                 text,
                 Language::JavaScript,
                 options,
-            ));
+            )));
             execution.file = Some(file.clone());
             summary.executions += 1;
             sink(execution)?;
@@ -196,13 +196,13 @@ fn execution(file: &str, assertion: Assertion, options: &ParseOptions) -> Execut
         (!assertion.failure_messages.is_empty()).then(|| assertion.failure_messages.join("\n\n"))
     });
     if outcome.failed_at_least_once() {
-        execution.failure = Some(build_failure(
+        execution.failure = Some(Box::new(build_failure(
             None,
             None,
             cap_text(text.unwrap_or_default()),
             Language::JavaScript,
             options,
-        ));
+        )));
     }
     execution
 }

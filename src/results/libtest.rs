@@ -218,13 +218,13 @@ impl Stream<'_> {
                 } else {
                     text
                 };
-                execution.failure = Some(build_failure(
+                execution.failure = Some(Box::new(build_failure(
                     None,
                     message,
                     text,
                     Language::Rust,
                     self.options,
-                ));
+                )));
                 self.emit(execution, sink)
             }
             ("test", "ignored", Some(name)) => {
@@ -319,13 +319,13 @@ impl Stream<'_> {
         names.sort_by_key(|(_, order)| *order);
         for (name, _) in names {
             let mut execution = Execution::new(self.test_id(&name)?, Outcome::Error);
-            execution.failure = Some(build_failure(
+            execution.failure = Some(Box::new(build_failure(
                 None,
                 Some(why.message().to_owned()),
                 why.message().to_owned(),
                 Language::Rust,
                 self.options,
-            ));
+            )));
             self.unfinished += 1;
             self.emit(execution, sink)?;
         }

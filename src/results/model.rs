@@ -169,7 +169,10 @@ pub struct Execution {
     /// Attempts inside this run (1 unless the runner retried).
     pub attempts: u32,
     /// The first failure of the run for this test: set for fail, error and flaky-pass.
-    pub failure: Option<Failure>,
+    /// Boxed: most executions have none, and each is moved several times between the
+    /// parser and the store, which the failure's 150 bytes inline would make twice as
+    /// long.
+    pub failure: Option<Box<Failure>>,
     /// Why the test was skipped, when it was and the runner said.
     pub skip_message: Option<String>,
     /// Source file of the test as the runner reported it, if it did.
@@ -201,7 +204,7 @@ impl Execution {
 
     /// The signature of this execution's failure, if it has one.
     pub fn signature(&self) -> Option<String> {
-        self.failure.as_ref().map(Failure::signature)
+        self.failure.as_deref().map(Failure::signature)
     }
 
     /// Folds a later attempt of the same test in the same run into this one.
@@ -257,13 +260,13 @@ mod tests {
     #[test]
     fn red_then_green_is_flaky_pass_keeping_first_failure() {
         let mut first = Execution::new("t", Outcome::Fail);
-        first.failure = Some(Failure {
+        first.failure = Some(Box::new(Failure {
             exception: Some("TimeoutError".into()),
             message: "first".into(),
             text: String::new(),
             frames: vec![],
             failing_frame: None,
-        });
+        }));
         first.absorb_retry(Execution::new("t", Outcome::Pass));
         assert_eq!(first.outcome, Outcome::FlakyPass);
         assert_eq!(first.attempts, 2);

@@ -317,7 +317,7 @@ pub fn parse<R: Read>(
             execution.file = Some(name);
             execution.line = location.line;
         }
-        execution.failure = Some(failure_of(&error, options));
+        execution.failure = Some(Box::new(failure_of(&error, options)));
         summary.executions += 1;
         sink(execution)?;
     }
@@ -417,8 +417,8 @@ fn attempts(
             match outcome {
                 Outcome::Skip => execution.skip_message = skip_message(),
                 Outcome::Fail | Outcome::Error => {
-                    execution.failure =
-                        Some(match result.error.as_ref().or(result.errors.first()) {
+                    execution.failure = Some(Box::new(
+                        match result.error.as_ref().or(result.errors.first()) {
                             Some(error) => failure_of(error, options),
                             None => build_failure(
                                 None,
@@ -427,7 +427,8 @@ fn attempts(
                                 Language::JavaScript,
                                 options,
                             ),
-                        });
+                        },
+                    ));
                 }
                 _ => {}
             }

@@ -410,7 +410,7 @@ mod tests {
     #[test]
     fn frames_and_imports_from_the_other_tree_are_crossings() {
         let mut red = Execution::new("tests/test_a.py::test_a", Outcome::Fail);
-        red.failure = Some(Failure {
+        red.failure = Some(Box::new(Failure {
             exception: None,
             message: String::new(),
             text: String::new(),
@@ -427,7 +427,7 @@ mod tests {
                 },
             ],
             failing_frame: None,
-        });
+        }));
         let crossing = isolation().check_frames(&[red]).err();
         assert_eq!(
             crossing.map(|c| c.file),

@@ -428,7 +428,7 @@ fn cut(text: &str) -> String {
 
 impl From<&Execution> for Shown {
     fn from(execution: &Execution) -> Shown {
-        let failure = execution.failure.as_ref();
+        let failure = execution.failure.as_deref();
         Shown {
             test_id: execution.test_id.clone(),
             outcome: execution.outcome,

@@ -176,7 +176,7 @@ fn failure(message: &str) -> Failure {
 
 fn failed(test_id: &str, message: &str) -> Execution {
     let mut execution = Execution::new(test_id, Outcome::Fail);
-    execution.failure = Some(failure(message));
+    execution.failure = Some(Box::new(failure(message)));
     execution
 }
 
@@ -268,7 +268,7 @@ fn execution() -> impl Strategy<Value = Execution> {
                     outcome,
                     duration,
                     attempts,
-                    failure,
+                    failure: failure.map(Box::new),
                     skip_message: skip,
                     file,
                     line,
@@ -983,7 +983,7 @@ fn realistic(n: u32) -> Execution {
             })
             .collect::<Vec<_>>()
             .join("\n");
-        execution.failure = Some(Failure {
+        execution.failure = Some(Box::new(Failure {
             exception: Some("java.lang.AssertionError".into()),
             message: format!("expected:<{n}> but was:<{}>", n + 1),
             text: format!(
@@ -992,7 +992,7 @@ fn realistic(n: u32) -> Execution {
             ),
             failing_frame: frames.first().cloned(),
             frames,
-        });
+        }));
         execution.stdout = Some("connecting to localhost:5432\n".repeat(8));
     } else if n % 50 == 3 {
         execution.outcome = Outcome::Skip;
@@ -1288,7 +1288,7 @@ fn pooled_execution() -> impl Strategy<Value = Execution> {
                 outcome,
                 duration,
                 attempts,
-                failure,
+                failure: failure.map(Box::new),
                 skip_message: (outcome == Outcome::Skip).then(|| "skipped".into()),
                 file,
                 line,

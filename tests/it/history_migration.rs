@@ -140,13 +140,13 @@ fn execution(rng: &mut Rng, test: usize) -> Execution {
             line: Some((test % 300) as u32),
             function: Some(format!("f{}", test % 11)),
         };
-        execution.failure = Some(Failure {
+        execution.failure = Some(Box::new(Failure {
             exception: (rng.below(5) != 0).then(|| "AssertionError".into()),
             message: format!("assert {} == {}", rng.below(100), rng.below(100)),
             text: format!("Traceback\n  File \"x.py\", line {test}\nAssertionError"),
             frames: vec![frame.clone(); (test % 3) + 1],
             failing_frame: test.is_multiple_of(2).then_some(frame),
-        });
+        }));
     }
     if outcome == Outcome::Skip && rng.below(2) == 0 {
         execution.skip_message = Some("needs docker".into());

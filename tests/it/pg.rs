@@ -97,13 +97,13 @@ fn content(key: &str) -> RunContent {
 
 fn failing(name: &str) -> Execution {
     let mut execution = Execution::new(name, Outcome::Fail);
-    execution.failure = Some(Failure {
+    execution.failure = Some(Box::new(Failure {
         exception: Some("AssertionError".into()),
         message: "boom".into(),
         text: "Traceback\n  boom".into(),
         frames: Vec::new(),
         failing_frame: None,
-    });
+    }));
     execution
 }
 

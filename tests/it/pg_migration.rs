@@ -79,13 +79,13 @@ fn execution(run: usize, test: usize) -> Option<Execution> {
             line: Some(u32::try_from(test).unwrap()),
             function: Some(format!("test_{test}")),
         };
-        execution.failure = Some(Failure {
+        execution.failure = Some(Box::new(Failure {
             exception: Some("AssertionError".into()),
             message: format!("assert {test} == {run}"),
             text: format!("Traceback\n  line {test}\nAssertionError: {run}"),
             frames: vec![frame.clone()],
             failing_frame: Some(frame),
-        });
+        }));
     }
     if outcome == Outcome::Skip {
         execution.skip_message = Some(format!("skipped in run {run}"));
@@ -140,7 +140,7 @@ fn details(execution: &Execution) -> Option<Vec<u8>> {
         return None;
     }
     let json = serde_json::to_vec(&Details {
-        failure: execution.failure.as_ref(),
+        failure: execution.failure.as_deref(),
         skip_message: execution.skip_message.as_ref(),
         stdout: execution.stdout.as_ref(),
         stderr: execution.stderr.as_ref(),

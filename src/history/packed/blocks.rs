@@ -25,7 +25,7 @@ impl Narrow {
     pub fn into_execution(
         self,
         test_id: String,
-        failure: Option<Failure>,
+        failure: Option<Box<Failure>>,
         skip_message: Option<String>,
         stdout: Option<String>,
         stderr: Option<String>,

@@ -12,7 +12,7 @@ pub struct Details {
     /// The failure's signature, as worked out at ingest.
     pub signature: Option<String>,
     /// The failure.
-    pub failure: Option<Failure>,
+    pub failure: Option<Box<Failure>>,
     /// Why the test was skipped.
     pub skip_message: Option<String>,
     /// Captured standard output.
@@ -281,13 +281,13 @@ fn take_details(input: &mut &[u8]) -> Result<Details, Corrupt> {
         } else {
             Some(take_frame(input)?)
         };
-        Some(Failure {
+        Some(Box::new(Failure {
             exception,
             message,
             text,
             frames,
             failing_frame,
-        })
+        }))
     };
     let mut optional = |flag: u8| -> Result<Option<String>, Corrupt> {
         if flags & flag == 0 {

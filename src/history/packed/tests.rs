@@ -201,7 +201,7 @@ fn details() -> impl Strategy<Value = Details> {
         .prop_map(
             |(signature, failure, skip_message, stdout, stderr)| Details {
                 signature,
-                failure,
+                failure: failure.map(Box::new),
                 skip_message,
                 stdout,
                 stderr,

@@ -102,7 +102,7 @@ fn outcome_of_code(code: i16) -> Option<Outcome> {
 /// What an execution carries beside its narrow columns, compressed when stored.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Details {
-    failure: Option<Failure>,
+    failure: Option<Box<Failure>>,
     skip_message: Option<String>,
     stdout: Option<String>,
     stderr: Option<String>,

@@ -169,7 +169,7 @@ fn old_details(row: Option<&rusqlite::Row<'_>>) -> rusqlite::Result<Option<((i64
     };
     let message: Option<String> = row.get(4)?;
     let failure = match message {
-        Some(message) => Some(Failure {
+        Some(message) => Some(Box::new(Failure {
             exception: row.get(3)?,
             message,
             text: row.get::<_, Option<String>>(5)?.unwrap_or_default(),
@@ -178,7 +178,7 @@ fn old_details(row: Option<&rusqlite::Row<'_>>) -> rusqlite::Result<Option<((i64
                 None => Vec::new(),
             },
             failing_frame: json(7)?.map(|value| typed(7, value)).transpose()?,
-        }),
+        })),
         None => None,
     };
     let details = Details {

@@ -1010,15 +1010,15 @@ impl<'o> State<'o> {
                 text.push_str(&extra);
                 failure.text = cap_text(text);
             }
-            execution.failure = Some(failure);
+            execution.failure = Some(Box::new(failure));
         } else if let Some(kind) = status_red {
             execution.outcome = kind;
-            execution.failure = Some(build_failure(
+            execution.failure = Some(Box::new(build_failure(
                 RedInfo::default(),
                 &mut case.red_text,
                 language,
                 options,
-            ));
+            )));
         } else if let Some((kind, info)) = case.retry.take() {
             // flaky… alone: passed after failing; rerun… alone (no final <failure>,
             // which Surefire always writes): failed on every attempt.
@@ -1027,7 +1027,12 @@ impl<'o> State<'o> {
             } else {
                 kind
             };
-            execution.failure = Some(build_failure(info, &mut case.retry_text, language, options));
+            execution.failure = Some(Box::new(build_failure(
+                info,
+                &mut case.retry_text,
+                language,
+                options,
+            )));
         } else if case.skipped || case.status == Status::Skipped {
             execution.outcome = Outcome::Skip;
             execution.skip_message = case
@@ -1075,7 +1080,7 @@ impl<'o> State<'o> {
         execution.line = info.line;
         let language = self.language();
         let failure = build_failure(info, &mut self.suite_red_text, language, self.options);
-        execution.failure = Some(failure);
+        execution.failure = Some(Box::new(failure));
         Some(execution)
     }
 
