@@ -280,3 +280,71 @@ fn a_schema_1_history_migrates_and_answers_as_before() {
     let ids: BTreeSet<String> = expected.tests.iter().map(|t| t.test_id.clone()).collect();
     assert_eq!(ids.len(), expected.tests.len());
 }
+
+/// The format byte of every block of names, in block order.
+fn name_packings(path: &Path) -> Vec<u8> {
+    let raw = rusqlite::Connection::open(path).unwrap();
+    let mut statement = raw
+        .prepare("SELECT substr(names, 1, 1) FROM test_names ORDER BY block")
+        .unwrap();
+    statement
+        .query_map([], |row| row.get::<_, Vec<u8>>(0))
+        .unwrap()
+        .map(|byte| byte.unwrap()[0])
+        .collect()
+}
+
+/// Schema 4 stores new blocks of names front-coded without LZ4; the blocks the migration
+/// packed with LZ4 stay as they are. Both are read alike: the last block, part full,
+/// grows in the new packing; a name in either kind of block is found rather than added
+/// again; and the layout checks out.
+#[test]
+fn names_packed_with_lz4_and_front_coded_are_read_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.db");
+    fs_err::copy(fixture_dir().join("history.db"), &path).unwrap();
+    let mut store = SqliteStore::open(&path, TIMEOUT).unwrap();
+    let known = store.tests(false).unwrap().len();
+    assert_eq!(known, 620, "the fixture's tests");
+    assert_eq!(
+        name_packings(&path),
+        [1, 1, 1],
+        "LZ4, as migration 0002 packs them"
+    );
+
+    let mut rng = Rng(0x0004_F2C0);
+    for (number, tests) in [(0, 0..1000), (1, 0..1000)] {
+        let mut session = store.begin_ingest(&run(60 + number, "job-new")).unwrap();
+        for test in tests {
+            session.add(execution(&mut rng, test)).unwrap();
+        }
+        let content = RunContent {
+            content_key: format!("new-key-{number}"),
+            format: Some("junit".into()),
+            producer: Some("pytest".into()),
+        };
+        let report = session.commit(&content).unwrap();
+        assert_eq!(report.tests, 1000);
+        assert_eq!(
+            store.tests(false).unwrap().len(),
+            1000,
+            "ingest {number}: every name found once, whichever its block's packing"
+        );
+    }
+    assert_eq!(
+        name_packings(&path),
+        [1, 1, 2, 2],
+        "the part-full block rewritten and the new one front-coded"
+    );
+    store.check().unwrap();
+    let names: BTreeSet<String> = store
+        .tests(false)
+        .unwrap()
+        .into_iter()
+        .map(|test| test.test_id)
+        .collect();
+    for test in [0, 511, 512, 619, 620, 999] {
+        let id = execution(&mut rng, test).test_id;
+        assert!(names.contains(&id), "{id}");
+    }
+}

@@ -29,16 +29,10 @@ fn ci_run(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
     transaction.execute_batch(include_str!("../migrations/0003_ci_run.sql"))
 }
 
-/// 0004: blocks of names may be stored front-coded without LZ4
-/// ([`NamesPacking::FrontCoded`]). Nothing stored changes; the new version is what makes
-/// a build that cannot read those blocks refuse the history as too new, where it would
-/// otherwise call it damaged.
-#[expect(
-    clippy::unnecessary_wraps,
-    reason = "every migration has the same signature"
-)]
-fn front_coded_names(_: &Transaction<'_>) -> rusqlite::Result<()> {
-    Ok(())
+/// 0004: blocks of names may be stored front-coded without LZ4 (the SQL file says why
+/// nothing changes but the version).
+fn front_coded_names(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
+    transaction.execute_batch(include_str!("../migrations/0004_front_coded_names.sql"))
 }
 
 /// 0002: tests are renumbered from 0 in id order and their names packed; each run's

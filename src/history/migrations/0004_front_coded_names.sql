@@ -1,0 +1,6 @@
+-- candor's SQLite history, schema 4 (issue #15 item 5): a block of `test_names` may be
+-- stored front-coded without LZ4 (format byte 2, the number of names, then the names
+-- front-coded; `packed::encode_names` with `NamesPacking::FrontCoded`). Blocks written
+-- before stay LZ4-compressed (format byte 1) and are read as they are: nothing stored
+-- changes. The version is what makes a build that cannot read the new blocks refuse the
+-- history as too new, rather than call it damaged.
