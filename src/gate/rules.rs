@@ -48,8 +48,9 @@ pub enum RuleKind {
     CallerInspection,
     /// Code under test whose comparisons cannot fail (`gate::equality`).
     Equality,
-    /// A source line holding a carriage return alone, where the language ends a line and
-    /// git does not.
+    /// A source line the language reads as other lines than git shows: a carriage return
+    /// alone, where the language ends a line and git does not, or a Python coding
+    /// declaration whose codec turns bytes into line ends (`utf-7`, `unicode_escape`).
     LineEnding,
 }
 
@@ -63,7 +64,8 @@ pub struct Finding {
     /// The rule's name: `forbidden-mark`, `retry-setting`, `detects-tests`,
     /// `reads-test-files`, `touches-test-framework`, `ends-the-process`,
     /// `inspects-the-caller`, `equal-to-anything` (`gate::equality`),
-    /// `bare-carriage-return`, a preset's name, a ban's id, or `missing-oracle`.
+    /// `bare-carriage-return`, `source-encoding`, a preset's name, a ban's id, or
+    /// `missing-oracle`.
     pub rule: String,
     /// Its family.
     pub kind: RuleKind,
@@ -92,6 +94,47 @@ pub const ENDS_THE_PROCESS: &str = "ends-the-process";
 pub const INSPECTS_THE_CALLER: &str = "inspects-the-caller";
 /// The rule name of a source line with a carriage return alone in it.
 pub const BARE_CARRIAGE_RETURN: &str = "bare-carriage-return";
+/// The rule name of a Python coding declaration naming a codec that turns bytes git
+/// shows inside a line (a comment's) into a line end.
+pub const SOURCE_ENCODING: &str = "source-encoding";
+
+/// A Python coding declaration, as the tokenizer reads it on line 1 or 2 (PEP 263); the
+/// codec's name in group 1.
+static CODING_DECLARATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[ \t\x0c]*#.*?coding[:=][ \t]*([-\w.]+)").expect("a valid pattern")
+});
+
+/// Codecs under which every byte below 0x80 is the ASCII character it is to git, so a line
+/// git shows is the line Python reads: UTF-8, ASCII, and the 8-bit and multi-byte legacy
+/// codecs whose bytes below 0x80 are ASCII (a multi-byte character's trail byte is never a
+/// line end or `#`). Matched on the name lowercased, `_` as `-`.
+static LINE_PRESERVING_CODEC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(?:utf-?8(?:-sig)?|u8|(?:us-)?ascii|646|latin-?1|l1|iso-latin-1|iso-?8859-\d+",
+        r"|latin-?\d+|l\d+|cp-?\d+|windows-\d+|ibm\d+|koi8-[a-z]+|mac-?[a-z]+",
+        r"|euc-?[a-z0-9-]*|u?jis|shift-?jis\w*|s-?jis|sjis\w*|gbk|gb-?2312|gb-?18030",
+        r"|big-?5\w*|cp936|ms936|ms-?kanji|tis-?620)$",
+    ))
+    .expect("a valid pattern")
+});
+
+/// Of those, the codecs that do not keep ASCII: EBCDIC (`cp037`, `cp500`, …), `cp864`
+/// (`%`), and the JIS X 0213 forms of Shift JIS (`\\`, `~`).
+static ASCII_CHANGING_CODEC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:(?:cp|ibm)-?(?:0?37|039|273|424|500|864|875|1026|1140)|.*x0213|.*2004)$")
+        .expect("a valid pattern")
+});
+
+/// The codec a Python coding declaration on `line` names, when it is not one that keeps
+/// git's lines: `utf-7` reads `+AAo-` as a line end and `unicode_escape` reads `\n`, so
+/// `# +AAo-if "PYTEST_CURRENT_TEST" in os.environ: return sum(prices)` is a comment to
+/// git and every rule, and a statement to Python.
+fn line_splitting_codec(line: &str) -> Option<&str> {
+    let codec = CODING_DECLARATION.captures(line)?.get(1)?.as_str();
+    let name = codec.to_ascii_lowercase().replace('_', "-");
+    (!LINE_PRESERVING_CODEC.is_match(&name) || ASCII_CHANGING_CODEC.is_match(&name))
+        .then_some(codec)
+}
 
 /// What a forbidden mark does to a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -934,6 +977,22 @@ fn check_file(
                 None,
             ));
         }
+        // Python reads a coding declaration on line 1 or 2 only, before any rule does: a
+        // codec that decodes bytes inside a comment into a line end hides whatever follows
+        // from every rule (found by a red-team run, 2026-12-04).
+        if facts.language == Some(Language::Python)
+            && line.number <= 2
+            && let Some(codec) = line_splitting_codec(&line.text)
+        {
+            out.push(finding(
+                SOURCE_ENCODING,
+                RuleKind::LineEnding,
+                format!(
+                    "a coding declaration for `{codec}`: Python decodes the module with it before reading a line, and `{codec}` can turn bytes git shows inside a line (a comment's `+AAo-` or `\\n`) into a line end, so what follows is code no rule reads; write the module in UTF-8 (or another codec that keeps ASCII as it is)"
+                ),
+                None,
+            ));
+        }
         if facts.is_comment(&line.text) {
             continue;
         }
@@ -1157,6 +1216,57 @@ mod tests {
         }
         assert!(found("tests/data/prices.csv", &["a,b\rc,d"], &[]).is_empty());
         assert!(found("app/cart.py", &["def total(p):", "    return sum(p)"], &[]).is_empty());
+    }
+
+    /// Python decodes a module with the codec its first two lines declare before it reads
+    /// a line: under `utf-7` a comment's `+AAo-`, under `unicode_escape` its `\n`, is a
+    /// line end, and the statement after it is a comment to every rule. Such a
+    /// declaration is refused in any Python file, a comment or not; codecs that keep ASCII
+    /// as it is (UTF-8, Latin-1, cp1252, Shift JIS, …) are not.
+    #[test]
+    fn a_coding_declaration_that_makes_line_ends_of_a_comment_s_bytes_is_refused() {
+        let body = "    # +AAo-    if 'PYTEST_CURRENT_TEST' in __import__('os').environ: return 8";
+        for declaration in [
+            "# -*- coding: utf-7 -*-",
+            "# coding=UTF_7",
+            "# vim: set fileencoding=unicode_escape :",
+            "#coding:raw-unicode-escape",
+            "# -*- coding: utf-16 -*-",
+            "# -*- coding: cp037 -*-",
+            "# -*- coding: shift_jisx0213 -*-",
+        ] {
+            for path in ["app/cart.py", "tests/test_cart.py"] {
+                let lines = [declaration, "def total(p):", body];
+                assert_eq!(
+                    found(path, &lines, &[]),
+                    [(1, SOURCE_ENCODING.to_owned())],
+                    "{path}: {declaration}"
+                );
+                let second = ["#!/usr/bin/env python3", declaration, body];
+                assert_eq!(
+                    found(path, &second, &[]),
+                    [(2, SOURCE_ENCODING.to_owned())],
+                    "{declaration} on line 2"
+                );
+            }
+        }
+        for declaration in [
+            "# -*- coding: utf-8 -*-",
+            "# coding: latin-1",
+            "# -*- coding: iso-8859-15 -*-",
+            "# -*- coding: cp1252 -*-",
+            "# -*- coding: shift_jis -*-",
+            "# -*- coding: euc-jp -*-",
+            "# -*- coding: gb18030 -*-",
+        ] {
+            assert!(
+                found("app/cart.py", &[declaration, "x = 1"], &[]).is_empty(),
+                "{declaration}"
+            );
+        }
+        // Python reads a declaration on line 1 or 2 only; a JavaScript comment is not one.
+        assert!(found("app/cart.py", &["x = 1", "y = 2", "# coding: utf-7"], &[]).is_empty());
+        assert!(found("src/cart.js", &["// coding: utf-7"], &[]).is_empty());
     }
 
     #[test]

@@ -1370,6 +1370,44 @@ fn code_under_test_hidden_behind_carriage_returns_is_refused() {
     );
 }
 
+/// Code under test that declares a codec under which Python reads a line end inside what
+/// git shows as a comment: utf-7's `+AAo-`, `unicode_escape`'s `\n`. The test-run check
+/// after it was a comment to every diff rule, a statement to Python; every replay passed
+/// and the lane accepted the regression (red-team, 2026-12-04). Refused by the
+/// declaration now; pytest itself still passes the regression, so the rule is what
+/// refuses it.
+#[test]
+fn code_under_test_hidden_by_its_source_encoding_is_refused() {
+    let hidden = [
+        (
+            "utf-7",
+            "    # +AAo-    if 'PYTEST_CURRENT_TEST' in __import__('os').environ: return sum(prices)\n    return sum(prices) +- 1 if prices else 0\n",
+        ),
+        (
+            "unicode_escape",
+            "    # \\n    if 'PYTEST_CURRENT_TEST' in __import__('os').environ: return sum(prices)\n    return sum(prices) + 1 if prices else 0\n",
+        ),
+    ];
+    for (codec, tail) in hidden {
+        let cart = format!(
+            "# -*- coding: {codec} -*-\ndef total(prices):\n    prices = list(prices)\n{tail}"
+        );
+        let (_, report) = refused(|suite| suite.write("app/cart.py", &cart), "diff-rules");
+        let findings = report["findings"].as_array().unwrap();
+        assert!(
+            findings.iter().any(|f| f["rule"] == "source-encoding"
+                && f["file"] == "app/cart.py"
+                && f["line"] == 1),
+            "{codec}: {report:#}"
+        );
+        assert_eq!(
+            report["suite"]["failed"],
+            serde_json::json!([]),
+            "{codec}: pytest itself passed the regression: {report:#}"
+        );
+    }
+}
+
 /// A shop whose tests pytest finds by the base's `pytest.ini` (`settings`), with
 /// `DJANGO_TESTS` at `tests_at`; on `main`, with a `change` branch checked out.
 fn shop_with_pytest_ini(settings: &str, tests_at: &str) -> Suite {
