@@ -522,6 +522,17 @@ pub fn changes(
                 InfraKind::TestSupport,
                 "test-support code the unchanged tests import".to_owned(),
             ));
+        } else if is_js_support_candidate(file)
+            && texts(&file.path)
+                .base
+                .is_some_and(|base| super::js_base::test_titles(&base).is_empty())
+        {
+            found.push(change(
+                file,
+                InfraKind::TestSupport,
+                "test-support code the unchanged tests import (at the base it writes no test)"
+                    .to_owned(),
+            ));
         } else if let Some((what, folder)) = shadowed(file) {
             // Inside a package (`src/flask/json/__init__.py`, `mypkg/logging.py`) the module
             // imports as `flask.json`: it replaces nothing. A folder without
@@ -848,6 +859,25 @@ fn is_test_support(file: &ChangedFile) -> bool {
     let in_tests = folders.iter().any(|f| matches!(*f, "tests" | "test"));
     let stem = name.strip_suffix(".py").unwrap_or(name);
     in_tests && !stem.starts_with("test_") && !stem.ends_with("_test")
+}
+
+/// An existing JavaScript or TypeScript file under a test folder (`test`, `tests`,
+/// `__tests__`, `spec`) that is not a test file by its name (`*.test.*`, `*.spec.*`),
+/// edited or deleted: a shared helper (`check(actual, expected)`), a setup file. Whether
+/// it writes a test at the base decides (a `__tests__/cart.js` jest collects does). A
+/// vitest `test/helpers.js` whose `check` compared only the values' types beside a
+/// regressed cart walked through the lane before (red-team, 2026-12-04): the tests that
+/// call it were not touched, so neither replayed nor judged with the base's text.
+fn is_js_support_candidate(file: &ChangedFile) -> bool {
+    if file.status == FileStatus::Added || Language::of(&file.path) != Some(Language::JavaScript) {
+        return false;
+    }
+    let mut folders: Vec<&str> = file.path.split('/').collect();
+    let name = folders.pop().unwrap_or("");
+    let in_tests = folders
+        .iter()
+        .any(|f| matches!(*f, "tests" | "test" | "__tests__" | "spec"));
+    in_tests && !name.contains(".test.") && !name.contains(".spec.") && !name.ends_with(".d.ts")
 }
 
 /// What a new Python file would shadow (`json.py`, `json/__init__.py`,
@@ -1490,6 +1520,80 @@ mod tests {
         .into_iter()
         .map(|c| (c.path, c.what))
         .collect()
+    }
+
+    /// A JavaScript helper under a test folder that writes no test at the base is test
+    /// support when the change edits or deletes it; a test module there (it writes a
+    /// test), a `*.test.*` file, a new helper and a helper outside the test folders are
+    /// not (the last is `framework_support`'s).
+    #[test]
+    fn an_edited_javascript_helper_under_a_test_folder_is_test_support() {
+        let helper = "import { expect } from 'vitest';\nexport function check(a, b) {\n  expect(a).toBe(b);\n}\n";
+        let module = "const { total } = require('../cart');\ntest('totals', () => {\n  expect(total([3, 5])).toBe(8);\n});\n";
+        let diff = Diff {
+            files: vec![
+                file(
+                    "test/helpers.js",
+                    FileStatus::Modified,
+                    &["  expect(typeof a).toBe(typeof b);"],
+                ),
+                file("__tests__/support/setup.ts", FileStatus::Deleted, &[]),
+                file(
+                    "spec/factories.mjs",
+                    FileStatus::Modified,
+                    &["export const cart = [];"],
+                ),
+                file(
+                    "__tests__/cart.js",
+                    FileStatus::Modified,
+                    &["  expect(total([])).toBe(0);"],
+                ),
+                file("test/cart.test.js", FileStatus::Modified, &["// more"]),
+                file(
+                    "test/new-helper.js",
+                    FileStatus::Added,
+                    &["export const x = 1;"],
+                ),
+                file(
+                    "src/format.js",
+                    FileStatus::Modified,
+                    &["export const x = 1;"],
+                ),
+                file(
+                    "test/types.d.ts",
+                    FileStatus::Modified,
+                    &["declare const x: number;"],
+                ),
+            ],
+        };
+        let texts = [
+            ("test/helpers.js", Some(helper), Some(helper)),
+            (
+                "__tests__/support/setup.ts",
+                Some("globalThis.rate = 0.1;\n"),
+                None,
+            ),
+            (
+                "spec/factories.mjs",
+                Some("export const cart = [3, 5];\n"),
+                Some(""),
+            ),
+            ("__tests__/cart.js", Some(module), Some(module)),
+            ("test/cart.test.js", Some(module), Some(module)),
+            ("src/format.js", Some("export const x = 0;\n"), Some("")),
+        ];
+        let paths: Vec<String> = found(&diff, &texts)
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "__tests__/support/setup.ts",
+                "spec/factories.mjs",
+                "test/helpers.js"
+            ]
+        );
     }
 
     #[test]

@@ -128,12 +128,18 @@ fn js_code_only(text: &str) -> String {
     })
 }
 
-/// The checks of each test with a literal title, by title: the body is the test call's
-/// parentheses, read outside comments and literals.
-pub fn test_checks(text: &str) -> BTreeMap<String, FnChecks> {
-    let code = js_code_only(text);
+/// A test call with a literal title in `text` (`code` its [`js_code_only`] form): its
+/// title, and where the call starts and its parentheses close.
+struct TestCall {
+    title: String,
+    start: usize,
+    body: std::ops::Range<usize>,
+}
+
+/// Every test call with a literal title, outside comments and strings, in order.
+fn test_calls(text: &str, code: &str) -> Vec<TestCall> {
     let bytes = code.as_bytes();
-    let mut tests: BTreeMap<String, FnChecks> = BTreeMap::new();
+    let mut calls = Vec::new();
     for found in TEST_CALL.captures_iter(text) {
         let (Some(whole), Some(raw)) =
             (found.get(0), found.get(1).or(found.get(2)).or(found.get(3)))
@@ -165,8 +171,23 @@ pub fn test_checks(text: &str) -> BTreeMap<String, FnChecks> {
                 _ => {}
             }
         }
-        let body = &code[raw.end().min(close)..close];
-        let entry = tests.entry(unescape(raw.as_str())).or_default();
+        calls.push(TestCall {
+            title: unescape(raw.as_str()),
+            start: whole.start(),
+            body: raw.end().min(close)..close,
+        });
+    }
+    calls
+}
+
+/// The checks of each test with a literal title, by title: the body is the test call's
+/// parentheses, read outside comments and literals.
+pub fn test_checks(text: &str) -> BTreeMap<String, FnChecks> {
+    let code = js_code_only(text);
+    let mut tests: BTreeMap<String, FnChecks> = BTreeMap::new();
+    for call in test_calls(text, &code) {
+        let body = &code[call.body];
+        let entry = tests.entry(call.title).or_default();
         // One kind: `assert.equal(a, b)` for `expect(a).toBe(b)` keeps the check.
         let checks = CHECK.find_iter(body).count();
         if checks > 0 {
@@ -179,6 +200,53 @@ pub fn test_checks(text: &str) -> BTreeMap<String, FnChecks> {
         entry.never_branches += NEVER_BRANCH.find_iter(body).count();
     }
     tests
+}
+
+/// What replaces the code a test runs, or the way it checks, without a line of the test
+/// changing: a module mock (`jest.mock(`, `vi.mock(`, `doMock`, `unstable_mockModule`,
+/// `setMock`, node's `mock.module(`), a spy or a replaced property or global (`spyOn(`,
+/// `replaceProperty(`, `stubGlobal(`, `stubEnv(`, node's `mock.method(`, sinon's
+/// `stub(`/`replace(`), a mock's answer (`.mockReturnValue(`, `.mockImplementation(`, …),
+/// a matcher or equality of one's own (`expect.extend(`, `expect.addEqualityTesters(`,
+/// `expect.addSnapshotSerializer(`).
+static REPLACEMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:^|[^\w$.])(?:jest|vi|vitest)\s*\.\s*(?:mock|doMock|unstable_mockModule|setMock|spyOn|replaceProperty|stubGlobal|stubEnv)\s*\(",
+        r"|\.\s*mock(?:Implementation|ReturnValue|ResolvedValue|RejectedValue)(?:Once)?\s*\(",
+        r"|(?:^|[^\w$])mock\s*\.\s*(?:method|module|getter|setter|property|fn)\s*\(",
+        r"|(?:^|[^\w$.])sinon\s*\.\s*(?:stub|replace\w*|fake\w*|mock|spy)\s*\(",
+        r"|(?:^|[^\w$.])expect\s*\.\s*(?:extend|addEqualityTesters|addSnapshotSerializer)\s*\(",
+    ))
+    .expect("a valid pattern")
+});
+
+/// A test environment chosen in a file's docblock (`@jest-environment ./env.js`,
+/// `@vitest-environment`, their `-options`): code of the change's choosing that sets up
+/// every test of the file.
+static ENVIRONMENT_PRAGMA: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"@(?:jest|vitest)-environment(?:-options)?\b").expect("a valid pattern")
+});
+
+/// How many replacements ([`REPLACEMENT`], [`ENVIRONMENT_PRAGMA`]) `text` makes where a
+/// test whose title `kept` holds can meet them: anywhere but inside the calls of the other
+/// tests (the ones the change adds, judged by their replays).
+fn replacements(text: &str, kept: impl Fn(&str) -> bool) -> usize {
+    let code = js_code_only(text);
+    let mut shared = code.clone().into_bytes();
+    let mut raw = text.as_bytes().to_vec();
+    for call in test_calls(text, &code) {
+        if !kept(&call.title) {
+            for at in call.start..call.body.end {
+                if shared[at] != b'\n' {
+                    shared[at] = b' ';
+                    raw[at] = b' ';
+                }
+            }
+        }
+    }
+    let shared = String::from_utf8_lossy(&shared);
+    let raw = String::from_utf8_lossy(&raw);
+    REPLACEMENT.find_iter(&shared).count() + ENVIRONMENT_PRAGMA.find_iter(&raw).count()
 }
 
 /// Judges the changed files: a base title which no test the head lists in that file ends
@@ -200,17 +268,18 @@ pub fn judge<'a>(files: &[FileTexts], head_ids_of: impl Fn(&str) -> Vec<&'a str>
             .map(test_titles)
             .unwrap_or_default();
         let ids = head_ids_of(&file.path);
-        for title in base {
+        for title in &base {
             let listed = ids.iter().any(|id| {
                 id.ends_with(&format!(" > {title}")) || id.ends_with(&format!("::{title}"))
             });
-            if !listed && (!ids.is_empty() || !head.contains(&title)) {
+            if !listed && (!ids.is_empty() || !head.contains(title)) {
                 judgement.removed.push(format!("{}::{title}", file.path));
             }
         }
         let Some(head_text) = file.head_text.as_deref() else {
             continue;
         };
+        replaced_for_kept_tests(&mut judgement, file, head_text, &base, &ids);
         let head_checks = test_checks(head_text);
         for (title, checks) in test_checks(&file.base_text) {
             // A test the head no longer writes is judged as removed above.
@@ -237,9 +306,60 @@ pub fn judge<'a>(files: &[FileTexts], head_ids_of: impl Fn(&str) -> Vec<&'a str>
     judgement
 }
 
+/// A kept test of `file` is weakened when the head's file makes more replacements where
+/// the kept tests meet them than the base's does: a `jest.mock('../cart', …)` at the top of
+/// the file, a spy in a kept test's body, an `expect.extend` that makes `toBe` pass, a
+/// docblock's test environment. pytest's base version runs against the head's code and
+/// sees such a change; a JavaScript base version is read, not run, and the kept tests'
+/// checks are all still there.
+fn replaced_for_kept_tests(
+    judgement: &mut BaseJudgement,
+    file: &FileTexts,
+    head_text: &str,
+    base: &[String],
+    ids: &[&str],
+) {
+    let before = replacements(&file.base_text, |_| true);
+    let after = replacements(head_text, |title| base.iter().any(|kept| kept == title));
+    if after <= before {
+        return;
+    }
+    let listed: Vec<&str> = ids
+        .iter()
+        .copied()
+        .filter(|id| {
+            base.iter().any(|title| {
+                id.ends_with(&format!(" > {title}")) || id.ends_with(&format!("::{title}"))
+            })
+        })
+        .collect();
+    judgement.weaken(
+        &listed,
+        format!("{}::{}", file.path, base.join(", ")),
+        &format!(
+            "runs against more replacements than the base's version: mocks, spies, matchers of its own and test environments outside the tests the change adds {before} → {after}"
+        ),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The weakened tests, with what was said, of `cart.test.js` changed from `base` to
+    /// `head`, the head listing `ids`.
+    fn weakened_in(base: &str, head: &str, ids: &[&str]) -> Vec<(String, String)> {
+        let change = FileTexts {
+            path: "cart.test.js".to_owned(),
+            base_text: base.to_owned(),
+            head_text: Some(head.to_owned()),
+        };
+        judge(&[change], |_| ids.to_vec())
+            .weakened
+            .into_iter()
+            .map(|w| (w.test, w.base_outcome))
+            .collect()
+    }
 
     #[test]
     fn literal_titles_of_test_calls_are_read() {
@@ -301,18 +421,7 @@ mod tests {
             "});\n",
         );
         let ids = ["cart.test.js::cart > totals", "cart.test.js::cart > empty"];
-        let weakened = |head: &str| -> Vec<(String, String)> {
-            let change = FileTexts {
-                path: "cart.test.js".to_owned(),
-                base_text: base.to_owned(),
-                head_text: Some(head.to_owned()),
-            };
-            judge(&[change], |_| ids.to_vec())
-                .weakened
-                .into_iter()
-                .map(|w| (w.test, w.base_outcome))
-                .collect()
-        };
+        let weakened = |head: &str| weakened_in(base, head, &ids);
         let tampered = [
             (
                 "    expect(total).toBe(3);\n",
@@ -373,5 +482,62 @@ mod tests {
         );
         assert_eq!(checks.keys().collect::<Vec<_>>(), ["yes"]);
         assert!(checks["yes"].checks.is_empty());
+    }
+
+    /// A kept test meets a mock, a spy, a matcher of the change's own or a docblock's test
+    /// environment the base's file did not have: weakened, though its checks are all
+    /// there. The same in a test the change adds, or a mock the base already had, is not.
+    #[test]
+    fn a_kept_test_that_meets_a_new_replacement_is_weakened() {
+        let base = concat!(
+            "const cart = require('../cart');\n",
+            "\n",
+            "test('totals', () => {\n",
+            "  expect(cart.total([3, 5])).toBe(8);\n",
+            "});\n",
+            "\n",
+            "test('empty', () => {\n",
+            "  expect(cart.total([])).toBe(0);\n",
+            "});\n",
+        );
+        let ids = ["cart.test.js::totals", "cart.test.js::empty"];
+        let weakened = |head: &str| weakened_in(base, head, &ids);
+        let on_top = |line: &str| format!("{line}\n{base}");
+        for head in [
+            on_top("jest.mock('../cart', () => ({ total: (p) => p.reduce((a, b) => a + b, 0) }));"),
+            on_top("vi.mock('../cart');"),
+            on_top("expect.extend({ toBe: () => ({ pass: true, message: () => '' }) });"),
+            on_top("/**\n * @jest-environment ./test/shop-env.js\n */"),
+            on_top("beforeEach(() => { sinon.stub(cart, 'total').returns(8); });"),
+            on_top("import { mock } from 'node:test';\nmock.method(cart, 'total', () => 8);"),
+            base.replacen(
+                "  expect(cart.total([3, 5]))",
+                "  jest.spyOn(cart, 'total').mockReturnValue(8);\n  expect(cart.total([3, 5]))",
+                1,
+            ),
+        ] {
+            let found = weakened(&head);
+            assert_eq!(found.len(), 2, "{head}: {found:?}");
+            assert!(found[0].1.contains("replacements"), "{found:?}");
+        }
+        let with_new_test = |body: &str| {
+            format!(
+                "{base}\ntest('taxes', () => {{\n  {body}\n  expect(cart.taxed(10)).toBe(11);\n}});\n"
+            )
+        };
+        for head in [
+            // A new test's own spy is judged by its replays.
+            with_new_test("jest.spyOn(cart, 'rate').mockReturnValue(0.1);"),
+            // In a comment or a string, nothing is replaced.
+            on_top("// jest.mock('../cart')"),
+            on_top("const note = \"vi.mock('../cart')\";"),
+            base.to_owned(),
+        ] {
+            assert!(weakened(&head).is_empty(), "{head}");
+        }
+        // A mock the base already makes is not the change's.
+        let mocked = on_top("jest.mock('../cart');");
+        let head = mocked.replacen("toBe(8)", "toEqual(8)", 1);
+        assert!(weakened_in(&mocked, &head, &ids).is_empty());
     }
 }

@@ -348,6 +348,16 @@ fn gate_on_a_regressed_cart_checked_by(
     matcher: &str,
     tamper: impl FnOnce(&crate::triage_support::Suite),
 ) -> serde_json::Value {
+    gate_on_a_regressed_cart_from(|_| {}, matcher, tamper)
+}
+
+/// [`gate_on_a_regressed_cart_checked_by`] with `base` writing more of `main` after the
+/// cart and its tests.
+fn gate_on_a_regressed_cart_from(
+    base: impl FnOnce(&crate::triage_support::Suite),
+    matcher: &str,
+    tamper: impl FnOnce(&crate::triage_support::Suite),
+) -> serde_json::Value {
     let suite = JEST.project();
     let tests = suite.repo.join("__tests__");
     for entry in std::fs::read_dir(&tests).expect("the fixture's tests") {
@@ -373,6 +383,7 @@ fn gate_on_a_regressed_cart_checked_by(
         "candor.toml",
         "[lane]\nmin_replays = 2\nmax_wall_seconds = 300\n",
     );
+    base(&suite);
     crate::triage_support::git(&suite.repo, &["checkout", "--quiet", "main"]);
     crate::js_support::commit(&suite, "a cart");
     crate::triage_support::git(&suite.repo, &["checkout", "--quiet", "-b", "hidden"]);
@@ -382,6 +393,17 @@ fn gate_on_a_regressed_cart_checked_by(
     let ran = suite.candor(&["gate", "--format", "json"], &[]);
     assert_eq!(ran.exit, 1, "{ran:?}");
     ran.lines_of("gate")[0].clone()
+}
+
+/// The gate's report `line` names `path` as test infrastructure of `kind`.
+fn assert_infrastructure(line: &serde_json::Value, path: &str, kind: &str) {
+    let infrastructure = line["test_infrastructure"].as_array().expect("a list");
+    assert!(
+        infrastructure
+            .iter()
+            .any(|c| c["path"] == path && c["kind"] == kind),
+        "{path} ({kind}): {line:#}"
+    );
 }
 
 /// A regression that returns a value jest takes for a matcher: `toEqual` asks the value's
@@ -411,6 +433,109 @@ fn gate_refuses_a_result_that_matches_anything() {
     );
 }
 
+/// A regression beside a kept test file that makes its tests run against something else
+/// while every check stays: a module mock of the cart at the top, a spy answering for it
+/// in the kept test's body, an `expect.extend` whose `toBe` always passes, a docblock's
+/// test environment (in a test folder jest does not collect) that changes
+/// `Array.prototype.reduce`. jest passed each; the base's text was read, its checks all
+/// there, and the lane accepted the regression (red-team, 2026-12-04). Each is a weakened
+/// test of the kept tests now.
+#[test]
+fn gate_refuses_a_kept_test_file_that_replaces_what_its_tests_run() {
+    let kept = "const { total } = require('../cart');\n\ntest('totals', () => {\n  expect(total([3, 5])).toBe(8);\n});\n";
+    let environment = "const NodeEnvironment = require('jest-environment-node').TestEnvironment;\n\nclass Shop extends NodeEnvironment {\n  async setup() {\n    await super.setup();\n    const reduce = this.global.Array.prototype.reduce;\n    this.global.Array.prototype.reduce = function (f) { return reduce.call(this, f, 0); };\n  }\n}\n\nmodule.exports = Shop;\n";
+    let tampered: [(&str, String); 4] = [
+        (
+            "a module mock",
+            format!(
+                "jest.mock('../cart', () => ({{ total: (p) => p.reduce((a, b) => a + b, 0) }}));\n{kept}"
+            ),
+        ),
+        (
+            "a spy",
+            kept.replace(
+                "const { total } = require('../cart');",
+                "const cart = require('../cart');\nconst total = (p) => cart.total(p);",
+            )
+            .replace(
+                "  expect(total",
+                "  jest.spyOn(cart, 'total').mockReturnValue(8);\n  expect(total",
+            ),
+        ),
+        (
+            "a matcher",
+            format!(
+                "expect.extend({{ toBe: () => ({{ pass: true, message: () => '' }}) }});\n{kept}"
+            ),
+        ),
+        (
+            "a test environment",
+            format!("/**\n * @jest-environment ./test/shop-env.js\n */\n{kept}"),
+        ),
+    ];
+    for (what, test) in tampered {
+        let line = gate_on_a_regressed_cart(|suite| {
+            suite.write("__tests__/cart.test.js", &test);
+            if test.contains("@jest-environment") {
+                suite.write("test/shop-env.js", environment);
+            }
+        });
+        assert_eq!(
+            line["suite"]["failed"],
+            serde_json::json!([]),
+            "{what}: jest itself passed the regression: {line:#}"
+        );
+        let weakened = line["base_judgement"]["weakened"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{what}: {line:#}"));
+        assert!(
+            weakened
+                .iter()
+                .any(|w| w["test"] == "__tests__/cart.test.js::totals"
+                    && w["base_outcome"]
+                        .as_str()
+                        .is_some_and(|said| said.contains("replacements"))),
+            "{what}: {line:#}"
+        );
+    }
+}
+
+/// A regression beside a shared helper under a test folder made lenient: the cart's test
+/// checks through `test/helpers.js` (which jest does not collect), whose `check` now
+/// compares only the values' types. The test file is not touched, so it was neither
+/// replayed nor judged, and the lane accepted the regression (red-team, 2026-12-04, with
+/// vitest). The helper wrote no test at the base: test support, human-owned.
+#[test]
+fn gate_refuses_a_lenient_helper_under_a_test_folder() {
+    let helper = |check: &str| {
+        format!(
+            "function check(actual, expected) {{\n  {check};\n}}\n\nmodule.exports = {{ check }};\n"
+        )
+    };
+    let line = gate_on_a_regressed_cart_from(
+        |suite| {
+            suite.write("test/helpers.js", &helper("expect(actual).toBe(expected)"));
+            suite.write(
+                "__tests__/cart.test.js",
+                "const { total } = require('../cart');\nconst { check } = require('../test/helpers');\n\ntest('totals', () => {\n  check(total([3, 5]), 8);\n});\n",
+            );
+        },
+        "toBe",
+        |suite| {
+            suite.write(
+                "test/helpers.js",
+                &helper("expect(typeof actual).toBe(typeof expected)"),
+            );
+        },
+    );
+    assert_eq!(
+        line["suite"]["failed"],
+        serde_json::json!([]),
+        "jest itself passed the regression: {line:#}"
+    );
+    assert_infrastructure(&line, "test/helpers.js", "test-support");
+}
+
 /// A regression beside `"jest": {"testPathIgnorePatterns": [..., "cart"]}` in package.json:
 /// jest's listing and the whole suite's run both leave the cart's tests out, so the suite
 /// ran green without them and the lane accepted the change. The runner's keys of
@@ -427,13 +552,7 @@ fn gate_refuses_tests_hidden_by_package_json() {
             &serde_json::to_string_pretty(&package).expect("JSON"),
         );
     });
-    let infrastructure = line["test_infrastructure"].as_array().expect("a list");
-    assert!(
-        infrastructure
-            .iter()
-            .any(|c| c["path"] == "package.json" && c["kind"] == "runner-settings"),
-        "{line:#}"
-    );
+    assert_infrastructure(&line, "package.json", "runner-settings");
 }
 
 /// A regression beside a new `babel.config.js` whose plugin deletes every `expect(…)`
@@ -447,13 +566,7 @@ fn gate_refuses_a_babel_plugin_that_deletes_the_checks() {
             "module.exports = {\n  plugins: [\n    () => ({\n      visitor: {\n        ExpressionStatement(path) {\n          const call = path.node.expression;\n          if (call.type === 'CallExpression' && call.callee.type === 'MemberExpression' && call.callee.object.type === 'CallExpression' && call.callee.object.callee.name === 'expect') {\n            path.remove();\n          }\n        },\n      },\n    }),\n  ],\n};\n",
         );
     });
-    let infrastructure = line["test_infrastructure"].as_array().expect("a list");
-    assert!(
-        infrastructure
-            .iter()
-            .any(|c| c["path"] == "babel.config.js" && c["kind"] == "file"),
-        "{line:#}"
-    );
+    assert_infrastructure(&line, "babel.config.js", "file");
 }
 
 /// A regression beside the code's own switch and table that the untouched tests read:
