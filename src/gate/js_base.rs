@@ -220,6 +220,49 @@ static REPLACEMENT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid pattern")
 });
 
+/// An assignment that changes what every test of the file runs without a mock API: a
+/// member of a built-in's prototype (`Array.prototype.reduce = …`) or of the global object
+/// (`globalThis.fetch = …`), a property defined or set by reflection
+/// (`Object.defineProperty(`, `Reflect.set(`).
+static GLOBAL_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:^|[^\w$.])(?:[A-Z][\w$]*\s*\.\s*prototype|globalThis|global|window|self)",
+        r"\s*(?:\.\s*[\w$]+|\[[^\]\n]*\])+\s*=[^=>]",
+        r"|(?:^|[^\w$.])(?:Object\s*\.\s*(?:defineProperty|defineProperties|setPrototypeOf)|Reflect\s*\.\s*(?:set|defineProperty))\s*\(",
+    ))
+    .expect("a valid pattern")
+});
+
+/// A name the file binds to a module: `const cart = require(…)`, `import cart from …`,
+/// `import * as cart from …`, `const cart = await import(…)`.
+static MODULE_BINDING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?(?:require|import)\s*\(",
+        r"|import\s+(?:\*\s*as\s+)?([A-Za-z_$][\w$]*)\s*(?:,|from\b)",
+    ))
+    .expect("a valid pattern")
+});
+
+/// Assignments to a member of a module the file binds (`cart.total = () => 8`,
+/// `Object.assign(cart, …)`): the code under test replaced for every test that calls it
+/// through the module, in `code` (comments and strings blanked).
+fn module_member_assignments(code: &str) -> usize {
+    let names: Vec<String> = MODULE_BINDING
+        .captures_iter(code)
+        .filter_map(|found| found.get(1).or(found.get(2)))
+        .map(|name| regex::escape(name.as_str()))
+        .collect();
+    if names.is_empty() {
+        return 0;
+    }
+    let names = names.join("|");
+    let assignment = Regex::new(&format!(
+        r"(?:^|[^\w$.])(?:{names})\s*(?:\.\s*[\w$]+|\[[^\]\n]*\])+\s*=[^=>]|(?:^|[^\w$.])Object\s*\.\s*assign\s*\(\s*(?:{names})\s*[,)]"
+    ))
+    .expect("escaped names make a valid pattern");
+    assignment.find_iter(code).count()
+}
+
 /// A test environment chosen in a file's docblock (`@jest-environment ./env.js`,
 /// `@vitest-environment`, their `-options`): code of the change's choosing that sets up
 /// every test of the file.
@@ -227,7 +270,8 @@ static ENVIRONMENT_PRAGMA: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"@(?:jest|vitest)-environment(?:-options)?\b").expect("a valid pattern")
 });
 
-/// How many replacements ([`REPLACEMENT`], [`ENVIRONMENT_PRAGMA`]) `text` makes where a
+/// How many replacements ([`REPLACEMENT`], [`GLOBAL_ASSIGNMENT`], assignments to a bound
+/// module's members, [`ENVIRONMENT_PRAGMA`]) `text` makes where a
 /// test whose title `kept` holds can meet them: anywhere but inside the calls of the other
 /// tests (the ones the change adds, judged by their replays).
 fn replacements(text: &str, kept: impl Fn(&str) -> bool) -> usize {
@@ -246,7 +290,10 @@ fn replacements(text: &str, kept: impl Fn(&str) -> bool) -> usize {
     }
     let shared = String::from_utf8_lossy(&shared);
     let raw = String::from_utf8_lossy(&raw);
-    REPLACEMENT.find_iter(&shared).count() + ENVIRONMENT_PRAGMA.find_iter(&raw).count()
+    REPLACEMENT.find_iter(&shared).count()
+        + GLOBAL_ASSIGNMENT.find_iter(&shared).count()
+        + module_member_assignments(&shared)
+        + ENVIRONMENT_PRAGMA.find_iter(&raw).count()
 }
 
 /// Judges the changed files: a base title which no test the head lists in that file ends
@@ -515,6 +562,16 @@ mod tests {
                 "  jest.spyOn(cart, 'total').mockReturnValue(8);\n  expect(cart.total([3, 5]))",
                 1,
             ),
+            base.replacen(
+                "\n\ntest('totals'",
+                "\ncart.total = (p) => p.reduce((a, b) => a + b, 0);\n\ntest('totals'",
+                1,
+            ),
+            on_top("import * as money from './money';\nmoney['round'] = (x) => x;"),
+            on_top("Object.assign(cart, { total: () => 8 });"),
+            on_top("Array.prototype.reduce = function (f) { return 8; };"),
+            on_top("globalThis.fetch = () => ({ total: 8 });"),
+            on_top("Object.defineProperty(cart, 'total', { value: () => 8 });"),
         ] {
             let found = weakened(&head);
             assert_eq!(found.len(), 2, "{head}: {found:?}");
@@ -531,6 +588,10 @@ mod tests {
             // In a comment or a string, nothing is replaced.
             on_top("// jest.mock('../cart')"),
             on_top("const note = \"vi.mock('../cart')\";"),
+            // Comparing is not assigning; a local object of the test's own is not a module.
+            on_top("if (cart.total === undefined) throw new Error('no total');"),
+            on_top("const order = { total: 0 };\norder.total = 8;"),
+            with_new_test("const fake = Object.assign({}, cart);"),
             base.to_owned(),
         ] {
             assert!(weakened(&head).is_empty(), "{head}");

@@ -437,14 +437,15 @@ fn gate_refuses_a_result_that_matches_anything() {
 /// while every check stays: a module mock of the cart at the top, a spy answering for it
 /// in the kept test's body, an `expect.extend` whose `toBe` always passes, a docblock's
 /// test environment (in a test folder jest does not collect) that changes
-/// `Array.prototype.reduce`. jest passed each; the base's text was read, its checks all
+/// `Array.prototype.reduce`, the cart's `total` assigned over, `Array.prototype.reduce`
+/// assigned over in the file itself. jest passed each; the base's text was read, its checks all
 /// there, and the lane accepted the regression (red-team, 2026-12-04). Each is a weakened
 /// test of the kept tests now.
 #[test]
 fn gate_refuses_a_kept_test_file_that_replaces_what_its_tests_run() {
     let kept = "const { total } = require('../cart');\n\ntest('totals', () => {\n  expect(total([3, 5])).toBe(8);\n});\n";
     let environment = "const NodeEnvironment = require('jest-environment-node').TestEnvironment;\n\nclass Shop extends NodeEnvironment {\n  async setup() {\n    await super.setup();\n    const reduce = this.global.Array.prototype.reduce;\n    this.global.Array.prototype.reduce = function (f) { return reduce.call(this, f, 0); };\n  }\n}\n\nmodule.exports = Shop;\n";
-    let tampered: [(&str, String); 4] = [
+    let tampered: [(&str, String); 6] = [
         (
             "a module mock",
             format!(
@@ -471,6 +472,17 @@ fn gate_refuses_a_kept_test_file_that_replaces_what_its_tests_run() {
         (
             "a test environment",
             format!("/**\n * @jest-environment ./test/shop-env.js\n */\n{kept}"),
+        ),
+        (
+            "an assignment to the module",
+            kept.replace(
+                "const { total } = require('../cart');",
+                "const cart = require('../cart');\ncart.total = (p) => p.reduce((a, b) => a + b, 0);\nconst { total } = cart;",
+            ),
+        ),
+        (
+            "a built-in's prototype",
+            format!("const reduce = Array.prototype.reduce;\nArray.prototype.reduce = function (f) {{ return reduce.call(this, f, 0); }};\n{kept}"),
         ),
     ];
     for (what, test) in tampered {
