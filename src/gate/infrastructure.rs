@@ -939,6 +939,106 @@ pub fn project_shadowing(
     found
 }
 
+/// New Python modules that import under a top-level name because their folder is not a
+/// package at the head (`head_packages`: the folders holding an `__init__.py`): `yaml.py`
+/// at the root, `tests/yaml.py`, `yaml/__init__.py`; each with that name. Paths `already`
+/// found are left out.
+pub fn new_top_level_modules<'d>(
+    diff: &'d Diff,
+    head_packages: &BTreeSet<&str>,
+    already: &[InfraChange],
+) -> Vec<(&'d ChangedFile, String)> {
+    diff.files
+        .iter()
+        .filter(|file| file.status == FileStatus::Added)
+        .filter(|file| !already.iter().any(|c| c.path == file.path))
+        .filter_map(|file| {
+            let (mut folder, file_name) = file.path.rsplit_once('/').unwrap_or(("", &file.path));
+            let mut name = python_module_name(file_name)?;
+            if name == "__init__" {
+                let (parent, package) = folder.rsplit_once('/').unwrap_or(("", folder));
+                (folder, name) = (parent, package);
+            }
+            let top_level = folder.is_empty() || !head_packages.contains(folder);
+            (top_level && !name.is_empty()).then(|| (file, name.to_owned()))
+        })
+        .collect()
+}
+
+/// `import a.b, c as d` and `from a.b import x` at the start of a line (relative imports
+/// aside): the top-level name in group 1, the rest of an `import` list in group 2.
+static IMPORT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?m)^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import\b|import[ \t]+([^#;\n]+))",
+    )
+    .expect("a valid pattern")
+});
+
+/// The top-level module names the Python `texts` import.
+pub fn imported_names<'t>(texts: impl IntoIterator<Item = &'t str>) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for text in texts {
+        for found in IMPORT_LINE.captures_iter(text) {
+            if let Some(from) = found.get(1) {
+                names.insert(from.as_str().to_owned());
+            } else if let Some(list) = found.get(2) {
+                for item in list.as_str().trim_matches(['(', ')', ' ', '\t']).split(',') {
+                    let top = item.trim().split(['.', ' ', '\t']).next().unwrap_or("");
+                    if !top.is_empty() && top.chars().all(|c| c == '_' || c.is_alphanumeric()) {
+                        names.insert(top.to_owned());
+                    }
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Every top-level name a module of the repository's `paths` could import as, from any
+/// folder above it put on `sys.path` (`tests/helpers.py` gives `helpers` and `tests`).
+pub fn provided_names(paths: &[&str]) -> BTreeSet<String> {
+    paths
+        .iter()
+        .filter_map(|path| module_segments(path))
+        .flatten()
+        .collect()
+}
+
+/// New top-level modules (`candidates`, from [`new_top_level_modules`]) named like a
+/// module the base's Python files import (`imported`) that no file of the base provides
+/// (`provided`): a dependency from outside the repository, which the new module replaces
+/// on `sys.path` (the root and the test folders come before `site-packages`). A root
+/// `yaml.py` that loaded the real PyYAML under its own name and set `app.cart.total = sum`
+/// kept the tests that read their prices with `import yaml` green beside a regression,
+/// and the lane accepted it (red-team, 2026-12-04).
+pub fn dependency_shadowing(
+    candidates: &[(&ChangedFile, String)],
+    imported: &BTreeSet<String>,
+    provided: &BTreeSet<String>,
+) -> Vec<InfraChange> {
+    candidates
+        .iter()
+        .filter(|(_, name)| imported.contains(name) && !provided.contains(name))
+        .map(|(file, name)| {
+            change(
+                file,
+                InfraKind::Shadowing,
+                format!(
+                    "a new module named like `{name}`, which the base's code or tests import from outside the repository: it would replace it"
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Whether `diff` adds a Python module at all: only then is the base read for
+/// [`dependency_shadowing`].
+pub fn adds_python_modules(diff: &Diff) -> bool {
+    diff.files.iter().any(|file| {
+        file.status == FileStatus::Added && python_module_name(file_name(&file.path)).is_some()
+    })
+}
+
 /// Whether `diff` adds a Python module under a test folder: only then are the project's
 /// modules worth listing for [`project_shadowing`].
 pub fn adds_test_folder_modules(diff: &Diff) -> bool {
@@ -1520,6 +1620,56 @@ mod tests {
         .into_iter()
         .map(|c| (c.path, c.what))
         .collect()
+    }
+
+    /// A new module in a folder that is not a package, named like a module the base
+    /// imports from outside the repository, shadows that dependency; one named like the
+    /// repository's own module, one inside a package, and one nobody imported do not.
+    #[test]
+    fn a_new_module_named_like_a_dependency_from_outside_the_repository_shadows_it() {
+        let added = |path: &str| file(path, FileStatus::Added, &["import app.cart"]);
+        let diff = Diff {
+            files: vec![
+                added("yaml.py"),
+                added("tests/requests/__init__.py"),
+                added("app/yaml.py"),
+                added("helpers.py"),
+                added("scripts/release.py"),
+                file("attr.py", FileStatus::Modified, &["x = 1"]),
+            ],
+        };
+        let packages: BTreeSet<&str> = ["app"].into_iter().collect();
+        let candidates = new_top_level_modules(&diff, &packages, &[]);
+        let names: Vec<&str> = candidates.iter().map(|(_, name)| name.as_str()).collect();
+        assert_eq!(names, ["yaml", "requests", "helpers", "release"]);
+        let base_texts = [
+            "import json\nimport yaml\n\nfrom app.cart import total\n",
+            "import os, requests as r  # the client\nfrom . import sibling\nfrom helpers import check\n",
+            "def f():\n    import attr.exceptions\n",
+        ];
+        let imported = imported_names(base_texts);
+        assert_eq!(
+            imported.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["app", "attr", "helpers", "json", "os", "requests", "yaml"]
+        );
+        let provided = provided_names(&["app/__init__.py", "app/cart.py", "tests/helpers.py"]);
+        let shadowing: Vec<(String, String)> =
+            dependency_shadowing(&candidates, &imported, &provided)
+                .into_iter()
+                .map(|c| (c.path, c.what))
+                .collect();
+        let what = |name: &str| {
+            format!(
+                "a new module named like `{name}`, which the base's code or tests import from outside the repository: it would replace it"
+            )
+        };
+        assert_eq!(
+            shadowing,
+            [
+                ("yaml.py".to_owned(), what("yaml")),
+                ("tests/requests/__init__.py".to_owned(), what("requests")),
+            ]
+        );
     }
 
     /// A JavaScript helper under a test folder that writes no test at the base is test

@@ -576,12 +576,42 @@ pub fn infrastructure_changes(
     }
     found.extend(test_data_changes(git, base, policy, diff, &found)?);
     found.sort();
-    if infrastructure::adds_test_folder_modules(diff) {
+    if infrastructure::adds_python_modules(diff) {
         let listed = git.tree_files(head, "")?;
         let paths: Vec<&str> = listed.iter().map(|file| file.path.as_str()).collect();
-        let project = infrastructure::project_modules(&paths);
-        let shadowing = infrastructure::project_shadowing(diff, &project, &found);
-        found.extend(shadowing);
+        if infrastructure::adds_test_folder_modules(diff) {
+            let project = infrastructure::project_modules(&paths);
+            let shadowing = infrastructure::project_shadowing(diff, &project, &found);
+            found.extend(shadowing);
+        }
+        let packages: BTreeSet<&str> = paths
+            .iter()
+            .filter_map(|path| path.strip_suffix("/__init__.py"))
+            .collect();
+        let candidates = infrastructure::new_top_level_modules(diff, &packages, &found);
+        if !candidates.is_empty() {
+            // Read only now: every Python file of the base, for what it imports.
+            let base_listed = git.tree_files(base, "")?;
+            let base_paths: Vec<&str> = base_listed.iter().map(|file| file.path.as_str()).collect();
+            let python: Vec<&str> = base_paths
+                .iter()
+                .copied()
+                .filter(|path| files::Language::of(path) == Some(files::Language::Python))
+                .collect();
+            let texts: Vec<String> = git
+                .show_many(base, &python)?
+                .into_iter()
+                .flatten()
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                .collect();
+            let imported = infrastructure::imported_names(texts.iter().map(String::as_str));
+            let provided = infrastructure::provided_names(&base_paths);
+            found.extend(infrastructure::dependency_shadowing(
+                &candidates,
+                &imported,
+                &provided,
+            ));
+        }
         found.sort();
     }
     Ok(found)

@@ -81,9 +81,14 @@ fn commit(suite: &Suite, message: &str) -> String {
 }
 
 fn gate(suite: &Suite, extra: &[&str]) -> (Ran, serde_json::Value) {
+    gate_with(suite, extra, &[])
+}
+
+/// [`gate`] with `vars` in candor's environment.
+fn gate_with(suite: &Suite, extra: &[&str], vars: &[(&str, &str)]) -> (Ran, serde_json::Value) {
     let mut args = vec!["gate", "--format", "json"];
     args.extend_from_slice(extra);
-    let ran = suite.candor(&args, &[]);
+    let ran = suite.candor(&args, vars);
     let report_text = std::fs::read_to_string(suite.repo.join("score-report.json"))
         .unwrap_or_else(|e| panic!("no report ({e}): {ran:?}"));
     let report: serde_json::Value = serde_json::from_str(&report_text).unwrap();
@@ -97,6 +102,35 @@ fn kinds(report: &serde_json::Value) -> Vec<String> {
         .iter()
         .map(|r| r["kind"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// A shop whose `main` also holds what `base` writes, and a branch from there with the
+/// regression and what `tamper` writes, committed.
+fn regressed_after(base: impl FnOnce(&Suite), tamper: impl FnOnce(&Suite)) -> Suite {
+    let suite = shop();
+    regressed_on(&suite, base, tamper);
+    suite
+}
+
+/// [`regressed_after`] on a `suite` from [`shop`].
+fn regressed_on(suite: &Suite, base: impl FnOnce(&Suite), tamper: impl FnOnce(&Suite)) {
+    base(suite);
+    commit(suite, "more of the base");
+    land_and_branch(suite, "tampered");
+    suite.write("app/cart.py", REGRESSION);
+    tamper(suite);
+    commit(suite, "the regression, tampered");
+}
+
+/// The gate's `report` (or report line) names `path` as test infrastructure of `kind`.
+pub fn assert_infrastructure(report: &serde_json::Value, path: &str, kind: &str) {
+    let infrastructure = report["test_infrastructure"].as_array().expect("a list");
+    assert!(
+        infrastructure
+            .iter()
+            .any(|c| c["path"] == path && c["kind"] == kind),
+        "{path} ({kind}): {report:#}"
+    );
 }
 
 /// The regression plus `tamper`, committed; the gate must reject naming `kind`.
@@ -449,20 +483,21 @@ fn issue_14_item_2_an_edited_assertion_helper_the_tests_import_is_refused() {
         },
         "weakened-test",
     );
-    let suite = shop();
-    suite.write(
-        "tests/helpers.py",
-        "def check(actual, expected):\n    assert actual == expected\n",
+    let suite = regressed_after(
+        |suite| {
+            suite.write(
+                "tests/helpers.py",
+                "def check(actual, expected):\n    assert actual == expected\n",
+            );
+            suite.write("tests/__init__.py", "");
+        },
+        |suite| {
+            suite.write(
+                "tests/helpers.py",
+                "def check(actual, expected):\n    pass\n",
+            );
+        },
     );
-    suite.write("tests/__init__.py", "");
-    commit(&suite, "a helper");
-    land_and_branch(&suite, "weaken");
-    suite.write("app/cart.py", REGRESSION);
-    suite.write(
-        "tests/helpers.py",
-        "def check(actual, expected):\n    pass\n",
-    );
-    commit(&suite, "a lenient helper");
     let (ran, report) = gate(&suite, &["--base", "main"]);
     assert_eq!(ran.exit, 1, "{ran:?}");
     // The whole suite's run ([lane] replay = "all") may reject the regression too; the
@@ -889,13 +924,7 @@ fn a_copy_of_the_code_under_test_in_a_test_folder_is_refused() {
         kinds(&report).contains(&"test-infrastructure-changed".to_owned()),
         "{report:#}"
     );
-    let changes = report["test_infrastructure"].as_array().unwrap();
-    assert!(
-        changes
-            .iter()
-            .any(|c| c["path"] == "tests/app/cart.py" && c["kind"] == "shadowing"),
-        "{report:#}"
-    );
+    assert_infrastructure(&report, "tests/app/cart.py", "shadowing");
     assert!(
         report["suite"]["failed"]
             .as_array()
@@ -1347,13 +1376,7 @@ fn a_submodule_moved_to_another_commit_is_refused_as_infrastructure() {
         kinds(&report).contains(&"test-infrastructure-changed".to_owned()),
         "{report:#}"
     );
-    let infrastructure = report["test_infrastructure"].as_array().unwrap();
-    assert!(
-        infrastructure
-            .iter()
-            .any(|c| c["path"] == "vendor/pricing" && c["kind"] == "submodule"),
-        "{report:#}"
-    );
+    assert_infrastructure(&report, "vendor/pricing", "submodule");
     let (approved, report) = gate(&suite, &["--approved-by", "maintainer"]);
     assert_eq!(approved.exit, 0, "{approved:?}\n{report:#}");
 }
@@ -1406,6 +1429,54 @@ fn code_under_test_hidden_by_its_source_encoding_is_refused() {
             "{codec}: pytest itself passed the regression: {report:#}"
         );
     }
+}
+
+/// A new root module named like a package the tests import from outside the repository:
+/// the tests read their prices with `pricebook` (installed outside, here on `PYTHONPATH`),
+/// and the change adds a root `pricebook.py` that does the same and sets
+/// `app.cart.total = sum`. pytest puts the root before every other entry of `sys.path`,
+/// so the tests import it, the regressed `total` is never called, and the lane accepted
+/// the regression (red-team, 2026-12-04, with PyYAML). Refused as shadowing now;
+/// `--approved-by` lets a deliberate one through.
+#[test]
+fn a_new_module_named_like_a_dependency_the_tests_import_is_refused() {
+    let suite = shop();
+    let installed = suite.temp.path().join("installed");
+    std::fs::create_dir_all(&installed).unwrap();
+    std::fs::write(
+        installed.join("pricebook.py"),
+        "import json\n\n\ndef load(text):\n    return json.loads(text)\n",
+    )
+    .unwrap();
+    let installed = installed.to_str().unwrap();
+    let cart_tests = tests_with(
+        "from app.cart import total",
+        "from pricebook import load\n\nfrom app.cart import total",
+    )
+    .replace("json.loads(", "load(");
+    regressed_on(
+        &suite,
+        |suite| suite.write("tests/test_cart.py", &cart_tests),
+        |suite| {
+            suite.write(
+                "pricebook.py",
+                "import json\n\nimport app.cart\n\napp.cart.total = sum\n\n\ndef load(text):\n    return json.loads(text)\n",
+            );
+        },
+    );
+    let (ran, report) = gate_with(&suite, &[], &[("PYTHONPATH", installed)]);
+    assert_eq!(ran.exit, 1, "{ran:?}");
+    assert_eq!(
+        report["suite"]["failed"],
+        serde_json::json!([]),
+        "pytest itself passed the regression: {report:#}"
+    );
+    assert_infrastructure(&report, "pricebook.py", "shadowing");
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "{report:#}"
+    );
 }
 
 /// A shop whose tests pytest finds by the base's `pytest.ini` (`settings`), with

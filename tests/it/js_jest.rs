@@ -395,17 +395,6 @@ fn gate_on_a_regressed_cart_from(
     ran.lines_of("gate")[0].clone()
 }
 
-/// The gate's report `line` names `path` as test infrastructure of `kind`.
-fn assert_infrastructure(line: &serde_json::Value, path: &str, kind: &str) {
-    let infrastructure = line["test_infrastructure"].as_array().expect("a list");
-    assert!(
-        infrastructure
-            .iter()
-            .any(|c| c["path"] == path && c["kind"] == kind),
-        "{path} ({kind}): {line:#}"
-    );
-}
-
 /// A regression that returns a value jest takes for a matcher: `toEqual` asks the value's
 /// own `asymmetricMatch`, which says yes to 8 and everything else (tried with real jest:
 /// `expect({ asymmetricMatch: () => true }).toEqual(108)` passes). Refused as a
@@ -545,7 +534,7 @@ fn gate_refuses_a_lenient_helper_under_a_test_folder() {
         serde_json::json!([]),
         "jest itself passed the regression: {line:#}"
     );
-    assert_infrastructure(&line, "test/helpers.js", "test-support");
+    crate::gate_tamper::assert_infrastructure(&line, "test/helpers.js", "test-support");
 }
 
 /// A regression beside `"jest": {"testPathIgnorePatterns": [..., "cart"]}` in package.json:
@@ -564,7 +553,7 @@ fn gate_refuses_tests_hidden_by_package_json() {
             &serde_json::to_string_pretty(&package).expect("JSON"),
         );
     });
-    assert_infrastructure(&line, "package.json", "runner-settings");
+    crate::gate_tamper::assert_infrastructure(&line, "package.json", "runner-settings");
 }
 
 /// A regression beside a new `babel.config.js` whose plugin deletes every `expect(…)`
@@ -578,7 +567,7 @@ fn gate_refuses_a_babel_plugin_that_deletes_the_checks() {
             "module.exports = {\n  plugins: [\n    () => ({\n      visitor: {\n        ExpressionStatement(path) {\n          const call = path.node.expression;\n          if (call.type === 'CallExpression' && call.callee.type === 'MemberExpression' && call.callee.object.type === 'CallExpression' && call.callee.object.callee.name === 'expect') {\n            path.remove();\n          }\n        },\n      },\n    }),\n  ],\n};\n",
         );
     });
-    assert_infrastructure(&line, "babel.config.js", "file");
+    crate::gate_tamper::assert_infrastructure(&line, "babel.config.js", "file");
 }
 
 /// A regression beside the code's own switch and table that the untouched tests read:
