@@ -424,6 +424,15 @@ const TEST_DETECTION: &[BuiltIn] = &[
         &[Python],
         r#"\bsys\s*\.\s*modules\b.*["'](?:_?pytest(?:_\w+)?|pluggy|iniconfig|py|xdist)(?:\.[\w.]*)?["']|["'](?:_?pytest(?:_\w+)?|pluggy|iniconfig|py|xdist)(?:\.[\w.]*)?["'].*\bsys\s*\.\s*modules\b|\b(?:find_spec|find_loader|find_module)\s*\(\s*["'](?:_?pytest(?:_\w+)?|pluggy|iniconfig|py|xdist)["'.]"#,
     ),
+    // The project's own test modules named on a line that reads `sys.modules`: pytest
+    // imports `tests/test_cart.py` as `test_cart` (or `tests.test_cart`), so code under
+    // test that asks whether a module named like a test (`test…`, `…_test`, `…_tests`,
+    // `conftest`, at any dotted place) is loaded knows it is under test (found by a
+    // red-team run, 2026-12-04).
+    under_test(
+        &[Python],
+        r#"\bsys\s*\.\s*modules\b.*["'](?:\w+\.)*(?:test\w*|\w*_tests?|conftest)(?:\.[\w.]*)?["']|["'](?:\w+\.)*(?:test\w*|\w*_tests?|conftest)(?:\.[\w.]*)?["'].*\bsys\s*\.\s*modules\b"#,
+    ),
     // The interpreter's own command line (`python -m pytest …`), read at all.
     under_test(&[Python], r"\bsys\s*\.\s*orig_argv\b"),
     // The runner's own arguments as the lane passes them (`--junitxml`, `-p no:…`,
@@ -1643,6 +1652,22 @@ mod tests {
                 "app/cart.py",
                 r#"    if importlib.util.find_spec("pytest"):"#,
             ),
+            // The project's own test modules.
+            ("app/cart.py", r#"    if "test_cart" in sys.modules:"#),
+            (
+                "app/cart.py",
+                "    if 'tests.test_cart' in sys.modules: return 8",
+            ),
+            ("app/cart.py", r#"    if sys.modules.get("cart_test"):"#),
+            ("app/cart.py", r#"    if "conftest" in sys.modules:"#),
+            (
+                "app/cart.py",
+                r#"    if any(m.startswith("test") for m in sys.modules):"#,
+            ),
+            (
+                "app/cart.py",
+                r#"    if any(name.endswith("_tests") for name in list(sys.modules)):"#,
+            ),
             // The interpreter's flags.
             ("app/cart.py", "    if sys.flags.dont_write_bytecode:"),
             (
@@ -1771,6 +1796,8 @@ mod tests {
             ("app/cart.py", r#"    if "pytest" in requirements:"#),
             ("app/cart.py", r#"    if "json" in sys.modules:"#),
             ("app/cart.py", r#"    if "py_compile" in sys.modules:"#),
+            ("app/cart.py", r#"    if "attest" in sys.modules:"#),
+            ("app/cart.py", r#"    contest = sys.modules.get("contest")"#),
             ("app/cart.py", "    args = sys.argv[1:]"),
             (
                 "app/cart.py",
