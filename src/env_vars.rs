@@ -17,6 +17,11 @@ impl EnvVars {
     /// reproducible. Unset, today is the current date in UTC.
     pub const CANDOR_TODAY: &'static str = "CANDOR_TODAY";
 
+    /// Set by candor, never by a user: the rustdoc a `candor` process started as cargo's
+    /// `RUSTDOC` runs in its place, with libtest's JSON allowed (the cargo adapter's doc
+    /// tests, `runner::cargo`).
+    pub const CANDOR_AS_RUSTDOC: &'static str = "CANDOR_AS_RUSTDOC";
+
     // Conventions candor follows.
 
     /// Set to any non-empty value to turn color off under `--color auto`
@@ -150,6 +155,8 @@ impl EnvVars {
     pub const DYLD_FALLBACK_LIBRARY_PATH: &'static str = "DYLD_FALLBACK_LIBRARY_PATH";
     /// cargo's home, whose `config.toml` may hold an `[env]` table for test binaries.
     pub const CARGO_HOME: &'static str = "CARGO_HOME";
+    /// The rustdoc cargo runs; the cargo adapter's doc tests run it through candor.
+    pub const RUSTDOC: &'static str = "RUSTDOC";
     /// The user's home, where cargo's home is (`~/.cargo`) when `CARGO_HOME` is not set.
     pub const HOME: &'static str = "HOME";
 

@@ -362,6 +362,9 @@ pub fn gate(
                         ));
                     }
                     if let Ok(report) = ran {
+                        for warning in &report.warnings {
+                            ports.warning(warning);
+                        }
                         // A run the runner's clock stopped reports only what ran before.
                         if !report.timed_out() {
                             suite_stream = Some(report.report.clone());

@@ -51,6 +51,9 @@ pub fn run(
         "the suite ran in {:.1}s",
         clock.elapsed().as_secs_f64()
     ));
+    for warning in &report.warnings {
+        ports.warning(warning);
+    }
 
     let mut store = open()?;
     let source = if workspace.ci.detected {

@@ -26,8 +26,14 @@ pub fn run() -> ExitCode {
     if arguments.next().as_deref() == Some(crate::runner::go_keep::KEEPER_ARGUMENT.as_ref()) {
         return ExitCode::from(crate::runner::go_keep::keep(&arguments.collect::<Vec<_>>()));
     }
+    if let Some(rustdoc) = std::env::var_os(crate::env_vars::EnvVars::CANDOR_AS_RUSTDOC) {
+        return ExitCode::from(crate::runner::be_rustdoc(
+            &rustdoc,
+            std::env::args_os().skip(1),
+        ));
+    }
     if let Ok(program) = std::env::current_exe() {
-        crate::runner::go_keep::set_keeper(program);
+        crate::runner::set_own_program(program);
     }
     ExitCode::from(run_to_code())
 }

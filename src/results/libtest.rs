@@ -398,8 +398,8 @@ fn test_id(name: &str, binary: Option<&str>) -> String {
     ids::cargo(binary, &STRESS_MARKER.replace(name, "$"))
 }
 
-/// A doc test's name: `src/lib.rs - module::f (line 4)`.
-fn is_doctest(name: &str) -> bool {
+/// A doc test's name: `src/lib.rs - module::f (line 4)`, or an id that ends with one.
+pub fn is_doctest(name: &str) -> bool {
     name.ends_with(')') && name.contains(" - ") && name.contains(" (line ")
 }
 

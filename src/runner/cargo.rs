@@ -14,6 +14,14 @@
 //! RUSTC_BOOTSTRAP=1`, given in `CARGO_TARGET_<HOST>_RUNNER`, which is not part of any
 //! build fingerprint.
 //!
+//! The suite's run also runs each library's doc tests, `cargo test --doc -p PKG -- …
+//! --format json`, named `PKG::doc$src/lib.rs - f (line 4)`: id `PKG::doc::src/lib.rs -
+//! f (line 4)`. Their harness is rustdoc itself, which reads libtest's options, so the
+//! target runner does not reach it: cargo's `RUSTDOC` is then the `candor` binary, which
+//! runs the real rustdoc ([`be_rustdoc`]) with `RUSTC_BOOTSTRAP` set to a name no crate
+//! has, enough for libtest's JSON and nothing else (a doc test's `#![feature]` is refused
+//! on a stable toolchain as under `cargo test`), and still nothing cargo fingerprints.
+//!
 //! For the merge lane (issue #15), a process per batch and target through `cargo test` is
 //! mostly cargo's start-up and freshness check: the listing builds every test target once
 //! (`cargo test --no-run --message-format json-render-diagnostics`), lists and the batches
@@ -115,10 +123,142 @@ pub(super) fn test_targets(
     prefix: &CargoPrefix,
     context: &Context<'_>,
 ) -> Result<Vec<TestTarget>, RunnerError> {
+    let output = metadata(prefix, context)?;
+    parse_metadata(&output, &context.repo_root)
+}
+
+/// `cargo metadata --no-deps`'s answer.
+fn metadata(prefix: &CargoPrefix, context: &Context<'_>) -> Result<String, RunnerError> {
     let mut argv = prefix.base.clone();
     argv.extend(strings(&["metadata", "--no-deps", "--format-version", "1"]));
-    let output = context.probe("cargo-metadata", argv, &[])?;
-    parse_metadata(&output, &context.repo_root)
+    context.probe("cargo-metadata", argv, &[])
+}
+
+/// A library of the workspace's default members, whose doc tests `cargo test --doc`
+/// runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct DocPackage {
+    /// `pkg::doc`: the doc tests' ids start with it.
+    pub binary_id: String,
+    /// `-p pkg@version`.
+    pub spec: String,
+}
+
+/// The libraries whose doc tests `cargo test` runs (a `lib`, `rlib` or `proc-macro`
+/// target with `doctest` on), and a warning for each library cargo runs none of because
+/// of its crate type. A package without a library, or whose `[lib]` says `doctest =
+/// false`, has none and is no warning.
+fn parse_doc_packages(output: &str) -> Result<(Vec<DocPackage>, Vec<String>), RunnerError> {
+    #[derive(Deserialize)]
+    struct Metadata {
+        packages: Vec<Package>,
+        workspace_members: Vec<String>,
+        #[serde(default)]
+        workspace_default_members: Option<Vec<String>>,
+    }
+    #[derive(Deserialize)]
+    struct Package {
+        id: String,
+        name: String,
+        version: String,
+        targets: Vec<Target>,
+    }
+    #[derive(Deserialize)]
+    struct Target {
+        kind: Vec<String>,
+        #[serde(default = "yes")]
+        doctest: bool,
+    }
+    fn yes() -> bool {
+        true
+    }
+    let metadata: Metadata = serde_json::from_str(output).map_err(|error| RunnerError::Output {
+        what: "cargo metadata".to_owned(),
+        message: error.to_string(),
+    })?;
+    let members = metadata
+        .workspace_default_members
+        .unwrap_or(metadata.workspace_members);
+    let mut packages = Vec::new();
+    let mut warnings = Vec::new();
+    for package in metadata.packages.iter().filter(|p| members.contains(&p.id)) {
+        let libraries = ["lib", "rlib", "dylib", "cdylib", "staticlib", "proc-macro"];
+        let Some(library) = package
+            .targets
+            .iter()
+            .find(|t| t.kind.iter().any(|k| libraries.contains(&k.as_str())))
+        else {
+            continue;
+        };
+        // cargo's `Target::doctestable`; cargo's metadata says `doctest: false` for the
+        // others too, as for a `[lib]` with `doctest = false`, which needs no word.
+        let doctestable = ["lib", "rlib", "proc-macro"];
+        if !library
+            .kind
+            .iter()
+            .any(|k| doctestable.contains(&k.as_str()))
+        {
+            warnings.push(format!(
+                "the doc tests of {} are not run: its library's crate type is `{}`, whose doc tests cargo does not run either (add \"rlib\" to run them)",
+                package.name,
+                library.kind.join(", ")
+            ));
+            continue;
+        }
+        if !library.doctest {
+            continue;
+        }
+        packages.push(DocPackage {
+            binary_id: format!("{}::{DOC}", package.name),
+            spec: format!("{}@{}", package.name, package.version),
+        });
+    }
+    Ok((packages, warnings))
+}
+
+/// What follows a package's name in its doc tests' ids: `pkg::doc::src/lib.rs - f (line
+/// 4)`.
+const DOC: &str = "doc";
+
+/// The value of `RUSTC_BOOTSTRAP` for rustdoc: set, so libtest accepts `-Z
+/// unstable-options --format json`; a name no crate can have (crate names have no `-`),
+/// so rustc lets no crate use unstable features it would refuse without it.
+const DOC_BOOTSTRAP: &str = "candor-libtest-json";
+
+/// The `candor` binary standing in for rustdoc (`CANDOR_AS_RUSTDOC` names the real one):
+/// runs it with `arguments`, `RUSTC_BOOTSTRAP` set to [`DOC_BOOTSTRAP`] and the variable
+/// removed, and returns its exit code (128+N for signal N), 1 when it cannot start.
+pub fn be_rustdoc(
+    rustdoc: &std::ffi::OsStr,
+    arguments: impl Iterator<Item = std::ffi::OsString>,
+) -> u8 {
+    let status = std::process::Command::new(rustdoc)
+        .args(arguments)
+        .env_remove(crate::env_vars::EnvVars::CANDOR_AS_RUSTDOC)
+        .env("RUSTC_BOOTSTRAP", DOC_BOOTSTRAP)
+        .status();
+    match status {
+        Ok(status) => {
+            let code = status.code().or_else(|| {
+                #[cfg(unix)]
+                {
+                    std::os::unix::process::ExitStatusExt::signal(&status).map(|n| 128 + n)
+                }
+                #[cfg(not(unix))]
+                {
+                    None
+                }
+            });
+            code.and_then(|code| u8::try_from(code).ok()).unwrap_or(1)
+        }
+        Err(error) => {
+            eprintln!(
+                "candor could not run rustdoc `{}`: {error}",
+                rustdoc.to_string_lossy()
+            );
+            1
+        }
+    }
 }
 
 fn parse_metadata(output: &str, repo_root: &Path) -> Result<Vec<TestTarget>, RunnerError> {
@@ -672,6 +812,7 @@ impl CargoTest {
         let report = context.scratch_path("cargo-libtest.jsonl");
         let mut report_file = BufWriter::new(fs_err::File::create(&report)?);
         let mut invocations: Vec<InvocationRecord> = Vec::new();
+        let mut stopped = false;
         for (target, names) in selection.runs() {
             let executable = match executables {
                 Some(built) => {
@@ -729,12 +870,67 @@ impl CargoTest {
             let record = context.run(invocation)?;
             context.check_ran(RunnerKind::Cargo, &record, &stdout)?;
             append_with_binary_id(&stdout, &mut report_file, &target.binary_id)?;
-            let timed_out = record.outcome.timed_out;
+            stopped = record.outcome.timed_out;
             invocations.push(record);
-            if timed_out {
+            if stopped {
                 // Something hung; the rest of the suite would likely wait as long.
                 break;
             }
+        }
+        let mut warnings = selection.warnings();
+        let doc_runs = selection.doc_runs();
+        let own = super::own_program();
+        if own.is_none() && !doc_runs.is_empty() {
+            warnings.push("the doc tests are not run: only the `candor` binary can stand in for rustdoc to have them report libtest JSON, and this process is not it".to_owned());
+        }
+        for (package, names) in doc_runs {
+            let Some(own) = own.filter(|_| !stopped) else {
+                break;
+            };
+            let mut argv = self.prefix.command(&["test"]);
+            argv.extend(strings(&[
+                "--no-fail-fast",
+                "--doc",
+                "-p",
+                &package.spec,
+                "--",
+            ]));
+            argv.extend(self.prefix.binary_options.iter().cloned());
+            argv.extend(strings(&[
+                "-Z",
+                "unstable-options",
+                "--format",
+                "json",
+                "--report-time",
+                "--shuffle-seed",
+                &value.to_string(),
+            ]));
+            if !names.is_empty() {
+                argv.extend(strings(&["--exact", "--"]));
+                argv.extend(names.iter().map(|name| (*name).to_owned()));
+            }
+            let rustdoc = std::env::var_os(crate::env_vars::EnvVars::RUSTDOC)
+                .unwrap_or_else(|| "rustdoc".into());
+            let stdout = context.scratch_path("cargo-test-doc.stdout");
+            let mut invocation = context
+                .invocation("cargo-test-doc", argv)
+                .stdout_to(&stdout)
+                // Doc tests that are programs of their own (edition 2024's merged ones
+                // included) start through the target runner, as the test binaries do.
+                .env(&runner_variable, "env RUSTC_BOOTSTRAP=1")
+                .env(crate::env_vars::EnvVars::RUSTDOC, &own.to_string_lossy())
+                .env(
+                    crate::env_vars::EnvVars::CANDOR_AS_RUSTDOC,
+                    &rustdoc.to_string_lossy(),
+                );
+            if let Some(target) = context.cargo_target() {
+                invocation = invocation.env("CARGO_TARGET_DIR", &target);
+            }
+            let record = context.run(invocation)?;
+            context.check_ran(RunnerKind::Cargo, &record, &stdout)?;
+            append_with_binary_id(&stdout, &mut report_file, &package.binary_id)?;
+            stopped = record.outcome.timed_out;
+            invocations.push(record);
         }
         report_file.flush()?;
         let run = RunReport {
@@ -748,6 +944,7 @@ impl CargoTest {
             }),
             workers: self.workers(),
             invocations,
+            warnings,
         };
         context.check_frames(&run)?;
         Ok(run)
@@ -767,21 +964,46 @@ impl CargoTest {
 /// What a cargo run covers: every target, one test in one target, or chosen tests of
 /// chosen targets (each target's names in one process).
 enum Selection<'t> {
-    Suite(Vec<TestTarget>),
+    /// Every target, then every library's doc tests, with the warnings about libraries
+    /// whose doc tests cargo does not run.
+    Suite(Vec<TestTarget>, Docs),
     One(&'t TestTarget, String),
+    OneDoc(DocPackage, String),
     Batch(Vec<(TestTarget, Vec<String>)>),
 }
+
+/// The libraries whose doc tests a suite's run runs, and why others are not.
+type Docs = (Vec<DocPackage>, Vec<String>);
 
 impl Selection<'_> {
     /// Each process: its target and its names (none: all of the target's tests).
     fn runs(&self) -> Vec<(&TestTarget, Vec<&str>)> {
         match self {
-            Selection::Suite(targets) => targets.iter().map(|t| (t, Vec::new())).collect(),
+            Selection::Suite(targets, _) => targets.iter().map(|t| (t, Vec::new())).collect(),
             Selection::One(target, name) => vec![(*target, vec![name.as_str()])],
+            Selection::OneDoc(..) => Vec::new(),
             Selection::Batch(runs) => runs
                 .iter()
                 .map(|(t, names)| (t, names.iter().map(String::as_str).collect()))
                 .collect(),
+        }
+    }
+
+    /// Each `cargo test --doc` process: its library and its names (none: all).
+    fn doc_runs(&self) -> Vec<(&DocPackage, Vec<&str>)> {
+        match self {
+            Selection::Suite(_, (packages, _)) => {
+                packages.iter().map(|p| (p, Vec::new())).collect()
+            }
+            Selection::OneDoc(package, name) => vec![(package, vec![name.as_str()])],
+            Selection::One(..) | Selection::Batch(_) => Vec::new(),
+        }
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        match self {
+            Selection::Suite(_, (_, warnings)) => warnings.clone(),
+            _ => Vec::new(),
         }
     }
 }
@@ -825,16 +1047,33 @@ impl Adapter for CargoTest {
         context: &Context<'_>,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        let targets = test_targets(&self.prefix, context)?;
-        self.run(context, &Selection::Suite(targets), options, None)
+        let output = metadata(&self.prefix, context)?;
+        let targets = parse_metadata(&output, &context.repo_root)?;
+        let docs = parse_doc_packages(&output)?;
+        self.run(context, &Selection::Suite(targets, docs), options, None)
     }
 
+    /// A doc test's id (`pkg::doc::src/lib.rs - f (line 4)`) runs `cargo test --doc -p
+    /// pkg -- --exact NAME`; any other, its target.
     fn run_one(
         &self,
         context: &Context<'_>,
         test_id: &str,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
+        if crate::results::libtest::is_doctest(test_id) {
+            let (packages, _) = parse_doc_packages(&metadata(&self.prefix, context)?)?;
+            let found = packages.into_iter().find_map(|package| {
+                let name = test_id
+                    .strip_prefix(package.binary_id.as_str())?
+                    .strip_prefix("::")?
+                    .to_owned();
+                Some((package, name))
+            });
+            if let Some((package, name)) = found {
+                return self.run(context, &Selection::OneDoc(package, name), options, None);
+            }
+        }
         let targets = self.targets(context)?;
         let (target, name) = locate(&targets, test_id, RunnerKind::Cargo)?;
         self.run(context, &Selection::One(target, name), options, None)
@@ -1295,6 +1534,53 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         assert!(!plain.runs_binaries(&context));
+    }
+
+    /// The libraries whose doc tests the suite runs: not a package without one, not
+    /// `doctest = false`, a warning for a crate type cargo runs none for; a proc-macro's
+    /// run.
+    #[test]
+    fn metadata_gives_the_libraries_whose_doc_tests_run() {
+        let metadata = r#"{
+          "packages": [
+            {"id": "a", "name": "calc", "version": "0.1.0", "targets": [
+              {"name": "calc", "kind": ["lib"], "doctest": true},
+              {"name": "calc", "kind": ["bin"], "doctest": false}]},
+            {"id": "b", "name": "tool", "version": "1.0.0", "targets": [
+              {"name": "tool", "kind": ["bin"], "doctest": false}]},
+            {"id": "c", "name": "quiet", "version": "1.0.0", "targets": [
+              {"name": "quiet", "kind": ["lib"], "doctest": false}]},
+            {"id": "d", "name": "wasm", "version": "1.0.0", "targets": [
+              {"name": "wasm", "kind": ["cdylib"], "doctest": false}]},
+            {"id": "e", "name": "macros", "version": "0.2.0", "targets": [
+              {"name": "macros", "kind": ["proc-macro"], "doctest": true}]},
+            {"id": "f", "name": "not-a-member", "version": "1.0.0", "targets": [
+              {"name": "x", "kind": ["lib"]}]}
+          ],
+          "workspace_members": ["a", "b", "c", "d", "e", "f"],
+          "workspace_default_members": ["a", "b", "c", "d", "e"]
+        }"#;
+        let (packages, warnings) = parse_doc_packages(metadata).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            packages,
+            [
+                DocPackage {
+                    binary_id: "calc::doc".to_owned(),
+                    spec: "calc@0.1.0".to_owned(),
+                },
+                DocPackage {
+                    binary_id: "macros::doc".to_owned(),
+                    spec: "macros@0.2.0".to_owned(),
+                },
+            ]
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with(
+                "the doc tests of wasm are not run: its library's crate type is `cdylib`"
+            ),
+            "{warnings:?}"
+        );
     }
 
     #[test]

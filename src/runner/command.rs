@@ -88,6 +88,7 @@ impl UserCommand {
             }),
             workers: None,
             invocations: vec![record],
+            warnings: Vec::new(),
         };
         context.check_frames(&run)?;
         Ok(run)

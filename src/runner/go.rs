@@ -546,6 +546,7 @@ impl GoTest {
             }),
             workers: self.workers(),
             invocations,
+            warnings: Vec::new(),
         };
         context.check_frames(&run)?;
         Ok(run)
@@ -674,6 +675,7 @@ impl GoTest {
             }),
             workers: self.workers(),
             invocations: vec![record],
+            warnings: Vec::new(),
         };
         context.check_frames(&run)?;
         Ok(run)

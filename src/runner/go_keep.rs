@@ -8,8 +8,7 @@
 //! the folder it was given, named for the package's folder ([`kept_name`]).
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
@@ -17,20 +16,12 @@ use sha2::{Digest, Sha256};
 /// gives it, never a user).
 pub const KEEPER_ARGUMENT: &str = "__keep-go-test-binary";
 
-/// The program that is the keeper, when this process can name one: the `candor` binary
-/// sets itself at start ([`set_keeper`]); the library on its own has none and builds
-/// one package per `go test -c`.
-static KEEPER: OnceLock<PathBuf> = OnceLock::new();
-
-/// Makes `program` (the running `candor` binary) the keeper of this process's go runs.
-pub fn set_keeper(program: PathBuf) {
-    let _ = KEEPER.set(program);
-}
-
 /// go's `-exec` value that keeps each binary in `folder`, when there is a keeper and
-/// both paths can be written as go's fields.
+/// both paths can be written as go's fields. The keeper is the running `candor` binary
+/// ([`super::own_program`]); the library on its own has none and builds one package per
+/// `go test -c`.
 pub fn exec_value(folder: &Path) -> Option<String> {
-    let keeper = KEEPER.get()?;
+    let keeper = super::own_program()?;
     Some(
         [
             go_field(&keeper.to_string_lossy())?,

@@ -249,6 +249,7 @@ impl Jest {
                 _ => self.workers(),
             },
             invocations: vec![record],
+            warnings: Vec::new(),
         };
         context.check_frames(&run)?;
         Ok(run)

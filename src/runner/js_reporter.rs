@@ -366,6 +366,7 @@ impl Run<'_> {
             seed: None,
             workers: self.workers,
             invocations: vec![record],
+            warnings: Vec::new(),
         };
         context.check_frames(&run)?;
         Ok(run)

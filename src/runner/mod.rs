@@ -12,7 +12,7 @@
 //! | runner | suite | one test | retries, caches off | seed | workers | listing |
 //! | --- | --- | --- | --- | --- | --- | --- |
 //! | pytest | `--junitxml=PATH -o junit_family=xunit1` | node id after `--` (ids starting with `-` refused) | `-p no:rerunfailures`, `PYTEST_ADDOPTS` removed; `-p no:cacheprovider`; `--no-cov` for chosen tests when pytest-cov is there | `-p randomly --randomly-seed=N` when `pytest -VV` lists pytest-randomly | xdist `-n` in the prefix, else 1 | `--collect-only -q`, file = node id's path |
-//! | cargo | per test target `cargo test -p P --lib\|--bin N\|--test N -- -Z unstable-options --format json --report-time`, names prefixed with the binary id | that target, `--exact -- NAME` | no retries in libtest; cargo's build cache is not a result cache | `--shuffle-seed N` | `--test-threads`, `RUST_TEST_THREADS`, else CPUs | per target `-- --list --format terse`; integration tests' file from `cargo metadata` |
+//! | cargo | per test target `cargo test -p P --lib\|--bin N\|--test N -- -Z unstable-options --format json --report-time`, names prefixed with the binary id; then per library `cargo test --doc -p P -- …`, names prefixed with `P::doc` | that target, `--exact -- NAME` (a doc test: `--doc -p P`) | no retries in libtest; cargo's build cache is not a result cache | `--shuffle-seed N` | `--test-threads`, `RUST_TEST_THREADS`, else CPUs | per target `-- --list --format terse`; integration tests' file from `cargo metadata` |
 //! | nextest | JUnit through a generated tool config (profile `candor`, store in scratch) | `-p P --lib\|… -- --exact NAME` | `--retries 0`, profile `retries = 0` | none: nextest has no shuffle | `-j`, `NEXTEST_TEST_THREADS`, else CPUs | `cargo nextest list --message-format json` |
 //! | go | `go test -json -count=1 ./...`, stdout is the report | `-run '^Test$/^sub$' PKG`, each level escaped | no retries in go; `-count=1` | `-shuffle=N` | `-p`, `GOMAXPROCS`, else CPUs | `go test -json -list . ./...` (top-level tests, no files) |
 //! | command | template without elements naming `{test}` | `{test}` filled in, one pass | the user's business | `{seed}` when the template has it | unknown | not supported |
@@ -68,7 +68,7 @@ use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -76,7 +76,7 @@ use serde::{Deserialize, Serialize};
 use crate::results::Format;
 use process::{DEFAULT_GRACE, Executor, Invocation, ProcessError, ProcessOutcome};
 
-pub use cargo::CargoTest;
+pub use cargo::{CargoTest, be_rustdoc};
 pub use command::UserCommand;
 pub use go::GoTest;
 pub use isolation::{Crossing, Isolation};
@@ -87,6 +87,21 @@ pub use node::NodeTest;
 pub use playwright::Playwright;
 pub use pytest::Pytest;
 pub use ran::NotRun;
+
+/// The running `candor` binary, when this process is one: go's keeper of test binaries
+/// (`go_keep`) and the stand-in for rustdoc that lets cargo's doc tests report libtest
+/// JSON ([`be_rustdoc`]). The library on its own has none.
+static OWN_PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+
+/// Makes `program` (the running `candor` binary) this process's own program.
+pub fn set_own_program(program: PathBuf) {
+    let _ = OWN_PROGRAM.set(program);
+}
+
+/// The running `candor` binary, when [`set_own_program`] named it.
+fn own_program() -> Option<&'static Path> {
+    OWN_PROGRAM.get().map(PathBuf::as_path)
+}
 
 /// The runners candor drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -607,6 +622,9 @@ pub struct RunReport {
     pub workers: Option<u32>,
     /// Every child process, in order.
     pub invocations: Vec<InvocationRecord>,
+    /// What the run left out and why, for the reader (a library whose doc tests cargo
+    /// does not run).
+    pub warnings: Vec<String>,
 }
 
 impl RunReport {

@@ -92,6 +92,7 @@ impl Nextest {
             seed: None,
             workers: self.workers(),
             invocations: vec![record],
+            warnings: Vec::new(),
         };
         context.check_frames(&run)?;
         Ok(run)

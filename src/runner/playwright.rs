@@ -151,6 +151,7 @@ impl Playwright {
                 _ => self.workers(),
             },
             invocations: vec![record],
+            warnings: Vec::new(),
         };
         context.check_frames(&run)?;
         Ok(run)

@@ -211,6 +211,7 @@ impl Pytest {
                 self.workers()
             },
             invocations: vec![record],
+            warnings: Vec::new(),
         };
         context.check_frames(&run)?;
         if let (Some(isolation), Some(probe)) = (&context.isolation, probe) {

@@ -401,11 +401,27 @@ fn cargo_change_with(kind: &str, files: &[(&str, &str)]) -> Suite {
 
 /// As [`cargo_change`], with `policy` as the base's candor.toml.
 pub(crate) fn cargo_change_under(policy: &str, files: &[(&str, &str)]) -> Suite {
+    cargo_change_from(
+        policy,
+        &[(
+            "tests/more.rs",
+            "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
+        )],
+        files,
+    )
+}
+
+/// The `calc` crate with `policy` as candor.toml and `base` written over it on `main`,
+/// then a `change` branch writing `files`.
+pub(crate) fn cargo_change_from(
+    policy: &str,
+    base: &[(&str, &str)],
+    files: &[(&str, &str)],
+) -> Suite {
     let suite = calc_crate(policy);
-    suite.write(
-        "tests/more.rs",
-        "#[test]\nfn base() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
-    );
+    for (path, text) in base {
+        suite.write(path, text);
+    }
     commit_change(&suite, files);
     suite
 }

@@ -33,6 +33,7 @@ mod corpus_json;
 mod corpus_junit;
 mod demo;
 mod dialects;
+mod doctests;
 mod events_schema;
 mod fidelity;
 mod frames;

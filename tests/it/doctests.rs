@@ -1,0 +1,111 @@
+//! Rust doc tests under the cargo adapter (found in a trial, 2026-12-04: a crate whose only
+//! check of `sub` was a doc test was green under `candor test` and accepted by the lane
+//! after a change that broke `sub`, while `cargo test` failed): the suite's run runs each
+//! library's doc tests, ids `PKG::doc::src/lib.rs - f (line N)`, and `[lib] doctest =
+//! false` is no way around them.
+
+use crate::gate_batch::{gate_report, strings};
+use crate::gate_batch_rust_go::cargo_change_from;
+use crate::gate_tamper_runners::kinds;
+
+/// The lane's policy: the whole suite once, then the touched tests.
+const POLICY: &str = "[lane]\nmin_replays = 2\n\n[runner]\nkind = \"cargo\"\n";
+
+/// `calc` at the base: `sub` checked by its doc test alone.
+const CHECKED_BY_A_DOC_TEST: &str = "//! Arithmetic.\n\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n/// Subtracts.\n///\n/// ```\n/// assert_eq!(calc::sub(5, 3), 2);\n/// ```\npub fn sub(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
+
+/// The doc test's id, as rustdoc names it (the line of its opening fence) after the
+/// package and `doc`.
+const SUB_DOC_TEST: &str = "calc::doc::src/lib.rs - sub (line 10)";
+
+/// `sub` broken; its doc test and everything else kept.
+fn broken() -> String {
+    CHECKED_BY_A_DOC_TEST.replace("    a - b\n", "    a + b\n")
+}
+
+#[test]
+fn candor_test_reports_a_failing_doc_test_red_under_its_own_id() {
+    let broken = broken();
+    let suite = cargo_change_from(
+        "[runner]\nkind = \"cargo\"\n",
+        &[("src/lib.rs", CHECKED_BY_A_DOC_TEST)],
+        &[("src/lib.rs", &broken)],
+    );
+    let ran = suite.candor(&["test", "--format", "json"], &[]);
+    assert_eq!(ran.exit, 1, "a red test: {ran:?}");
+    let run = &ran.lines_of("test-run")[0];
+    assert_eq!(run["red"], 1, "{ran:?}");
+    // The unit test and the doc test.
+    assert_eq!(run["tests"], 2, "{ran:?}");
+    let red: Vec<serde_json::Value> = ran
+        .lines_of("verdict")
+        .iter()
+        .map(|verdict| verdict["test"].clone())
+        .collect();
+    assert_eq!(red, [serde_json::json!(SUB_DOC_TEST)], "{ran:?}");
+    let argvs = strings(&run["argv"].as_array().expect("argvs")[1]);
+    assert!(
+        argvs.windows(2).any(|w| w == ["--doc", "-p"]),
+        "one `cargo test --doc -p calc@0.1.0` for the library: {argvs:?}"
+    );
+}
+
+#[test]
+fn the_lane_refuses_a_change_only_a_doc_test_catches_and_accepts_a_clean_one() {
+    let broken = broken();
+    let suite = cargo_change_from(
+        POLICY,
+        &[("src/lib.rs", CHECKED_BY_A_DOC_TEST)],
+        &[("src/lib.rs", &broken)],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(
+        strings(&report["suite"]["failed"]),
+        [SUB_DOC_TEST],
+        "{report:#}"
+    );
+
+    // A new function with a doc test of its own, `sub` kept: the doc tests pass.
+    let clean = CHECKED_BY_A_DOC_TEST.replace(
+        "#[cfg(test)]",
+        "/// Multiplies.\n///\n/// ```\n/// assert_eq!(calc::mul(2, 3), 6);\n/// ```\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]",
+    );
+    let suite = cargo_change_from(
+        POLICY,
+        &[("src/lib.rs", CHECKED_BY_A_DOC_TEST)],
+        &[("src/lib.rs", &clean)],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(
+        report["suite"]["tests"], 3,
+        "the unit test and two doc tests ran: {report:#}"
+    );
+}
+
+/// `[lib] doctest = false` beside the regression: cargo runs no doc test, the suite is
+/// green, and only the manifest's change says why the lane must refuse.
+#[test]
+fn a_manifest_that_turns_the_doc_tests_off_is_refused() {
+    let broken = broken();
+    let manifest = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\ndoctest = false\n\n[dependencies]\n";
+    let suite = cargo_change_from(
+        POLICY,
+        &[("src/lib.rs", CHECKED_BY_A_DOC_TEST)],
+        &[("src/lib.rs", &broken), ("Cargo.toml", manifest)],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "{report:#}"
+    );
+    assert_eq!(report["test_infrastructure"][0]["path"], "Cargo.toml");
+    assert_eq!(
+        report["suite"]["failed"],
+        serde_json::json!([]),
+        "{report:#}"
+    );
+}
