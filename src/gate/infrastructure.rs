@@ -1397,7 +1397,7 @@ fn cargo_default_features(document: &toml::Table) -> BTreeSet<String> {
 /// Cargo.toml's settings that decide which tests `cargo test` builds and how they check,
 /// normalized (formatting, versions and unrelated keys do not count): `autotests = false`
 /// or a `[[test]]` with `test = false` drops a target's tests, `[lib] test = false` the
-/// unit tests; a change to the features `default` turns on compiles out the tests behind
+/// unit tests, `[lib] doctest = false` the doc tests (the whole `[lib]` table counts); a change to the features `default` turns on compiles out the tests behind
 /// them; `debug-assertions`, `overflow-checks` or `panic` changed in the `dev` or `test`
 /// profile silences checks or `should_panic`; a new or changed `[patch]` or `[replace]`
 /// entry, or a dev-dependency taken from somewhere else, swaps an assertion library for

@@ -149,39 +149,9 @@ pub(super) struct DocPackage {
 /// of its crate type. A package without a library, or whose `[lib]` says `doctest =
 /// false`, has none and is no warning.
 fn parse_doc_packages(output: &str) -> Result<(Vec<DocPackage>, Vec<String>), RunnerError> {
-    #[derive(Deserialize)]
-    struct Metadata {
-        packages: Vec<Package>,
-        workspace_members: Vec<String>,
-        #[serde(default)]
-        workspace_default_members: Option<Vec<String>>,
-    }
-    #[derive(Deserialize)]
-    struct Package {
-        id: String,
-        name: String,
-        version: String,
-        targets: Vec<Target>,
-    }
-    #[derive(Deserialize)]
-    struct Target {
-        kind: Vec<String>,
-        #[serde(default = "yes")]
-        doctest: bool,
-    }
-    fn yes() -> bool {
-        true
-    }
-    let metadata: Metadata = serde_json::from_str(output).map_err(|error| RunnerError::Output {
-        what: "cargo metadata".to_owned(),
-        message: error.to_string(),
-    })?;
-    let members = metadata
-        .workspace_default_members
-        .unwrap_or(metadata.workspace_members);
     let mut packages = Vec::new();
     let mut warnings = Vec::new();
-    for package in metadata.packages.iter().filter(|p| members.contains(&p.id)) {
+    for package in &default_members(output)? {
         let libraries = ["lib", "rlib", "dylib", "cdylib", "staticlib", "proc-macro"];
         let Some(library) = package
             .targets
@@ -261,43 +231,52 @@ pub fn be_rustdoc(
     }
 }
 
-fn parse_metadata(output: &str, repo_root: &Path) -> Result<Vec<TestTarget>, RunnerError> {
-    #[derive(Deserialize)]
-    struct Metadata {
-        packages: Vec<Package>,
-        workspace_members: Vec<String>,
-        #[serde(default)]
-        workspace_default_members: Option<Vec<String>>,
-    }
-    #[derive(Deserialize)]
-    struct Package {
-        id: String,
-        name: String,
-        version: String,
-        targets: Vec<Target>,
-        #[serde(default)]
-        manifest_path: String,
-        #[serde(default)]
-        authors: Vec<String>,
-        description: Option<String>,
-        homepage: Option<String>,
-        repository: Option<String>,
-        license: Option<String>,
-        license_file: Option<String>,
-        rust_version: Option<String>,
-        readme: Option<String>,
-    }
-    #[derive(Deserialize)]
-    struct Target {
-        name: String,
-        kind: Vec<String>,
-        src_path: String,
-        #[serde(default = "yes")]
-        test: bool,
-    }
-    fn yes() -> bool {
-        true
-    }
+/// What candor reads of `cargo metadata`.
+#[derive(Deserialize)]
+struct Metadata {
+    packages: Vec<Package>,
+    workspace_members: Vec<String>,
+    #[serde(default)]
+    workspace_default_members: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct Package {
+    id: String,
+    name: String,
+    version: String,
+    targets: Vec<Target>,
+    #[serde(default)]
+    manifest_path: String,
+    #[serde(default)]
+    authors: Vec<String>,
+    description: Option<String>,
+    homepage: Option<String>,
+    repository: Option<String>,
+    license: Option<String>,
+    license_file: Option<String>,
+    rust_version: Option<String>,
+    readme: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Target {
+    name: String,
+    kind: Vec<String>,
+    src_path: String,
+    #[serde(default = "yes")]
+    test: bool,
+    #[serde(default = "yes")]
+    doctest: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The packages of the workspace's default members (else its members), from `cargo
+/// metadata`'s answer.
+fn default_members(output: &str) -> Result<Vec<Package>, RunnerError> {
     let metadata: Metadata = serde_json::from_str(output).map_err(|error| RunnerError::Output {
         what: "cargo metadata".to_owned(),
         message: error.to_string(),
@@ -305,8 +284,16 @@ fn parse_metadata(output: &str, repo_root: &Path) -> Result<Vec<TestTarget>, Run
     let members = metadata
         .workspace_default_members
         .unwrap_or(metadata.workspace_members);
+    Ok(metadata
+        .packages
+        .into_iter()
+        .filter(|p| members.contains(&p.id))
+        .collect())
+}
+
+fn parse_metadata(output: &str, repo_root: &Path) -> Result<Vec<TestTarget>, RunnerError> {
     let mut targets = Vec::new();
-    for package in metadata.packages.iter().filter(|p| members.contains(&p.id)) {
+    for package in &default_members(output)? {
         let package_env = package_env(&PackageFields {
             manifest_path: &package.manifest_path,
             name: &package.name,
@@ -839,21 +826,7 @@ impl CargoTest {
                 argv.push("--".to_owned());
                 argv
             };
-            argv.extend(self.prefix.binary_options.iter().cloned());
-            argv.extend(strings(&[
-                "-Z",
-                "unstable-options",
-                "--format",
-                "json",
-                "--report-time",
-            ]));
-            argv.push("--shuffle-seed".to_owned());
-            argv.push(value.to_string());
-            if !names.is_empty() {
-                // After `--`, libtest reads each name as a filter whatever it looks like.
-                argv.extend(strings(&["--exact", "--"]));
-                argv.extend(names.iter().map(|name| (*name).to_owned()));
-            }
+            self.libtest_options(&mut argv, value, &names);
             let stdout = context.scratch_path("cargo-test.stdout");
             let mut invocation = context.invocation("cargo-test", argv).stdout_to(&stdout);
             if let Some(executable) = executable {
@@ -862,14 +835,15 @@ impl CargoTest {
                     invocation = invocation.env(name, value);
                 }
             } else {
-                invocation = invocation.env(&runner_variable, "env RUSTC_BOOTSTRAP=1");
-                if let Some(target) = context.cargo_target() {
-                    invocation = invocation.env("CARGO_TARGET_DIR", &target);
-                }
+                invocation = through_cargo(context, invocation, &runner_variable);
             }
-            let record = context.run(invocation)?;
-            context.check_ran(RunnerKind::Cargo, &record, &stdout)?;
-            append_with_binary_id(&stdout, &mut report_file, &target.binary_id)?;
+            let record = run_into(
+                context,
+                invocation,
+                &stdout,
+                &mut report_file,
+                &target.binary_id,
+            )?;
             stopped = record.outcome.timed_out;
             invocations.push(record);
             if stopped {
@@ -895,40 +869,28 @@ impl CargoTest {
                 &package.spec,
                 "--",
             ]));
-            argv.extend(self.prefix.binary_options.iter().cloned());
-            argv.extend(strings(&[
-                "-Z",
-                "unstable-options",
-                "--format",
-                "json",
-                "--report-time",
-                "--shuffle-seed",
-                &value.to_string(),
-            ]));
-            if !names.is_empty() {
-                argv.extend(strings(&["--exact", "--"]));
-                argv.extend(names.iter().map(|name| (*name).to_owned()));
-            }
+            self.libtest_options(&mut argv, value, &names);
             let rustdoc = std::env::var_os(crate::env_vars::EnvVars::RUSTDOC)
                 .unwrap_or_else(|| "rustdoc".into());
             let stdout = context.scratch_path("cargo-test-doc.stdout");
-            let mut invocation = context
+            let invocation = context
                 .invocation("cargo-test-doc", argv)
                 .stdout_to(&stdout)
-                // Doc tests that are programs of their own (edition 2024's merged ones
-                // included) start through the target runner, as the test binaries do.
-                .env(&runner_variable, "env RUSTC_BOOTSTRAP=1")
                 .env(crate::env_vars::EnvVars::RUSTDOC, &own.to_string_lossy())
                 .env(
                     crate::env_vars::EnvVars::CANDOR_AS_RUSTDOC,
                     &rustdoc.to_string_lossy(),
                 );
-            if let Some(target) = context.cargo_target() {
-                invocation = invocation.env("CARGO_TARGET_DIR", &target);
-            }
-            let record = context.run(invocation)?;
-            context.check_ran(RunnerKind::Cargo, &record, &stdout)?;
-            append_with_binary_id(&stdout, &mut report_file, &package.binary_id)?;
+            // Doc tests that are programs of their own (edition 2024's merged ones
+            // included) start through the target runner, as the test binaries do.
+            let invocation = through_cargo(context, invocation, &runner_variable);
+            let record = run_into(
+                context,
+                invocation,
+                &stdout,
+                &mut report_file,
+                &package.binary_id,
+            )?;
             stopped = record.outcome.timed_out;
             invocations.push(record);
         }
@@ -950,6 +912,27 @@ impl CargoTest {
         Ok(run)
     }
 
+    /// The test binary's options after `--` (or after the executable): the prefix's, then
+    /// libtest's JSON with times, the seed, and `names` as exact filters when there are
+    /// any.
+    fn libtest_options(&self, argv: &mut Vec<String>, seed: u64, names: &[&str]) {
+        argv.extend(self.prefix.binary_options.iter().cloned());
+        argv.extend(strings(&[
+            "-Z",
+            "unstable-options",
+            "--format",
+            "json",
+            "--report-time",
+        ]));
+        argv.push("--shuffle-seed".to_owned());
+        argv.push(seed.to_string());
+        if !names.is_empty() {
+            // After `--`, libtest reads each name as a filter whatever it looks like.
+            argv.extend(strings(&["--exact", "--"]));
+            argv.extend(names.iter().map(|name| (*name).to_owned()));
+        }
+    }
+
     /// libtest's `--test-threads` from the prefix, else `RUST_TEST_THREADS`, else the
     /// machine's parallelism, libtest's default. cargo runs the binaries one at a time.
     fn workers(&self) -> Option<u32> {
@@ -959,6 +942,35 @@ impl CargoTest {
             .and_then(|value| value.parse().ok())
             .or_else(available_parallelism)
     }
+}
+
+/// A `cargo test` invocation with the host's target runner `env RUSTC_BOOTSTRAP=1`
+/// (`runner_variable`) and, for an isolated side, its own target folder.
+fn through_cargo(
+    context: &Context<'_>,
+    invocation: super::process::Invocation,
+    runner_variable: &str,
+) -> super::process::Invocation {
+    let invocation = invocation.env(runner_variable, "env RUSTC_BOOTSTRAP=1");
+    match context.cargo_target() {
+        Some(target) => invocation.env("CARGO_TARGET_DIR", &target),
+        None => invocation,
+    }
+}
+
+/// Runs one libtest process whose stdout goes to `stdout`, checks that it ran, and copies
+/// its events into the report under `binary_id`.
+fn run_into(
+    context: &Context<'_>,
+    invocation: super::process::Invocation,
+    stdout: &Path,
+    report: &mut impl Write,
+    binary_id: &str,
+) -> Result<InvocationRecord, RunnerError> {
+    let record = context.run(invocation)?;
+    context.check_ran(RunnerKind::Cargo, &record, stdout)?;
+    append_with_binary_id(stdout, report, binary_id)?;
+    Ok(record)
 }
 
 /// What a cargo run covers: every target, one test in one target, or chosen tests of
@@ -1544,18 +1556,18 @@ mod tests {
         let metadata = r#"{
           "packages": [
             {"id": "a", "name": "calc", "version": "0.1.0", "targets": [
-              {"name": "calc", "kind": ["lib"], "doctest": true},
-              {"name": "calc", "kind": ["bin"], "doctest": false}]},
+              {"name": "calc", "kind": ["lib"], "src_path": "/r/src/lib.rs", "doctest": true},
+              {"name": "calc", "kind": ["bin"], "src_path": "/r/src/lib.rs", "doctest": false}]},
             {"id": "b", "name": "tool", "version": "1.0.0", "targets": [
-              {"name": "tool", "kind": ["bin"], "doctest": false}]},
+              {"name": "tool", "kind": ["bin"], "src_path": "/r/src/lib.rs", "doctest": false}]},
             {"id": "c", "name": "quiet", "version": "1.0.0", "targets": [
-              {"name": "quiet", "kind": ["lib"], "doctest": false}]},
+              {"name": "quiet", "kind": ["lib"], "src_path": "/r/src/lib.rs", "doctest": false}]},
             {"id": "d", "name": "wasm", "version": "1.0.0", "targets": [
-              {"name": "wasm", "kind": ["cdylib"], "doctest": false}]},
+              {"name": "wasm", "kind": ["cdylib"], "src_path": "/r/src/lib.rs", "doctest": false}]},
             {"id": "e", "name": "macros", "version": "0.2.0", "targets": [
-              {"name": "macros", "kind": ["proc-macro"], "doctest": true}]},
+              {"name": "macros", "kind": ["proc-macro"], "src_path": "/r/src/lib.rs", "doctest": true}]},
             {"id": "f", "name": "not-a-member", "version": "1.0.0", "targets": [
-              {"name": "x", "kind": ["lib"]}]}
+              {"name": "x", "kind": ["lib"], "src_path": "/r/src/lib.rs"}]}
           ],
           "workspace_members": ["a", "b", "c", "d", "e", "f"],
           "workspace_default_members": ["a", "b", "c", "d", "e"]

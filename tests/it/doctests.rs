@@ -4,9 +4,9 @@
 //! library's doc tests, ids `PKG::doc::src/lib.rs - f (line N)`, and `[lib] doctest =
 //! false` is no way around them.
 
-use crate::gate_batch::{gate_report, strings};
+use crate::gate_batch::{gate_report, only_infrastructure_change, strings};
 use crate::gate_batch_rust_go::cargo_change_from;
-use crate::gate_tamper_runners::kinds;
+use crate::triage_support::Ran;
 
 /// The lane's policy: the whole suite once, then the touched tests.
 const POLICY: &str = "[lane]\nmin_replays = 2\n\n[runner]\nkind = \"cargo\"\n";
@@ -50,15 +50,15 @@ fn candor_test_reports_a_failing_doc_test_red_under_its_own_id() {
     );
 }
 
+/// The lane's report on a change that writes `files` over the base's `calc`.
+fn lane(files: &[(&str, &str)]) -> (Ran, serde_json::Value) {
+    let suite = cargo_change_from(POLICY, &[("src/lib.rs", CHECKED_BY_A_DOC_TEST)], files);
+    gate_report(&suite)
+}
+
 #[test]
 fn the_lane_refuses_a_change_only_a_doc_test_catches_and_accepts_a_clean_one() {
-    let broken = broken();
-    let suite = cargo_change_from(
-        POLICY,
-        &[("src/lib.rs", CHECKED_BY_A_DOC_TEST)],
-        &[("src/lib.rs", &broken)],
-    );
-    let (ran, report) = gate_report(&suite);
+    let (ran, report) = lane(&[("src/lib.rs", &broken())]);
     assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
     assert_eq!(
         strings(&report["suite"]["failed"]),
@@ -71,12 +71,7 @@ fn the_lane_refuses_a_change_only_a_doc_test_catches_and_accepts_a_clean_one() {
         "#[cfg(test)]",
         "/// Multiplies.\n///\n/// ```\n/// assert_eq!(calc::mul(2, 3), 6);\n/// ```\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]",
     );
-    let suite = cargo_change_from(
-        POLICY,
-        &[("src/lib.rs", CHECKED_BY_A_DOC_TEST)],
-        &[("src/lib.rs", &clean)],
-    );
-    let (ran, report) = gate_report(&suite);
+    let (ran, report) = lane(&[("src/lib.rs", &clean)]);
     assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
     assert_eq!(
         report["suite"]["tests"], 3,
@@ -88,21 +83,10 @@ fn the_lane_refuses_a_change_only_a_doc_test_catches_and_accepts_a_clean_one() {
 /// green, and only the manifest's change says why the lane must refuse.
 #[test]
 fn a_manifest_that_turns_the_doc_tests_off_is_refused() {
-    let broken = broken();
     let manifest = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\ndoctest = false\n\n[dependencies]\n";
-    let suite = cargo_change_from(
-        POLICY,
-        &[("src/lib.rs", CHECKED_BY_A_DOC_TEST)],
-        &[("src/lib.rs", &broken), ("Cargo.toml", manifest)],
-    );
-    let (ran, report) = gate_report(&suite);
+    let (ran, report) = lane(&[("src/lib.rs", &broken()), ("Cargo.toml", manifest)]);
     assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
-    assert_eq!(
-        kinds(&report),
-        ["test-infrastructure-changed"],
-        "{report:#}"
-    );
-    assert_eq!(report["test_infrastructure"][0]["path"], "Cargo.toml");
+    assert_eq!(only_infrastructure_change(&report)["path"], "Cargo.toml");
     assert_eq!(
         report["suite"]["failed"],
         serde_json::json!([]),
