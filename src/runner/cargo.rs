@@ -842,7 +842,7 @@ impl CargoTest {
                 invocation,
                 &stdout,
                 &mut report_file,
-                &target.binary_id,
+                (&target.binary_id, &[]),
             )?;
             stopped = record.outcome.timed_out;
             invocations.push(record);
@@ -869,7 +869,10 @@ impl CargoTest {
                 &package.spec,
                 "--",
             ]));
-            self.libtest_options(&mut argv, value, &names);
+            // rustdoc splits its test arguments at white space, so a doc test's name
+            // cannot be an exact filter: its item selects, and the report keeps `names`.
+            self.libtest_options(&mut argv, value, &[]);
+            argv.extend(doc_filters(&names));
             let rustdoc = std::env::var_os(crate::env_vars::EnvVars::RUSTDOC)
                 .unwrap_or_else(|| "rustdoc".into());
             let stdout = context.scratch_path("cargo-test-doc.stdout");
@@ -889,7 +892,7 @@ impl CargoTest {
                 invocation,
                 &stdout,
                 &mut report_file,
-                &package.binary_id,
+                (&package.binary_id, &names),
             )?;
             stopped = record.outcome.timed_out;
             invocations.push(record);
@@ -959,18 +962,37 @@ fn through_cargo(
 }
 
 /// Runs one libtest process whose stdout goes to `stdout`, checks that it ran, and copies
-/// its events into the report under `binary_id`.
+/// its events into the report under the binary id of `into` (only the tests it names,
+/// when it names any).
 fn run_into(
     context: &Context<'_>,
     invocation: super::process::Invocation,
     stdout: &Path,
     report: &mut impl Write,
-    binary_id: &str,
+    into: (&str, &[&str]),
 ) -> Result<InvocationRecord, RunnerError> {
     let record = context.run(invocation)?;
     context.check_ran(RunnerKind::Cargo, &record, stdout)?;
-    append_with_binary_id(stdout, report, binary_id)?;
+    append_with_binary_id(stdout, report, into)?;
     Ok(record)
+}
+
+/// The filters that select the doc tests `names` without white space: each one's item
+/// (`sub` in `src/lib.rs - sub (line 10)`); none (every doc test of the package) when an
+/// item is empty (the crate's own docs) or not one word.
+fn doc_filters(names: &[&str]) -> Vec<String> {
+    let items: Option<Vec<String>> = names
+        .iter()
+        .map(|name| {
+            let (_, rest) = name.split_once(" - ")?;
+            let item = rest.rsplit_once(" (line ")?.0;
+            (!item.is_empty() && !item.contains(char::is_whitespace)).then(|| item.to_owned())
+        })
+        .collect();
+    let mut items = items.unwrap_or_default();
+    items.sort();
+    items.dedup();
+    items
 }
 
 /// What a cargo run covers: every target, one test in one target, or chosen tests of
@@ -1066,7 +1088,7 @@ impl Adapter for CargoTest {
     }
 
     /// A doc test's id (`pkg::doc::src/lib.rs - f (line 4)`) runs `cargo test --doc -p
-    /// pkg -- --exact NAME`; any other, its target.
+    /// pkg -- f`, the report cut to it ([`doc_filters`]); any other, its target.
     fn run_one(
         &self,
         context: &Context<'_>,
@@ -1330,18 +1352,20 @@ fn parse_build(
     executables
 }
 
-/// Copies one binary's libtest JSON into the report, naming each test `binary-id$name`.
-/// Lines that are not libtest test events (a test's stray prints) are copied unchanged.
+/// Copies one binary's libtest JSON into the report, naming each test `binary-id$name`,
+/// and leaving out the events of tests `only` does not name when it names any. Lines
+/// that are not libtest test events (a test's stray prints) are copied unchanged.
 fn append_with_binary_id(
     part: &Path,
     report: &mut impl Write,
-    binary_id: &str,
+    (binary_id, only): (&str, &[&str]),
 ) -> Result<(), RunnerError> {
     let reader = BufReader::new(fs_err::File::open(part)?);
     for line in reader.split(b'\n') {
         let line = line?;
         match with_binary_id(&line, binary_id) {
-            Some(rewritten) => report.write_all(rewritten.as_bytes())?,
+            Some((name, _)) if !only.is_empty() && !only.contains(&name.as_str()) => continue,
+            Some((_, rewritten)) => report.write_all(rewritten.as_bytes())?,
             None => report.write_all(&line)?,
         }
         report.write_all(b"\n")?;
@@ -1349,7 +1373,8 @@ fn append_with_binary_id(
     Ok(())
 }
 
-fn with_binary_id(line: &[u8], binary_id: &str) -> Option<String> {
+/// A test event's name, and the event with the name `binary-id$name`.
+fn with_binary_id(line: &[u8], binary_id: &str) -> Option<(String, String)> {
     let mut event: serde_json::Map<String, serde_json::Value> =
         serde_json::from_slice(line).ok()?;
     let is_test = matches!(
@@ -1360,9 +1385,10 @@ fn with_binary_id(line: &[u8], binary_id: &str) -> Option<String> {
     if !is_test {
         return None;
     }
+    let name = name.to_owned();
     let prefixed = format!("{binary_id}${name}");
     event.insert("name".to_owned(), serde_json::Value::String(prefixed));
-    serde_json::to_string(&event).ok()
+    Some((name, serde_json::to_string(&event).ok()?))
 }
 
 #[cfg(test)]
@@ -1405,7 +1431,8 @@ mod tests {
     #[test]
     fn test_events_get_the_binary_id() {
         let line = br#"{ "type": "test", "event": "ok", "name": "tests::passes" }"#;
-        let rewritten = with_binary_id(line, "my-crate").unwrap_or_default();
+        let (name, rewritten) = with_binary_id(line, "my-crate").unwrap_or_default();
+        assert_eq!(name, "tests::passes");
         assert!(
             rewritten.contains(r#""name":"my-crate$tests::passes""#),
             "{rewritten}"
@@ -1592,6 +1619,22 @@ mod tests {
                 "the doc tests of wasm are not run: its library's crate type is `cdylib`"
             ),
             "{warnings:?}"
+        );
+    }
+
+    /// rustdoc splits test arguments at white space: a doc test is selected by its item.
+    #[test]
+    fn doc_tests_are_selected_by_their_items() {
+        assert_eq!(
+            doc_filters(&[
+                "src/lib.rs - m::S::f (line 27)",
+                "src/lib.rs - sub (line 10)"
+            ]),
+            ["m::S::f", "sub"]
+        );
+        assert!(doc_filters(&["src/lib.rs - (line 1)"]).is_empty());
+        assert!(
+            doc_filters(&["src/lib.rs - sub (line 10)", "README.md - x y (line 2)"]).is_empty()
         );
     }
 

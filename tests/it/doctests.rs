@@ -23,6 +23,8 @@ fn broken() -> String {
     CHECKED_BY_A_DOC_TEST.replace("    a - b\n", "    a + b\n")
 }
 
+/// `candor test` reports the doc test red under its id, and `candor compare` runs it by
+/// that id on either side.
 #[test]
 fn candor_test_reports_a_failing_doc_test_red_under_its_own_id() {
     let broken = broken();
@@ -48,6 +50,25 @@ fn candor_test_reports_a_failing_doc_test_red_under_its_own_id() {
         argvs.windows(2).any(|w| w == ["--doc", "-p"]),
         "one `cargo test --doc -p calc@0.1.0` for the library: {argvs:?}"
     );
+
+    // The id selects the doc test alone: red on the change, green at the merge base.
+    let ran = suite.candor(
+        &[
+            "compare",
+            SUB_DOC_TEST,
+            "--runs",
+            "1",
+            "--base",
+            "main",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    let compared = &ran.lines_of("compare")[0];
+    assert_eq!(compared["test"], SUB_DOC_TEST, "{ran:?}");
+    assert_eq!(compared["branch"]["failures"], 1, "{ran:?}");
+    assert_eq!(compared["base"]["failures"], 0, "{ran:?}");
 }
 
 /// The lane's report on a change that writes `files` over the base's `calc`.
