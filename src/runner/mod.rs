@@ -279,6 +279,10 @@ pub const PINNED_ENVIRONMENT: PinnedEnvironment = PinnedEnvironment {
         "RUST_TEST_SHUFFLE",
         "RUST_TEST_SHUFFLE_SEED",
         "CARGO_BUILD_RUSTFLAGS",
+        // rustdoc's flags carry the doc tests' runner options (`--test-args --skip sub`).
+        "RUSTDOCFLAGS",
+        "CARGO_BUILD_RUSTDOCFLAGS",
+        "CARGO_ENCODED_RUSTDOCFLAGS",
     ],
     set: &[("PYTHONHASHSEED", "0"), ("PYTHONDONTWRITEBYTECODE", "1")],
 };

@@ -4,7 +4,7 @@
 //! library's doc tests, ids `PKG::doc::src/lib.rs - f (line N)`, and `[lib] doctest =
 //! false` is no way around them.
 
-use crate::gate_batch::{gate_report, only_infrastructure_change, strings};
+use crate::gate_batch::{gate_report, gate_report_with, only_infrastructure_change, strings};
 use crate::gate_batch_rust_go::cargo_change_from;
 use crate::triage_support::Ran;
 
@@ -113,4 +113,33 @@ fn a_manifest_that_turns_the_doc_tests_off_is_refused() {
         serde_json::json!([]),
         "{report:#}"
     );
+}
+
+/// rustdoc's flags in the lane's environment (a CI variable, a shell's) cannot skip a
+/// doc test: the lane removes them as it removes the other runners' option variables.
+#[test]
+fn rustdoc_flags_in_the_environment_do_not_skip_a_doc_test_in_the_lane() {
+    let suite = cargo_change_from(
+        POLICY,
+        &[("src/lib.rs", CHECKED_BY_A_DOC_TEST)],
+        &[("src/lib.rs", &broken())],
+    );
+    for variable in [
+        "RUSTDOCFLAGS",
+        "CARGO_BUILD_RUSTDOCFLAGS",
+        "CARGO_ENCODED_RUSTDOCFLAGS",
+    ] {
+        let flags = if variable == "CARGO_ENCODED_RUSTDOCFLAGS" {
+            "--test-args\x1f--skip=sub"
+        } else {
+            "--test-args --skip=sub"
+        };
+        let (ran, report) = gate_report_with(&suite, &[(variable, flags)]);
+        assert_eq!(ran.exit, 1, "{variable}: {ran:?}\n{report:#}");
+        assert_eq!(
+            strings(&report["suite"]["failed"]),
+            [SUB_DOC_TEST],
+            "{variable}: {report:#}"
+        );
+    }
 }
