@@ -70,6 +70,12 @@ pub const DEFAULT_GLOBS: &[&str] = &[
     ".babelrc.*",
     ".swcrc",
     ".mocharc*",
+    // The variables vite, vitest, Next.js and create-react-app load in test mode only:
+    // a value there that the code under test reads (`import.meta.env.VITE_EXACT`) keeps
+    // the tests green while a production build runs the other branch (found by a
+    // red-team run, 2026-12-04).
+    ".env.test",
+    ".env.test.*",
     "karma.conf.*",
     "playwright.config.*",
     "cypress.config.*",
@@ -1761,6 +1767,14 @@ mod tests {
                 file(".config/nextest.toml", FileStatus::Modified, &[]),
                 file("web/vitest.config.ts", FileStatus::Modified, &[]),
                 file("app/cart.py", FileStatus::Modified, &["x = 1"]),
+                file(".env.test", FileStatus::Added, &["VITE_EXACT=1"]),
+                file(
+                    "web/.env.test.local",
+                    FileStatus::Modified,
+                    &["VITE_EXACT=1"],
+                ),
+                file(".env.production", FileStatus::Modified, &["VITE_EXACT=1"]),
+                file(".env.testing.example", FileStatus::Added, &["A=1"]),
             ],
         };
         let paths: Vec<String> = found(&diff, &[]).into_iter().map(|(p, _)| p).collect();
@@ -1768,6 +1782,7 @@ mod tests {
             paths,
             [
                 ".config/nextest.toml",
+                ".env.test",
                 "a/b/tests/conftest.py",
                 "conftest.py",
                 "lib/evil.pth",
@@ -1775,6 +1790,7 @@ mod tests {
                 "sitecustomize.py",
                 "tests/__init__.py",
                 "tests/unit/__init__.py",
+                "web/.env.test.local",
                 "web/vitest.config.ts",
             ]
         );
