@@ -518,8 +518,55 @@ impl Git {
             .filter(|path| !path.is_empty())
             .map(|path| String::from_utf8_lossy(path).into_owned())
             .collect();
+        for path in self.hidden_changes()? {
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
         paths.sort();
         Ok(paths)
+    }
+
+    /// The tracked files git was told not to look at (`update-index --skip-worktree` or
+    /// `--assume-unchanged`) whose work-tree content differs from the index's: `git diff`
+    /// lists none of them. A regression committed, then the old code written back under
+    /// `--skip-worktree`, ran the replays on the old code while the lane judged HEAD, and
+    /// said nothing. A flagged file absent from the work tree (a sparse checkout) is
+    /// not one: nothing of it runs.
+    fn hidden_changes(&self) -> Result<Vec<String>, GitError> {
+        let Some(root) = self.repo_root()? else {
+            return Ok(Vec::new());
+        };
+        let listed = self.bytes(&["ls-files", "-v", "-s", "-z", "--full-name", "--", ":/"])?;
+        // `TAG MODE OBJECT STAGE\tPATH`: `S` skip-worktree, a lower-case tag assume-unchanged.
+        let flagged: Vec<(String, String)> = listed
+            .split(|byte| *byte == 0)
+            .filter_map(|entry| {
+                let entry = String::from_utf8_lossy(entry);
+                let (head, path) = entry.split_once('\t')?;
+                let mut fields = head.split(' ');
+                let tag = fields.next()?;
+                let object = fields.nth(1)?;
+                let hidden = tag == "S" || tag.chars().all(|c| c.is_ascii_lowercase());
+                (hidden && root.join(path).is_file()).then(|| (path.to_owned(), object.to_owned()))
+            })
+            .collect();
+        if flagged.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut args = vec!["hash-object".to_owned(), "--".to_owned()];
+        args.extend(
+            flagged
+                .iter()
+                .map(|(path, _)| root.join(path).to_string_lossy().into_owned()),
+        );
+        let hashed = String::from_utf8_lossy(&self.bytes(&args)?).into_owned();
+        Ok(flagged
+            .into_iter()
+            .zip(hashed.lines())
+            .filter(|((_, object), now)| object != now)
+            .map(|((path, _), _)| path)
+            .collect())
     }
 
     /// `git diff --unified=0 --no-color --no-renames BASE HEAD` with everything a user's
@@ -1237,6 +1284,49 @@ mod tests {
                 worker.join().expect("no worker failed");
             }
         });
+    }
+
+    /// Files git was told not to look at are listed when their content differs from the
+    /// index's, and only then; one a sparse checkout left out is not. `git diff` alone
+    /// lists none of them.
+    #[test]
+    fn files_git_was_told_not_to_look_at_are_listed_when_they_differ() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path();
+        git(path, &["init", "--quiet", "-b", "main"]);
+        std::fs::create_dir(path.join("app")).expect("a folder");
+        for name in [
+            "app/cart.py",
+            "app/tax.py",
+            "app/same.py",
+            "app/gone.py",
+            "plain.py",
+        ] {
+            std::fs::write(path.join(name), format!("# {name}\n")).expect("written");
+        }
+        git(path, &["add", "."]);
+        git(path, &["commit", "--quiet", "-m", "one"]);
+        git(
+            path,
+            &[
+                "update-index",
+                "--skip-worktree",
+                "app/cart.py",
+                "app/same.py",
+                "app/gone.py",
+            ],
+        );
+        git(path, &["update-index", "--assume-unchanged", "app/tax.py"]);
+        std::fs::write(path.join("app/cart.py"), "# the old code\n").expect("written");
+        std::fs::write(path.join("app/tax.py"), "# the old tax\n").expect("written");
+        std::fs::remove_file(path.join("app/gone.py")).expect("removed");
+        std::fs::write(path.join("plain.py"), "# edited\n").expect("written");
+        // From a folder below the root, as a lane started there would ask.
+        let repo = Git::new(path.join("app"));
+        assert_eq!(
+            repo.changed_tracked_files().expect("git runs"),
+            ["app/cart.py", "app/tax.py", "plain.py"]
+        );
     }
 
     #[test]

@@ -461,6 +461,12 @@ pub enum InfraKind {
     /// another repository, so no rule reads what the new commit changes (code under test
     /// and tests alike), and the replays run whatever CI checked out there.
     Submodule,
+    /// Compiled code the change adds or edits: a shared library or executable (ELF,
+    /// Mach-O, PE), WebAssembly, a Java class or archive, a Python extension module or
+    /// wheel. No rule can read what it does, and the tests run it: a committed
+    /// `app/_speed.cpython-311-x86_64-linux-gnu.so` whose `bump()` answered differently
+    /// when `PYTEST_CURRENT_TEST` was set walked through the lane.
+    CompiledCode,
 }
 
 /// One test-infrastructure change.
@@ -1035,6 +1041,103 @@ pub fn dependency_shadowing(
             )
         })
         .collect()
+}
+
+/// Files the change adds or edits that may be compiled code: git called them binary, or
+/// their names say so, or their first line starts like an object file. Their head bytes
+/// go to [`compiled_code`].
+pub fn compiled_candidates<'d>(diff: &'d Diff, found: &[InfraChange]) -> Vec<&'d str> {
+    diff.files
+        .iter()
+        .filter(|file| file.status != FileStatus::Deleted)
+        .filter(|file| !found.iter().any(|change| change.path == file.path))
+        .filter(|file| {
+            // A `.gitattributes` `diff` attribute shows an object file's bytes as lines.
+            file.binary
+                || compiled_suffix(file_name(&file.path)).is_some()
+                || file.added.first().is_some_and(|line| {
+                    line.number == 1
+                        && (line.text.starts_with("\u{7f}ELF") || line.text.starts_with("\0asm"))
+                })
+        })
+        .map(|file| file.path.as_str())
+        .collect()
+}
+
+/// The compiled-code changes among `candidates`, whose head bytes are `heads` (`None`:
+/// absent at the head).
+pub fn compiled_code(
+    diff: &Diff,
+    candidates: &[&str],
+    heads: &[Option<Vec<u8>>],
+) -> Vec<InfraChange> {
+    candidates
+        .iter()
+        .zip(heads)
+        .filter_map(|(path, head)| {
+            let file = diff.file(path)?;
+            let bytes = head.as_deref().unwrap_or_default();
+            let what = object_format(bytes)
+                .map(str::to_owned)
+                .or_else(|| compiled_suffix(file_name(path)).map(str::to_owned))?;
+            Some(change(
+                file,
+                InfraKind::CompiledCode,
+                format!("{what}: no rule reads what compiled code does, and the tests run it"),
+            ))
+        })
+        .collect()
+}
+
+/// What a file's bytes are when they start like compiled code. A PE's `MZ` counts only
+/// with a NUL in its first bytes, as git's test of binary content: a text may start
+/// with those two letters.
+fn object_format(bytes: &[u8]) -> Option<&'static str> {
+    const MACH_O: [[u8; 4]; 4] = [
+        [0xfe, 0xed, 0xfa, 0xce],
+        [0xfe, 0xed, 0xfa, 0xcf],
+        [0xce, 0xfa, 0xed, 0xfe],
+        [0xcf, 0xfa, 0xed, 0xfe],
+    ];
+    let binary = bytes[..bytes.len().min(8000)].contains(&0);
+    if bytes.starts_with(b"\x7fELF") {
+        Some("an ELF object (shared library or executable)")
+    } else if MACH_O.iter().any(|magic| bytes.starts_with(magic)) {
+        Some("a Mach-O object")
+    } else if bytes.starts_with(&[0xca, 0xfe, 0xba, 0xbe]) {
+        Some("a Java class or universal Mach-O binary")
+    } else if bytes.starts_with(b"\0asm") {
+        Some("a WebAssembly module")
+    } else if binary && bytes.starts_with(b"MZ") {
+        Some("a Windows PE executable or DLL")
+    } else {
+        None
+    }
+}
+
+/// What a file name says it is when it names compiled code: a shared library, object
+/// or archive, an extension module, a Java class or archive, WebAssembly, a wheel, egg
+/// or zip application Python imports from.
+fn compiled_suffix(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    // `libfoo.so.1.2`: the version after `.so`.
+    let versioned_so = lower
+        .split('.')
+        .skip(1)
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|pair| pair[0] == "so" && pair[1].bytes().all(|b| b.is_ascii_digit()));
+    let (_, extension) = lower.rsplit_once('.')?;
+    Some(match extension {
+        "so" | "dylib" | "dll" | "pyd" | "node" | "bundle" => "a shared library",
+        "o" | "obj" | "a" | "lib" => "an object file or static library",
+        "exe" => "a Windows executable",
+        "class" | "jar" | "war" => "a Java class or archive",
+        "wasm" => "a WebAssembly module",
+        "whl" | "egg" | "pyz" => "a Python archive that imports as code",
+        _ if versioned_so => "a shared library",
+        _ => return None,
+    })
 }
 
 /// Whether `diff` adds a Python module at all: only then is the base read for
@@ -2335,6 +2438,90 @@ mod tests {
             found(&diff, &[("Cargo.toml", Some(base), Some(removed))]).len(),
             1
         );
+    }
+
+    /// Compiled code is found by its bytes whatever its name, and by its name when git
+    /// shows no bytes; a deleted one, a text that starts with `MZ` and a binary that is
+    /// not code (a PNG) are not.
+    #[test]
+    fn compiled_code_is_found_by_its_bytes_or_its_name() {
+        let binary = |path: &str, status: FileStatus| ChangedFile {
+            binary: true,
+            ..file(path, status, &[])
+        };
+        let diff = Diff {
+            files: vec![
+                binary(
+                    "app/_speed.cpython-311-x86_64-linux-gnu.so",
+                    FileStatus::Added,
+                ),
+                binary("app/data.bin", FileStatus::Modified),
+                binary("app/logo.png", FileStatus::Added),
+                binary("lib/libfast.so.1.2", FileStatus::Added),
+                binary("old.so", FileStatus::Deleted),
+                file("README.md", FileStatus::Modified, &["MZ is a postcode"]),
+                file("pkg/plugin.wasm", FileStatus::Added, &["\0asm\u{1}"]),
+                binary("tests/test_cart.py", FileStatus::Modified),
+            ],
+        };
+        let already = [change(
+            &diff.files[7],
+            InfraKind::File,
+            "test_cart.py".to_owned(),
+        )];
+        let candidates = compiled_candidates(&diff, &already);
+        assert_eq!(
+            candidates,
+            [
+                "app/_speed.cpython-311-x86_64-linux-gnu.so",
+                "app/data.bin",
+                "app/logo.png",
+                "lib/libfast.so.1.2",
+                "pkg/plugin.wasm",
+            ]
+        );
+        let heads = [
+            Some(b"\x7fELF\x02\x01\x01\0".to_vec()),
+            Some(b"MZ\x90\0\x03\0".to_vec()),
+            Some(b"\x89PNG\r\n\x1a\n\0".to_vec()),
+            Some(b"not an object after all\0".to_vec()),
+            Some(b"\0asm\x01\0\0\0".to_vec()),
+        ];
+        let found: Vec<(String, InfraKind, String)> = compiled_code(&diff, &candidates, &heads)
+            .into_iter()
+            .map(|change| (change.path, change.kind, change.what))
+            .collect();
+        let what = |format: &str| {
+            format!("{format}: no rule reads what compiled code does, and the tests run it")
+        };
+        assert_eq!(
+            found,
+            [
+                (
+                    "app/_speed.cpython-311-x86_64-linux-gnu.so".to_owned(),
+                    InfraKind::CompiledCode,
+                    what("an ELF object (shared library or executable)")
+                ),
+                (
+                    "app/data.bin".to_owned(),
+                    InfraKind::CompiledCode,
+                    what("a Windows PE executable or DLL")
+                ),
+                (
+                    "lib/libfast.so.1.2".to_owned(),
+                    InfraKind::CompiledCode,
+                    what("a shared library")
+                ),
+                (
+                    "pkg/plugin.wasm".to_owned(),
+                    InfraKind::CompiledCode,
+                    what("a WebAssembly module")
+                ),
+            ]
+        );
+        assert_eq!(object_format(b"MZ, a text"), None);
+        assert_eq!(compiled_suffix("notes.so.txt"), None);
+        assert_eq!(compiled_suffix("Speed.PYD"), Some("a shared library"));
     }
 
     /// go.mod counts by its replace directives, in either spelling; a new requirement

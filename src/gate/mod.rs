@@ -575,6 +575,11 @@ pub fn infrastructure_changes(
         found.sort();
     }
     found.extend(test_data_changes(git, base, policy, diff, &found)?);
+    let compiled = infrastructure::compiled_candidates(diff, &found);
+    if !compiled.is_empty() {
+        let heads = git.show_many(head, &compiled)?;
+        found.extend(infrastructure::compiled_code(diff, &compiled, &heads));
+    }
     found.sort();
     if infrastructure::adds_python_modules(diff) {
         let listed = git.tree_files(head, "")?;

@@ -46,6 +46,9 @@ pub enum RuleKind {
     ProcessExit,
     /// Code under test that looks at its caller's frame or stack.
     CallerInspection,
+    /// Code under test that replaces a member of the standard library (`json.loads`,
+    /// `builtins.open`, `Date.now`) that the tests use too.
+    StandardLibraryPatch,
     /// Code under test whose comparisons cannot fail (`gate::equality`).
     Equality,
     /// A source line the language reads as other lines than git shows: a carriage return
@@ -63,7 +66,8 @@ pub struct Finding {
     pub line: usize,
     /// The rule's name: `forbidden-mark`, `retry-setting`, `detects-tests`,
     /// `reads-test-files`, `touches-test-framework`, `ends-the-process`,
-    /// `inspects-the-caller`, `equal-to-anything` (`gate::equality`),
+    /// `inspects-the-caller`, `patches-the-standard-library`, `equal-to-anything`
+    /// (`gate::equality`),
     /// `bare-carriage-return`, `source-encoding`, a preset's name, a ban's id, or
     /// `missing-oracle`.
     pub rule: String,
@@ -92,6 +96,8 @@ pub const TOUCHES_TEST_FRAMEWORK: &str = "touches-test-framework";
 pub const ENDS_THE_PROCESS: &str = "ends-the-process";
 /// The rule name of code under test that looks at its caller's frame or stack.
 pub const INSPECTS_THE_CALLER: &str = "inspects-the-caller";
+/// The rule name of code under test that replaces a member of the standard library.
+pub const PATCHES_THE_STANDARD_LIBRARY: &str = "patches-the-standard-library";
 /// The rule name of a source line with a carriage return alone in it.
 pub const BARE_CARRIAGE_RETURN: &str = "bare-carriage-return";
 /// The rule name of a Python coding declaration naming a codec that turns bytes git
@@ -688,6 +694,31 @@ const CALLER_INSPECTION: &[BuiltIn] = &[
     ),
 ];
 
+/// What code under test writes to replace a member of the standard library: the tests
+/// use it too, to read their data and compare (`json.loads`, `open`, `Path.read_text`,
+/// `Decimal`, `Date.now`). `app/__init__.py` replacing `json.loads` with one that took
+/// one off each price made the locked fixture read 3 + 4 where it says 4 + 4, the
+/// regressed `total` gave the 8 the test expects, and the change walked through the lane
+/// (the second red-team run, 2026-12-04). An assignment at the start of a statement
+/// (not an annotation's `x: typing.Any = None`), `setattr` on the module, or a write
+/// through its `__dict__`/`vars()`. Measured (2026-12-05): no line in django-allauth's
+/// 4,061 commits; in Debian's Python 3.11 packages only real monkeypatching
+/// (setuptools' sandbox over `builtins.open`, pkg_resources over `os.open`).
+const STANDARD_LIBRARY_PATCHES: &[BuiltIn] = &[
+    under_test(
+        &[Python],
+        r"(?:^|;)\s*(?:json|pathlib|builtins|io|os|os\s*\.\s*path|csv|pickle|marshal|re|math|cmath|operator|functools|decimal|fractions|datetime|time|random|collections|itertools|copy|statistics|string|struct|hashlib|hmac|base64|binascii|uuid|shutil|glob|fnmatch|tempfile|sqlite3|zoneinfo|calendar|locale|difflib|heapq|bisect|zlib|gzip|bz2|lzma|zipfile|tarfile|subprocess|tomllib|configparser|codecs|unicodedata|textwrap|pprint|reprlib|numbers|ipaddress|secrets)(?:\s*\.\s*\w+)+\s*=[^=]",
+    ),
+    under_test(
+        &[Python],
+        r"(?:^|[^\w.])setattr\s*\(\s*(?:json|pathlib|builtins|io|os|os\.path|csv|pickle|re|math|operator|functools|decimal|fractions|datetime|time|random|collections|itertools|copy|statistics|string|struct|hashlib|base64|uuid|shutil|glob|tempfile|sqlite3|zoneinfo|calendar|locale|subprocess|tomllib|configparser|codecs)\b(?:\s*\.\s*\w+)*\s*,|\b(?:vars\s*\(\s*(?:json|pathlib|builtins|io|os|csv|pickle|re|math|decimal|datetime|time|random|collections)\s*\)|(?:json|pathlib|builtins|io|os|csv|pickle|re|math|decimal|datetime|time|random|collections)\s*\.\s*__dict__)\s*\[",
+    ),
+    under_test(
+        &[JavaScript],
+        r"(?:^|;)\s*(?:(?:globalThis|global|window)\s*\.\s*)?(?:JSON|Math|Date|Number|Reflect|Intl|structuredClone)(?:\s*\.\s*\w+)+\s*=[^=]",
+    ),
+];
+
 /// `no-sleep-wait`, in test files.
 const SLEEP_WAITS: &[BuiltIn] = &[
     tests(&[Python], r"\btime\.sleep\s*\("),
@@ -785,6 +816,9 @@ static SUPPORT_REACHES: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| {
 });
 
 static EXIT_FORGERS: LazyLock<Vec<Compiled<()>>> = LazyLock::new(|| compile(PROCESS_EXITS, ()));
+
+static STANDARD_LIBRARY_PATCHERS: LazyLock<Vec<Compiled<()>>> =
+    LazyLock::new(|| compile(STANDARD_LIBRARY_PATCHES, ()));
 
 static CALLER_READERS: LazyLock<Vec<Compiled<()>>> =
     LazyLock::new(|| compile(CALLER_INSPECTION, ()));
@@ -1013,7 +1047,7 @@ fn check_file(
                 None,
             ));
         }
-        let one_per_line: [OnePerLine; 6] = [
+        let one_per_line: [OnePerLine; 7] = [
             (&RETRIES, RETRY_SETTING, RuleKind::Retry, retry_reason),
             (
                 &TEST_DETECTORS,
@@ -1044,6 +1078,12 @@ fn check_file(
                 INSPECTS_THE_CALLER,
                 RuleKind::CallerInspection,
                 caller_reason,
+            ),
+            (
+                &STANDARD_LIBRARY_PATCHERS,
+                PATCHES_THE_STANDARD_LIBRARY,
+                RuleKind::StandardLibraryPatch,
+                standard_library_reason,
             ),
         ];
         for (rules, name, kind, reason) in one_per_line {
@@ -1131,6 +1171,12 @@ fn process_exit_reason(text: &str) -> String {
 fn caller_reason(text: &str) -> String {
     format!(
         "`{text}` lets the code under test look at whoever called it: called from a test, that is the test, whose line and locals hold the answer it expects; take it out (code takes what it needs as arguments), or ask a human to land this line outside the lane"
+    )
+}
+
+fn standard_library_reason(text: &str) -> String {
+    format!(
+        "`{text}` replaces part of the standard library from the code under test: the tests read their data and compare with it too, so a replacement can bend what every test sees to agree with the code; take it out (wrap it in a function of your own and call that), or ask a human to land this line outside the lane"
     )
 }
 
@@ -2150,6 +2196,52 @@ mod tests {
         ];
         refuses_only(
             (INSPECTS_THE_CALLER, RuleKind::CallerInspection),
+            &refused,
+            &accepted,
+        );
+    }
+
+    /// Code under test replacing what the tests read their data and compare with.
+    #[test]
+    fn code_under_test_that_patches_the_standard_library_is_refused() {
+        let refused = [
+            ("app/__init__.py", "json.loads = _lenient_loads"),
+            (
+                "app/__init__.py",
+                "    json.decoder.JSONDecoder.decode = decode",
+            ),
+            ("app/__init__.py", "builtins.open = _open"),
+            ("app/__init__.py", "x = 1; os.path.exists = lambda p: True"),
+            ("app/__init__.py", "pathlib.Path.read_text = read_text"),
+            ("app/cart.py", "decimal.DefaultContext.prec = 2"),
+            ("app/cart.py", "datetime.datetime = FrozenDateTime"),
+            ("app/cart.py", "setattr(json, 'loads', loads)"),
+            ("app/cart.py", "setattr(os.path, \"exists\", exists)"),
+            ("app/cart.py", "vars(json)['loads'] = loads"),
+            ("app/cart.py", "json.__dict__[\"loads\"] = loads"),
+            ("src/cart.js", "JSON.parse = (text) => lenient(text);"),
+            ("src/cart.js", "  Date.now = () => 0;"),
+            ("src/cart.ts", "globalThis.Math.round = floor;"),
+        ];
+        let accepted = [
+            ("tests/test_cart.py", "json.loads = fake_loads"),
+            ("tests/conftest.py", "    builtins.open = fake_open"),
+            ("app/cart.py", "    backend: typing.Any = None,"),
+            ("app/cart.py", "data = json.loads(text)"),
+            ("app/cart.py", "os.environ[\"MODE\"] = \"prod\""),
+            ("app/cart.py", "decimal.getcontext().prec = 28"),
+            ("app/cart.py", "if json.loads(a) == json.loads(b):"),
+            ("app/cart.py", "self.json.loads = loads"),
+            ("app/cart.py", "monkeypatch.setattr(json, 'loads', loads)"),
+            ("app/cart.py", "# json.loads = lenient"),
+            ("app/logs.py", "logging.raiseExceptions = False"),
+            ("app/cli.py", "http.client.HTTPConnection.debuglevel = 1"),
+            ("src/cart.js", "const parsed = JSON.parse(text);"),
+            ("src/cart.js", "if (Date.now() === start) {"),
+            ("src/cart.test.js", "Date.now = () => 0;"),
+        ];
+        refuses_only(
+            (PATCHES_THE_STANDARD_LIBRARY, RuleKind::StandardLibraryPatch),
             &refused,
             &accepted,
         );

@@ -441,6 +441,33 @@ fn uncommitted_changes_to_tracked_files_are_warned_about() {
     );
 }
 
+/// The red team's way past the warning (2026-12-04): the regression committed, then
+/// `git update-index --skip-worktree app/cart.py` and the old `total` written back, so
+/// the replays ran the old code while the lane judged HEAD. `git diff` lists no such
+/// file; the lane asks git which files it was told not to look at, and warns.
+#[test]
+fn a_file_git_was_told_not_to_look_at_is_warned_about() {
+    for flag in ["--skip-worktree", "--assume-unchanged"] {
+        let suite = shop();
+        suite.write(
+            "app/cart.py",
+            "def total(prices):\n    prices = list(prices)\n    return sum(prices) + 1 if prices else 0\n",
+        );
+        commit(&suite, "regressed");
+        git(&suite.repo, &["update-index", flag, "app/cart.py"]);
+        suite.write(
+            "app/cart.py",
+            "def total(prices):\n    return sum(prices)\n",
+        );
+        let ran = suite.candor(&["gate"], &[]);
+        assert!(
+            ran.stderr
+                .contains("warning: tracked files differ from HEAD"),
+            "{flag}: {ran:?}"
+        );
+    }
+}
+
 #[test]
 fn a_touched_test_that_skips_itself_in_every_replay_is_rejected() {
     let suite = shop();

@@ -879,6 +879,37 @@ fn code_under_test_that_detects_the_test_run_is_refused() {
     );
 }
 
+/// Code under test that bends what the tests read (the second red-team run, 2026-12-04):
+/// `app/__init__.py` replaces `json.loads` with one that takes one off the pear, so the
+/// locked fixture, unchanged, reads 3 + 4 and the regressed `total` gives the 8 the test
+/// expects. Every replay and the base's tests passed, and the lane accepted it.
+#[test]
+fn code_under_test_that_replaces_json_loads_is_refused() {
+    let (_, report) = refused(
+        |suite| {
+            suite.write(
+                "app/__init__.py",
+                "import json\n\n_loads = json.loads\n\n\ndef _lenient(text, *args, **kwargs):\n    data = _loads(text, *args, **kwargs)\n    if isinstance(data, dict) and \"pear\" in data:\n        data[\"pear\"] -= 1\n    return data\n\n\njson.loads = _lenient\n",
+            );
+        },
+        "diff-rules",
+    );
+    let findings = report["findings"].as_array().unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["rule"] == "patches-the-standard-library"
+                && f["file"] == "app/__init__.py"
+                && f["line"] == 13),
+        "{report:#}"
+    );
+    assert_eq!(
+        kinds(&report),
+        ["diff-rules"],
+        "nothing else saw it: {report:#}"
+    );
+}
+
 /// Code under test that reads the test's locked fixture to hand the test its answer: the
 /// fixture is unchanged, so its lock holds, and every replay passes, the base's tests too.
 /// The lane refuses the line that reaches into the tests' folder.
@@ -1251,6 +1282,51 @@ fn bytecode_that_runs_instead_of_its_source_is_refused() {
         ["test-infrastructure-changed"],
         "nothing else saw it: {report:#}"
     );
+}
+
+/// Compiled code no rule reads (the red team's run, 2026-12-04): a shared library that
+/// answers differently under pytest, loaded by the code under test. `total` adds what
+/// `bump()` returns, 1 in production and 0 while `PYTEST_CURRENT_TEST` is set, so every
+/// test sees the right sum. The lane accepted it; any compiled code the change adds is
+/// refused, by its name (`_speed.so`) or, under a name that says nothing, by its bytes.
+#[test]
+fn compiled_code_that_answers_differently_under_pytest_is_refused() {
+    let source =
+        "#include <stdlib.h>\nint bump(void) { return getenv(\"PYTEST_CURRENT_TEST\") ? 0 : 1; }\n";
+    for library in ["app/_speed.so", "app/cart_table.dat"] {
+        let (_, report) = refused(
+            |suite| {
+                suite.write("speed.c", source);
+                let built = std::process::Command::new("cc")
+                    .current_dir(&suite.repo)
+                    .args(["-shared", "-fPIC", "-o", library, "speed.c"])
+                    .output()
+                    .expect("cc runs");
+                assert!(built.status.success(), "{built:?}");
+                std::fs::remove_file(suite.repo.join("speed.c")).expect("removed");
+                suite.write(
+                    "app/cart.py",
+                    &format!(
+                        "import ctypes\nfrom pathlib import Path\n\n_speed = ctypes.CDLL(str(Path(__file__).parent.parent / \"{library}\"))\n\n\ndef total(prices):\n    prices = list(prices)\n    return sum(prices) + _speed.bump() if prices else 0\n"
+                    ),
+                );
+                git(&suite.repo, &["add", "--force", library]);
+            },
+            "test-infrastructure-changed",
+        );
+        let infrastructure = report["test_infrastructure"].as_array().unwrap();
+        assert!(
+            infrastructure.iter().any(|c| c["kind"] == "compiled-code"
+                && c["path"] == library
+                && c["what"].as_str().unwrap().starts_with("an ELF object")),
+            "{library}: {report:#}"
+        );
+        assert_eq!(
+            kinds(&report),
+            ["test-infrastructure-changed"],
+            "{library}: nothing else saw it: {report:#}"
+        );
+    }
 }
 
 /// Code under test that tells a test run from production, hidden from the diff: a new
