@@ -44,7 +44,10 @@ pub const DEFAULT_GLOBS: &[&str] = &[
     "sitecustomize.py",
     "usercustomize.py",
     "*.pth",
-    // cargo and nextest.
+    // cargo and nextest. A build script compiles with every test build: a `cfg` or an
+    // `env!` value it sets only for the debug profile the tests build in keeps them
+    // green beside a regression a release build runs.
+    "build.rs",
     ".cargo/config.toml",
     ".cargo/config",
     "**/.cargo/config.toml",

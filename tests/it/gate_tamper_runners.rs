@@ -400,16 +400,18 @@ fn issue_14_item_1_a_cargo_test_stripped_of_its_check_beside_regressed_code_is_w
     assert_eq!(report["base_judgement"]["weakened"], serde_json::json!([]));
 }
 
+/// `add` regressed where only `tests/more.rs` checks it (`add(2, 2)`).
+const REGRESSED_ADD: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    if a == 2 { a + b + 1 } else { a + b }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
+
 /// The `calc` crate (`cargo_change_under`, the whole suite run) with `add` regressed where
 /// only `tests/more.rs` checks it, beside `tamper`; the gate must reject for `kind` alone.
 fn refused_beside_a_regression_only_more_rs_catches(
     tamper: (&str, &str),
     kind: &str,
 ) -> serde_json::Value {
-    let regressed = "pub fn add(a: i32, b: i32) -> i32 {\n    if a == 2 { a + b + 1 } else { a + b }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
     let suite = cargo_change_under(
         "[lane]\nmin_replays = 2\n\n[runner]\nkind = \"cargo\"\n",
-        &[("src/lib.rs", regressed), tamper],
+        &[("src/lib.rs", REGRESSED_ADD), tamper],
     );
     let (ran, report) = gate_report(&suite);
     assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
@@ -435,6 +437,37 @@ fn a_cargo_manifest_that_drops_the_integration_tests_is_refused() {
     );
 }
 
+/// A build script that sets a `cfg` only for the debug profile the tests build in, and
+/// `add` regressed outside it: every test build compiles the correct `add`, a release
+/// build the regressed one. The change shows no test-run check the diff rules read (the
+/// `cfg` is the project's own name), and the lane accepted it. A build script is test
+/// infrastructure.
+#[test]
+fn a_build_script_that_sets_a_cfg_for_test_builds_is_refused() {
+    let build = "fn main() {\n    if std::env::var(\"PROFILE\").as_deref() == Ok(\"debug\") {\n        println!(\"cargo:rustc-cfg=calc_checked\");\n    }\n}\n";
+    let code = "#[cfg(calc_checked)]\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(not(calc_checked))]\npub fn add(a: i32, b: i32) -> i32 {\n    if a == 2 { a + b + 1 } else { a + b }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
+    let suite = cargo_change_under(
+        "[lane]\nmin_replays = 2\n\n[runner]\nkind = \"cargo\"\n",
+        &[("src/lib.rs", code), ("build.rs", build)],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed"],
+        "{report:#}"
+    );
+    assert_eq!(
+        report["test_infrastructure"][0]["path"], "build.rs",
+        "{report:#}"
+    );
+    assert_eq!(
+        report["suite"]["failed"],
+        serde_json::json!([]),
+        "the tests built with the cfg: {report:#}"
+    );
+}
+
 /// A regression that only `tests/more.rs` catches, beside a build script that rewrites
 /// that file's `assert_eq!` into `let _ =` before cargo compiles the tests: the change
 /// shows the test as it was, every run compiled the rewritten one, and the lane accepted
@@ -442,8 +475,19 @@ fn a_cargo_manifest_that_drops_the_integration_tests_is_refused() {
 #[test]
 fn a_build_script_that_rewrites_a_test_is_refused() {
     let build = "fn main() {\n    let path = std::path::Path::new(&std::env::var(\"CARGO_MANIFEST_DIR\").unwrap()).join(\"tests\").join(\"more.rs\");\n    if let Ok(text) = std::fs::read_to_string(&path) {\n        std::fs::write(&path, text.replace(\"assert_eq!\", \"let _ = \")).unwrap();\n    }\n}\n";
-    let report =
-        refused_beside_a_regression_only_more_rs_catches(("build.rs", build), "report-unaccounted");
+    let suite = cargo_change_under(
+        "[lane]\nmin_replays = 2\n\n[runner]\nkind = \"cargo\"\n",
+        &[("src/lib.rs", REGRESSED_ADD), ("build.rs", build)],
+    );
+    let (ran, report) = gate_report(&suite);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    // The build script is test infrastructure too (since 2026-12-05); what is shown here
+    // is that the runs' writes are seen whatever refused the change first.
+    assert_eq!(
+        kinds(&report),
+        ["test-infrastructure-changed", "report-unaccounted"],
+        "{report:#}"
+    );
     let unaccounted = report["unaccounted"].as_array().unwrap();
     assert!(
         unaccounted.iter().any(|u| u["problem"]
