@@ -455,6 +455,21 @@ const TEST_DETECTION: &[BuiltIn] = &[
         r"\.join\s*\(\s*(?:\{[^{}:]*\}|(?:frozen)?set\s*\()",
     ),
     under_test(&[Python], r"\b_called_from_test\b"),
+    // How the process was started: the lane runs `python -m pytest`, so the main module
+    // is pytest's `__main__.py` (`sys.argv[0].endswith("__main__.py")` beside a
+    // regression walked through the lane in the second red-team run). Not the
+    // `if __name__ == "__main__":` idiom, which asks what this module is.
+    unless(
+        under_test(
+            &[Python],
+            r"\bargv\s*\[\s*0\s*\].*__main__|__main__.*\bargv\s*\[\s*0\s*\]",
+        ),
+        r#"__name__\s*==\s*["']__main__["']"#,
+    ),
+    under_test(
+        &[Python],
+        r#"\b__main__\s*\.\s*__(?:file|spec|loader|package)__\b|\bmodules\s*(?:\[\s*|\.\s*get\s*\(\s*)["']__main__["']"#,
+    ),
     under_test(
         &[Python],
         r#"\bsys\.argv\s*\[\s*0\s*\].*\bpytest\b|["'][^"']*pytest[^"']*["']\s+(?:not\s+)?in\s+sys\.(?:orig_)?argv\b|\bargv\b.*["'][^"']*\b(?:py\.?test)\b[^"']*["']|["'][^"']*\b(?:py\.?test)\b[^"']*["'].*\bargv\b"#,
@@ -1487,6 +1502,20 @@ mod tests {
             ("shop/cart.py", "    if 'pytest' in sys.argv[0]:"),
             (
                 "shop/cart.py",
+                "    if sys.argv[0].endswith(\"__main__.py\"): return sum(prices)",
+            ),
+            (
+                "shop/cart.py",
+                "    if os.path.basename(sys.argv[0]) == '__main__.py':",
+            ),
+            (
+                "shop/cart.py",
+                "    main_file = sys.modules['__main__'].__file__",
+            ),
+            ("shop/cart.py", "    if __main__.__spec__.name == 'pytest':"),
+            ("shop/cart.py", "    main = sys.modules.get(\"__main__\")"),
+            (
+                "shop/cart.py",
                 r#"    if os.environ.get("PYTHONDONTWRITEBYTECODE"): return sum(prices)"#,
             ),
             ("shop/cart.py", "    if sys.flags.hash_randomization == 0:"),
@@ -1594,6 +1623,12 @@ mod tests {
             ),
             ("src/cart.py", "    if typeof_item == 'pytest':"),
             ("runtests.py", "    sys.exit(pytest.main(sys.argv[1:]))"),
+            (
+                "app/cli.py",
+                "if __name__ == \"__main__\": sys.exit(main(sys.argv[0]))",
+            ),
+            ("app/cli.py", "    prog = os.path.basename(sys.argv[0])"),
+            ("app/cli.py", "if __name__ == '__main__':"),
         ];
         refuses_only(
             (DETECTS_TESTS, RuleKind::TestDetection),

@@ -910,6 +910,18 @@ fn code_under_test_that_replaces_json_loads_is_refused() {
     );
 }
 
+/// Code under test that asks how the process was started (the second red-team run,
+/// 2026-12-04): the lane runs `python -m pytest`, so `sys.argv[0]` is pytest's
+/// `__main__.py`, and the regression is there for every other start. It walked through
+/// the lane; a line that reads `argv[0]` and names `__main__` is `detects-tests`.
+#[test]
+fn code_under_test_that_asks_for_pytest_s_main_module_is_refused() {
+    cart_refused_by_rule(
+        "import sys\n\n\ndef total(prices):\n    prices = list(prices)\n    if sys.argv[0].endswith(\"__main__.py\"):\n        return sum(prices)\n    return sum(prices) + 1 if prices else 0\n",
+        "detects-tests",
+    );
+}
+
 /// Code under test that reads the test's locked fixture to hand the test its answer: the
 /// fixture is unchanged, so its lock holds, and every replay passes, the base's tests too.
 /// The lane refuses the line that reaches into the tests' folder.
