@@ -243,24 +243,78 @@ static MODULE_BINDING: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid pattern")
 });
 
-/// Assignments to a member of a module the file binds (`cart.total = () => 8`,
-/// `Object.assign(cart, …)`): the code under test replaced for every test that calls it
-/// through the module, in `code` (comments and strings blanked).
-fn module_member_assignments(code: &str) -> usize {
+/// Where assignments to a member of a module the file binds start (`cart.total = () =>
+/// 8`, `Object.assign(cart, …)`): the code under test replaced for every test that calls
+/// it through the module, in `code` (comments and strings blanked).
+fn module_member_assignments(code: &str) -> Vec<usize> {
     let names: Vec<String> = MODULE_BINDING
         .captures_iter(code)
         .filter_map(|found| found.get(1).or(found.get(2)))
         .map(|name| regex::escape(name.as_str()))
         .collect();
     if names.is_empty() {
-        return 0;
+        return Vec::new();
     }
     let names = names.join("|");
     let assignment = Regex::new(&format!(
         r"(?:^|[^\w$.])(?:{names})\s*(?:\.\s*[\w$]+|\[[^\]\n]*\])+\s*=[^=>]|(?:^|[^\w$.])Object\s*\.\s*assign\s*\(\s*(?:{names})\s*[,)]"
     ))
     .expect("escaped names make a valid pattern");
-    assignment.find_iter(code).count()
+    assignment
+        .find_iter(code)
+        .map(|found| found.start())
+        .collect()
+}
+
+/// A statement that only imports a file of the project for what importing it does
+/// (`import './setup-cart';`, `require('./mock-cart');`): code of the change's choosing
+/// that runs before every test of the file. In [`js_code_only`] form, where the path is
+/// blanked: whether it is the project's (`./`, `../`) is read from the text.
+static SIDE_EFFECT_IMPORT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?m)^[ \t]*(?:import\s*|require\s*\(\s*)["'`]"#).expect("a valid pattern")
+});
+
+/// Where the statement that starts at `start` ends in `code`: at its first `;` or line
+/// end outside brackets (not one before a `.` that continues a chain), or at a bracket closing one it did not open (a spy inside
+/// `beforeEach(() => jest.spyOn(…))`).
+fn statement_end(code: &[u8], start: usize) -> usize {
+    let mut depth = 0usize;
+    for (offset, &byte) in code.iter().enumerate().skip(start) {
+        match byte {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' | b';' if depth == 0 => return offset,
+            b')' | b']' | b'}' => depth -= 1,
+            // A chain continued on the next line (`jest.spyOn(…)\n  .mockReturnValue(…)`)
+            // is the same statement.
+            b'\n' if depth == 0 => {
+                let next = code[offset..]
+                    .iter()
+                    .find(|byte| !byte.is_ascii_whitespace());
+                if next != Some(&b'.') {
+                    return offset;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// A replacement's text as compared between the ends: white space kept only as one space
+/// between two words (`const x`), double quotes and backticks made single ones, so a
+/// reformatted file compares equal.
+fn normalized(text: &str) -> String {
+    let word = |byte: Option<u8>| {
+        byte.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+    };
+    let mut out = String::with_capacity(text.len());
+    for part in text.split_whitespace() {
+        if word(out.bytes().last()) && word(part.bytes().next()) {
+            out.push(' ');
+        }
+        out.push_str(part);
+    }
+    out.replace(['"', '`'], "'")
 }
 
 /// A test environment chosen in a file's docblock (`@jest-environment ./env.js`,
@@ -270,11 +324,13 @@ static ENVIRONMENT_PRAGMA: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"@(?:jest|vitest)-environment(?:-options)?\b").expect("a valid pattern")
 });
 
-/// How many replacements ([`REPLACEMENT`], [`GLOBAL_ASSIGNMENT`], assignments to a bound
-/// module's members, [`ENVIRONMENT_PRAGMA`]) `text` makes where a
-/// test whose title `kept` holds can meet them: anywhere but inside the calls of the other
-/// tests (the ones the change adds, judged by their replays).
-fn replacements(text: &str, kept: impl Fn(&str) -> bool) -> usize {
+/// The replacements ([`REPLACEMENT`], [`GLOBAL_ASSIGNMENT`], assignments to a bound
+/// module's members, [`ENVIRONMENT_PRAGMA`], [`SIDE_EFFECT_IMPORT`]s of the project's
+/// files) `text` makes where a test whose title `kept` holds can meet them: anywhere but
+/// inside the calls of the other tests (the ones the change adds, judged by their
+/// replays). Each is its whole statement, [`normalized`], sorted: a mock's answer edited
+/// in place (`mockReturnValue(8)` for `(9)`) is another replacement.
+fn replacements(text: &str, kept: impl Fn(&str) -> bool) -> Vec<String> {
     let code = js_code_only(text);
     let mut shared = code.clone().into_bytes();
     let mut raw = text.as_bytes().to_vec();
@@ -290,10 +346,41 @@ fn replacements(text: &str, kept: impl Fn(&str) -> bool) -> usize {
     }
     let shared = String::from_utf8_lossy(&shared);
     let raw = String::from_utf8_lossy(&raw);
-    REPLACEMENT.find_iter(&shared).count()
-        + GLOBAL_ASSIGNMENT.find_iter(&shared).count()
-        + module_member_assignments(&shared)
-        + ENVIRONMENT_PRAGMA.find_iter(&raw).count()
+    let (code, raw_bytes) = (shared.as_bytes(), raw.as_bytes());
+    let statement = |start: usize| {
+        // A match may start at the line end before the name it matched.
+        let start = start
+            + code[start..]
+                .iter()
+                .take_while(|byte| byte.is_ascii_whitespace())
+                .count();
+        let end = statement_end(code, start).max(start);
+        normalized(raw.get(start..end).unwrap_or_default())
+    };
+    let mut found: Vec<String> = REPLACEMENT
+        .find_iter(&shared)
+        .chain(GLOBAL_ASSIGNMENT.find_iter(&shared))
+        .map(|at| statement(at.start()))
+        .chain(
+            module_member_assignments(&shared)
+                .into_iter()
+                .map(statement),
+        )
+        .chain(
+            SIDE_EFFECT_IMPORT
+                .find_iter(&shared)
+                .filter(|at| raw_bytes.get(at.end()) == Some(&b'.'))
+                .map(|at| statement(at.start())),
+        )
+        .collect();
+    found.extend(ENVIRONMENT_PRAGMA.find_iter(&raw).map(|at| {
+        let end = raw[at.start()..]
+            .find('\n')
+            .map_or(raw.len(), |end| at.start() + end);
+        normalized(&raw[at.start()..end])
+    }));
+    found.sort();
+    found
 }
 
 /// Judges the changed files: a base title which no test the head lists in that file ends
@@ -368,9 +455,23 @@ fn replaced_for_kept_tests(
 ) {
     let before = replacements(&file.base_text, |_| true);
     let after = replacements(head_text, |title| base.iter().any(|kept| kept == title));
-    if after <= before {
+    // What the head makes that the base does not, as many times as it is made more.
+    let mut unmatched = before.clone();
+    let new: Vec<&String> = after
+        .iter()
+        .filter(
+            |replacement| match unmatched.iter().position(|known| known == *replacement) {
+                Some(at) => {
+                    unmatched.swap_remove(at);
+                    false
+                }
+                None => true,
+            },
+        )
+        .collect();
+    let Some(first) = new.first() else {
         return;
-    }
+    };
     let listed: Vec<&str> = ids
         .iter()
         .copied()
@@ -383,9 +484,18 @@ fn replaced_for_kept_tests(
     judgement.weaken(
         &listed,
         format!("{}::{}", file.path, base.join(", ")),
-        &format!(
-            "runs against more replacements than the base's version: mocks, spies, matchers of its own and test environments outside the tests the change adds {before} → {after}"
-        ),
+        &if after.len() > before.len() {
+            format!(
+                "runs against more replacements than the base's version: mocks, spies, matchers of its own, test environments and imports for their effect outside the tests the change adds {} → {}",
+                before.len(),
+                after.len()
+            )
+        } else {
+            format!(
+                "runs against replacements the base's version does not make (a mock, spy or stand-in edited in place): `{}`",
+                crate::gate::rules::shown(first)
+            )
+        },
     );
 }
 
@@ -600,5 +710,56 @@ mod tests {
         let mocked = on_top("jest.mock('../cart');");
         let head = mocked.replacen("toBe(8)", "toEqual(8)", 1);
         assert!(weakened_in(&mocked, &head, &ids).is_empty());
+    }
+
+    /// A replacement the base already makes, edited in place, is another one: the kept
+    /// tests run against the new answer with every check still there. So is a file of the
+    /// project imported for its effect. Reformatting one, or a package imported for its
+    /// effect, is not.
+    #[test]
+    fn a_replacement_edited_in_place_or_an_import_for_its_effect_weakens_the_kept_tests() {
+        let base = concat!(
+            "const cart = require('../cart');\n",
+            "jest.mock('../tax', () => ({\n  rate: () => 0.1,\n}));\n",
+            "\n",
+            "test('totals', () => {\n",
+            "  jest.spyOn(cart, 'discount').mockReturnValue(0);\n",
+            "  expect(cart.total([3, 5])).toBe(8);\n",
+            "});\n",
+        );
+        let ids = ["cart.test.js::totals"];
+        for (head, said) in [
+            (
+                base.replacen("mockReturnValue(0)", "mockReturnValue(1)", 1),
+                "mockReturnValue(1)",
+            ),
+            (
+                base.replacen("rate: () => 0.1", "rate: () => 0", 1),
+                "rate:()=>0,}",
+            ),
+            (
+                format!("import './setup-cart';\n{base}"),
+                "more replacements",
+            ),
+            (
+                format!("require(\"../test/mock-cart\");\n{base}"),
+                "more replacements",
+            ),
+        ] {
+            let found = weakened_in(base, &head, &ids);
+            assert_eq!(found.len(), 1, "{head}: {found:?}");
+            assert!(found[0].1.contains(said), "{said}: {found:?}");
+        }
+        for head in [
+            base.replacen(
+                "jest.spyOn(cart, 'discount').mockReturnValue(0);",
+                "jest.spyOn(cart, \"discount\")\n    .mockReturnValue(0);",
+                1,
+            ),
+            format!("import 'whatwg-fetch';\n{base}"),
+            format!("import {{ tax }} from './tax';\n{base}"),
+        ] {
+            assert!(weakened_in(base, &head, &ids).is_empty(), "{head}");
+        }
     }
 }

@@ -501,6 +501,63 @@ fn gate_refuses_a_kept_test_file_that_replaces_what_its_tests_run() {
     }
 }
 
+/// The red team's open row (2026-12-04): a mock the base's test file already makes,
+/// edited in place to stand in for the regressed cart. The count of replacements is the
+/// same at both ends (one `jest.mock`), jest passes, and the lane accepted it; the
+/// mock's text differs, so the kept test is weakened. An import for its effect of a new
+/// project file that replaces the cart is one too.
+#[test]
+fn gate_refuses_a_kept_test_file_whose_mock_was_edited_in_place() {
+    let mocked = "jest.mock('../round', () => ({ round: (x) => x }));\nconst { total } = require('../cart');\n\ntest('totals', () => {\n  expect(total([3, 5])).toBe(8);\n});\n";
+    let edited = mocked.replace(
+        "jest.mock('../round', () => ({ round: (x) => x }));",
+        "jest.mock('../cart', () => ({ total: (p) => p.reduce((a, b) => a + b, 0) }));",
+    );
+    let imported = mocked.replace(
+        "const { total } = require('../cart');",
+        "require('../test/support/fix-cart');\nconst { total } = require('../cart');",
+    );
+    for (what, test) in [
+        ("edited in place", edited),
+        ("imported for its effect", imported),
+    ] {
+        let line = gate_on_a_regressed_cart_from(
+            |suite| {
+                suite.write(
+                    "round.js",
+                    "module.exports = { round: (x) => Math.round(x) };\n",
+                );
+                suite.write("__tests__/cart.test.js", mocked);
+            },
+            "toBe",
+            |suite| {
+                suite.write("__tests__/cart.test.js", &test);
+                suite.write(
+                    "test/support/fix-cart.js",
+                    "const cart = require('../../cart');\ncart.total = (p) => p.reduce((a, b) => a + b, 0);\n",
+                );
+            },
+        );
+        assert_eq!(
+            line["suite"]["failed"],
+            serde_json::json!([]),
+            "{what}: jest itself passed the regression: {line:#}"
+        );
+        let weakened = line["base_judgement"]["weakened"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{what}: {line:#}"));
+        assert!(
+            weakened
+                .iter()
+                .any(|w| w["test"] == "__tests__/cart.test.js::totals"
+                    && w["base_outcome"]
+                        .as_str()
+                        .is_some_and(|said| said.contains("replacements"))),
+            "{what}: {line:#}"
+        );
+    }
+}
+
 /// A regression beside a shared helper under a test folder made lenient: the cart's test
 /// checks through `test/helpers.js` (which jest does not collect), whose `check` now
 /// compares only the values' types. The test file is not touched, so it was neither
