@@ -764,23 +764,6 @@ impl CargoTest {
         Ok(targets)
     }
 
-    /// `CARGO_TARGET_<HOST>_RUNNER`, the variable that makes cargo start the host's test
-    /// binaries through `env RUSTC_BOOTSTRAP=1`.
-    fn runner_variable(context: &Context<'_>) -> Result<String, RunnerError> {
-        let output = context.probe("rustc-version", strings(&["rustc", "-vV"]), &[])?;
-        let host = output
-            .lines()
-            .find_map(|line| line.strip_prefix("host: "))
-            .ok_or_else(|| RunnerError::Output {
-                what: "rustc -vV".to_owned(),
-                message: "no `host:` line".to_owned(),
-            })?;
-        Ok(format!(
-            "CARGO_TARGET_{}_RUNNER",
-            host.trim().to_uppercase().replace(['-', '.'], "_")
-        ))
-    }
-
     /// Runs the selection, each target through `cargo test`, or with `executables`
     /// (the lane's batches) each target's executable directly, as cargo would start it.
     fn run(
@@ -792,14 +775,13 @@ impl CargoTest {
     ) -> Result<RunReport, RunnerError> {
         let runner_variable = match executables {
             Some(_) => String::new(),
-            None => Self::runner_variable(context)?,
+            None => runner_variable(context)?,
         };
         let value = options.seed();
         fs_err::create_dir_all(&context.scratch)?;
         let report = context.scratch_path("cargo-libtest.jsonl");
         let mut report_file = BufWriter::new(fs_err::File::create(&report)?);
         let mut invocations: Vec<InvocationRecord> = Vec::new();
-        let mut stopped = false;
         for (target, names) in selection.runs() {
             let executable = match executables {
                 Some(built) => {
@@ -826,7 +808,7 @@ impl CargoTest {
                 argv.push("--".to_owned());
                 argv
             };
-            self.libtest_options(&mut argv, value, &names);
+            libtest_options(&mut argv, &self.prefix.binary_options, Some(value), &names);
             let stdout = context.scratch_path("cargo-test.stdout");
             let mut invocation = context.invocation("cargo-test", argv).stdout_to(&stdout);
             if let Some(executable) = executable {
@@ -844,7 +826,7 @@ impl CargoTest {
                 &mut report_file,
                 (&target.binary_id, &[]),
             )?;
-            stopped = record.outcome.timed_out;
+            let stopped = record.outcome.timed_out;
             invocations.push(record);
             if stopped {
                 // Something hung; the rest of the suite would likely wait as long.
@@ -852,51 +834,21 @@ impl CargoTest {
             }
         }
         let mut warnings = selection.warnings();
-        let doc_runs = selection.doc_runs();
-        let own = super::own_program();
-        if own.is_none() && !doc_runs.is_empty() {
-            warnings.push("the doc tests are not run: only the `candor` binary can stand in for rustdoc to have them report libtest JSON, and this process is not it".to_owned());
-        }
-        for (package, names) in doc_runs {
-            let Some(own) = own.filter(|_| !stopped) else {
-                break;
-            };
-            let mut argv = self.prefix.command(&["test"]);
-            argv.extend(strings(&[
-                "--no-fail-fast",
-                "--doc",
-                "-p",
-                &package.spec,
-                "--",
-            ]));
-            // rustdoc splits its test arguments at white space, so a doc test's name
-            // cannot be an exact filter: its item selects, and the report keeps `names`.
-            self.libtest_options(&mut argv, value, &[]);
-            argv.extend(doc_filters(&names));
-            let rustdoc = std::env::var_os(crate::env_vars::EnvVars::RUSTDOC)
-                .unwrap_or_else(|| "rustdoc".into());
-            let stdout = context.scratch_path("cargo-test-doc.stdout");
-            let invocation = context
-                .invocation("cargo-test-doc", argv)
-                .stdout_to(&stdout)
-                .env(crate::env_vars::EnvVars::RUSTDOC, &own.to_string_lossy())
-                .env(
-                    crate::env_vars::EnvVars::CANDOR_AS_RUSTDOC,
-                    &rustdoc.to_string_lossy(),
-                );
-            // Doc tests that are programs of their own (edition 2024's merged ones
-            // included) start through the target runner, as the test binaries do.
-            let invocation = through_cargo(context, invocation, &runner_variable);
-            let record = run_into(
-                context,
-                invocation,
-                &stdout,
-                &mut report_file,
-                (&package.binary_id, &names),
-            )?;
-            stopped = record.outcome.timed_out;
-            invocations.push(record);
-        }
+        // After a target the time limit stopped, no doc test starts.
+        let command = DocCommand {
+            cargo_test: self.prefix.command(&["test"]),
+            binary_options: &self.prefix.binary_options,
+            seed: Some(value),
+            runner_variable: &runner_variable,
+        };
+        run_doc_tests(
+            context,
+            &command,
+            &selection.doc_runs(),
+            &mut report_file,
+            &mut invocations,
+            &mut warnings,
+        )?;
         report_file.flush()?;
         let run = RunReport {
             runner: RunnerKind::Cargo,
@@ -915,27 +867,6 @@ impl CargoTest {
         Ok(run)
     }
 
-    /// The test binary's options after `--` (or after the executable): the prefix's, then
-    /// libtest's JSON with times, the seed, and `names` as exact filters when there are
-    /// any.
-    fn libtest_options(&self, argv: &mut Vec<String>, seed: u64, names: &[&str]) {
-        argv.extend(self.prefix.binary_options.iter().cloned());
-        argv.extend(strings(&[
-            "-Z",
-            "unstable-options",
-            "--format",
-            "json",
-            "--report-time",
-        ]));
-        argv.push("--shuffle-seed".to_owned());
-        argv.push(seed.to_string());
-        if !names.is_empty() {
-            // After `--`, libtest reads each name as a filter whatever it looks like.
-            argv.extend(strings(&["--exact", "--"]));
-            argv.extend(names.iter().map(|name| (*name).to_owned()));
-        }
-    }
-
     /// libtest's `--test-threads` from the prefix, else `RUST_TEST_THREADS`, else the
     /// machine's parallelism, libtest's default. cargo runs the binaries one at a time.
     fn workers(&self) -> Option<u32> {
@@ -945,6 +876,162 @@ impl CargoTest {
             .and_then(|value| value.parse().ok())
             .or_else(available_parallelism)
     }
+}
+
+/// `CARGO_TARGET_<HOST>_RUNNER`, the variable that makes cargo start the host's test
+/// binaries through `env RUSTC_BOOTSTRAP=1`.
+pub(super) fn runner_variable(context: &Context<'_>) -> Result<String, RunnerError> {
+    let output = context.probe("rustc-version", strings(&["rustc", "-vV"]), &[])?;
+    let host = output
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .ok_or_else(|| RunnerError::Output {
+            what: "rustc -vV".to_owned(),
+            message: "no `host:` line".to_owned(),
+        })?;
+    Ok(format!(
+        "CARGO_TARGET_{}_RUNNER",
+        host.trim().to_uppercase().replace(['-', '.'], "_")
+    ))
+}
+
+/// The test binary's options after `--` (or after the executable): the prefix's
+/// `binary_options`, then libtest's JSON with times, the seed when there is one, and
+/// `names` as exact filters when there are any.
+fn libtest_options(
+    argv: &mut Vec<String>,
+    binary_options: &[String],
+    seed: Option<u64>,
+    names: &[&str],
+) {
+    argv.extend(binary_options.iter().cloned());
+    argv.extend(strings(&[
+        "-Z",
+        "unstable-options",
+        "--format",
+        "json",
+        "--report-time",
+    ]));
+    if let Some(seed) = seed {
+        argv.push("--shuffle-seed".to_owned());
+        argv.push(seed.to_string());
+    }
+    if !names.is_empty() {
+        // After `--`, libtest reads each name as a filter whatever it looks like.
+        argv.extend(strings(&["--exact", "--"]));
+        argv.extend(names.iter().map(|name| (*name).to_owned()));
+    }
+}
+
+/// How the doc-test step runs `cargo test --doc`: what each cargo adapter gives it.
+pub(super) struct DocCommand<'a> {
+    /// `cargo [+toolchain] test [cargo's options]`, to which `--doc -p PKG` is added.
+    pub cargo_test: Vec<String>,
+    /// The prefix's options for the test harness (after `--`).
+    pub binary_options: &'a [String],
+    /// libtest's `--shuffle-seed`, when the run records one.
+    pub seed: Option<u64>,
+    /// [`runner_variable`]: doc tests that are programs of their own start through it.
+    pub runner_variable: &'a str,
+}
+
+/// Why no doc test ran when the process is not the `candor` binary.
+const NOT_OWN_PROGRAM: &str = "the doc tests are not run: only the `candor` binary can stand in for rustdoc to have them report libtest JSON, and this process is not it";
+
+/// The doc-test step of a run, shared by the cargo and nextest adapters: for each
+/// library of `runs`, one `cargo test --no-fail-fast --doc -p PKG@VERSION -- …` with the
+/// `candor` binary as `RUSTDOC` ([`be_rustdoc`]), its libtest JSON appended to `report`
+/// under the package's `pkg::doc` binary id (only `names` when a run names any). Stops
+/// after a process the time limit stopped, and starts none when the last of
+/// `invocations` was; outside the `candor` binary runs none and says so in `warnings`.
+pub(super) fn run_doc_tests(
+    context: &Context<'_>,
+    command: &DocCommand<'_>,
+    runs: &[(&DocPackage, Vec<&str>)],
+    report: &mut impl Write,
+    invocations: &mut Vec<InvocationRecord>,
+    warnings: &mut Vec<String>,
+) -> Result<(), RunnerError> {
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let Some(own) = super::own_program() else {
+        warnings.push(NOT_OWN_PROGRAM.to_owned());
+        return Ok(());
+    };
+    let rustdoc =
+        std::env::var_os(crate::env_vars::EnvVars::RUSTDOC).unwrap_or_else(|| "rustdoc".into());
+    for (package, names) in runs {
+        if invocations
+            .last()
+            .is_some_and(|record| record.outcome.timed_out)
+        {
+            // Something hung; the rest would likely wait as long.
+            break;
+        }
+        let mut argv = command.cargo_test.clone();
+        argv.extend(strings(&[
+            "--no-fail-fast",
+            "--doc",
+            "-p",
+            &package.spec,
+            "--",
+        ]));
+        // rustdoc splits its test arguments at white space, so a doc test's name cannot
+        // be an exact filter: its item selects, and the report keeps `names`.
+        libtest_options(&mut argv, command.binary_options, command.seed, &[]);
+        argv.extend(doc_filters(names));
+        let stdout = context.scratch_path("cargo-test-doc.stdout");
+        let invocation = context
+            .invocation("cargo-test-doc", argv)
+            .stdout_to(&stdout)
+            .env(crate::env_vars::EnvVars::RUSTDOC, &own.to_string_lossy())
+            .env(
+                crate::env_vars::EnvVars::CANDOR_AS_RUSTDOC,
+                &rustdoc.to_string_lossy(),
+            );
+        // Doc tests that are programs of their own (edition 2024's merged ones
+        // included) start through the target runner, as the test binaries do.
+        let invocation = through_cargo(context, invocation, command.runner_variable);
+        let record = run_into(
+            context,
+            invocation,
+            &stdout,
+            report,
+            (&package.binary_id, names),
+        )?;
+        invocations.push(record);
+    }
+    Ok(())
+}
+
+/// The libraries whose doc tests a suite's run runs, and the warnings about those it
+/// cannot ([`parse_doc_packages`]), from one `cargo metadata`.
+pub(super) fn doc_packages(
+    prefix: &CargoPrefix,
+    context: &Context<'_>,
+) -> Result<Docs, RunnerError> {
+    parse_doc_packages(&metadata(prefix, context)?)
+}
+
+/// The library and doc-test name of a doc test's id (`pkg::doc::src/lib.rs - f (line
+/// 4)`), when it is one of a library of the workspace's default members.
+pub(super) fn find_doc_test(
+    prefix: &CargoPrefix,
+    context: &Context<'_>,
+    test_id: &str,
+) -> Result<Option<(DocPackage, String)>, RunnerError> {
+    if !crate::results::libtest::is_doctest(test_id) {
+        return Ok(None);
+    }
+    let (packages, _) = doc_packages(prefix, context)?;
+    Ok(packages.into_iter().find_map(|package| {
+        let name = test_id
+            .strip_prefix(package.binary_id.as_str())?
+            .strip_prefix("::")?
+            .to_owned();
+        Some((package, name))
+    }))
 }
 
 /// A `cargo test` invocation with the host's target runner `env RUSTC_BOOTSTRAP=1`
@@ -1007,7 +1094,7 @@ enum Selection<'t> {
 }
 
 /// The libraries whose doc tests a suite's run runs, and why others are not.
-type Docs = (Vec<DocPackage>, Vec<String>);
+pub(super) type Docs = (Vec<DocPackage>, Vec<String>);
 
 impl Selection<'_> {
     /// Each process: its target and its names (none: all of the target's tests).
@@ -1095,18 +1182,8 @@ impl Adapter for CargoTest {
         test_id: &str,
         options: RunOptions,
     ) -> Result<RunReport, RunnerError> {
-        if crate::results::libtest::is_doctest(test_id) {
-            let (packages, _) = parse_doc_packages(&metadata(&self.prefix, context)?)?;
-            let found = packages.into_iter().find_map(|package| {
-                let name = test_id
-                    .strip_prefix(package.binary_id.as_str())?
-                    .strip_prefix("::")?
-                    .to_owned();
-                Some((package, name))
-            });
-            if let Some((package, name)) = found {
-                return self.run(context, &Selection::OneDoc(package, name), options, None);
-            }
+        if let Some((package, name)) = find_doc_test(&self.prefix, context, test_id)? {
+            return self.run(context, &Selection::OneDoc(package, name), options, None);
         }
         let targets = self.targets(context)?;
         let (target, name) = locate(&targets, test_id, RunnerKind::Cargo)?;

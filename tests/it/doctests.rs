@@ -12,14 +12,14 @@ use crate::triage_support::Ran;
 const POLICY: &str = "[lane]\nmin_replays = 2\n\n[runner]\nkind = \"cargo\"\n";
 
 /// `calc` at the base: `sub` checked by its doc test alone.
-const CHECKED_BY_A_DOC_TEST: &str = "//! Arithmetic.\n\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n/// Subtracts.\n///\n/// ```\n/// assert_eq!(calc::sub(5, 3), 2);\n/// ```\npub fn sub(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
+pub(crate) const CHECKED_BY_A_DOC_TEST: &str = "//! Arithmetic.\n\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n/// Subtracts.\n///\n/// ```\n/// assert_eq!(calc::sub(5, 3), 2);\n/// ```\npub fn sub(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n";
 
 /// The doc test's id, as rustdoc names it (the line of its opening fence) after the
 /// package and `doc`.
-const SUB_DOC_TEST: &str = "calc::doc::src/lib.rs - sub (line 10)";
+pub(crate) const SUB_DOC_TEST: &str = "calc::doc::src/lib.rs - sub (line 10)";
 
 /// `sub` broken; its doc test and everything else kept.
-fn broken() -> String {
+pub(crate) fn broken() -> String {
     CHECKED_BY_A_DOC_TEST.replace("    a - b\n", "    a + b\n")
 }
 

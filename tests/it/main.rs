@@ -34,6 +34,7 @@ mod corpus_junit;
 mod demo;
 mod dialects;
 mod doctests;
+mod doctests_nextest;
 mod events_schema;
 mod fidelity;
 mod frames;
