@@ -26,6 +26,7 @@ pub mod pytest_files;
 pub mod receipts;
 pub mod rules;
 pub mod rust_base;
+pub mod rust_doctests;
 pub mod skips;
 pub mod tamper;
 pub mod touched;

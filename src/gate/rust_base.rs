@@ -199,10 +199,11 @@ pub fn test_code_checks(path: &str, text: &str) -> BTreeMap<String, FnChecks> {
     functions
 }
 
-/// Whether `path`'s text defines a test or its test code makes a check (a helper of
-/// `tests/common/mod.rs`): what [`judge`] judges.
+/// Whether `path`'s text defines a test, a doc test rustdoc runs, or its test code makes
+/// a check (a helper of `tests/common/mod.rs`): what [`judge`] judges.
 pub fn has_test_code(path: &str, text: &str) -> bool {
     !test_functions(text).is_empty()
+        || !super::rust_doctests::checking_doc_tests(path, text).is_empty()
         || test_code_checks(path, text)
             .values()
             .any(|f| !f.checks.is_empty())
@@ -212,7 +213,8 @@ pub fn has_test_code(path: &str, text: &str) -> bool {
 /// defines it as a test (or changed its `cfg`s) and no id the head collects in its file's unit (`head_ids_of(path)`)
 /// has its name as a segment (rstest's `adds::case_1` keeps `adds`; a test moved inside
 /// its unit is kept); a base test without `#[should_panic]` that has it at the head is
-/// weakened.
+/// weakened; a doc test of the base the head no longer runs (by its item: its line shifts
+/// with edits) is removed.
 /// Files whose base defines no test and whose test code makes no check are left out.
 pub fn judge<'a>(files: &[FileTexts], head_ids_of: impl Fn(&str) -> Vec<&'a str>) -> BaseJudgement {
     let mut judgement = BaseJudgement::default();
@@ -257,6 +259,17 @@ pub fn judge<'a>(files: &[FileTexts], head_ids_of: impl Fn(&str) -> Vec<&'a str>
                     "gained #[should_panic]: it now passes by failing",
                 );
             }
+        }
+        // A doc test the head no longer runs, by its item (its line shifts with edits).
+        for gone in
+            super::rust_doctests::gone(&file.path, &file.base_text, file.head_text.as_deref())
+        {
+            judgement.removed.push(format!(
+                "the doc test `{}` (no example of `{}` the head runs takes its place: deleted, or fenced `ignore`, `no_run`, `compile_fail`, `should_panic` or as text; run it again, or check `{}` in a #[test])",
+                gone.name(&file.path),
+                if gone.item.is_empty() { "the module" } else { &gone.item },
+                if gone.item.is_empty() { "it" } else { &gone.item },
+            ));
         }
         let Some(head_text) = file.head_text.as_deref() else {
             continue;

@@ -143,3 +143,50 @@ fn rustdoc_flags_in_the_environment_do_not_skip_a_doc_test_in_the_lane() {
         );
     }
 }
+
+/// A doc test the change stops running is a removed test (`tests-removed`), found by its
+/// item since its line shifts with edits: `sub` broken and its example fenced `ignore`
+/// is refused, naming the doc test; the example only moved down, still passing, is not.
+#[test]
+fn the_lane_refuses_a_doc_test_the_change_stops_running_and_accepts_a_moved_one() {
+    let ignored = broken().replace(
+        "/// ```\n/// assert_eq!(calc::sub",
+        "/// ```ignore\n/// assert_eq!(calc::sub",
+    );
+    let (ran, report) = lane(&[("src/lib.rs", &ignored)]);
+    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
+    // The suite is green: rustdoc reports the ignored example as ignored.
+    assert_eq!(
+        report["suite"]["failed"],
+        serde_json::json!([]),
+        "{report:#}"
+    );
+    let kinds: Vec<&str> = report["reasons"]
+        .as_array()
+        .expect("reasons")
+        .iter()
+        .map(|r| r["kind"].as_str().expect("a kind"))
+        .collect();
+    assert_eq!(kinds, ["tests-removed"], "{report:#}");
+    let removed = strings(&report["base_judgement"]["removed"]);
+    assert_eq!(removed.len(), 1, "{report:#}");
+    assert!(
+        removed[0].starts_with("the doc test `src/lib.rs - sub (line 10)`")
+            && removed[0].contains("check `sub` in a #[test]"),
+        "{removed:?}"
+    );
+
+    // Moved down three lines (its id now says line 13), `sub` kept: accepted.
+    let moved = CHECKED_BY_A_DOC_TEST.replace(
+        "/// Subtracts.\n",
+        "/// Subtracts.\n///\n/// The second from the first.\n///\n",
+    );
+    let (ran, report) = lane(&[("src/lib.rs", &moved)]);
+    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
+    assert_eq!(report["suite"]["tests"], 2, "{report:#}");
+    assert_eq!(
+        report["base_judgement"]["removed"],
+        serde_json::json!([]),
+        "{report:#}"
+    );
+}
