@@ -139,6 +139,9 @@ impl EnvVars {
     pub const RUST_TEST_THREADS: &'static str = "RUST_TEST_THREADS";
     /// nextest's thread count when `-j`/`--test-threads` is not given.
     pub const NEXTEST_TEST_THREADS: &'static str = "NEXTEST_TEST_THREADS";
+    /// What nextest does when it finds no test to run (its `--no-tests`):
+    /// the nextest adapter sets `pass` for a suite with doc tests to run after it.
+    pub const NEXTEST_NO_TESTS: &'static str = "NEXTEST_NO_TESTS";
     /// Go's parallelism, which `go test -p` defaults to.
     pub const GOMAXPROCS: &'static str = "GOMAXPROCS";
 

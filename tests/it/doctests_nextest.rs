@@ -94,3 +94,32 @@ fn the_lane_under_nextest_refuses_a_change_only_a_doc_test_catches() {
         "the unit test and two doc tests ran: {report:#}"
     );
 }
+
+/// A crate whose only tests are doc tests: nextest finds no test (exit 4 by default,
+/// `no tests to run`), which is no failure when the doc tests run after it.
+#[test]
+fn a_crate_with_doc_tests_alone_runs_under_nextest() {
+    let only_docs = "//! Arithmetic.\n\n/// Subtracts.\n///\n/// ```\n/// assert_eq!(calc::sub(5, 3), 2);\n/// ```\npub fn sub(a: i32, b: i32) -> i32 {\n    a - b\n}\n";
+    let suite = cargo_change_from(
+        "[runner]\nkind = \"nextest\"\n",
+        &[("src/lib.rs", only_docs)],
+        &[(
+            "src/lib.rs",
+            &only_docs.replace("    a - b\n", "    a + b\n"),
+        )],
+    );
+    let ran = suite.candor(&["test", "--format", "json"], &[]);
+    assert_eq!(ran.exit, 1, "a red test: {ran:?}");
+    let run = &ran.lines_of("test-run")[0];
+    assert_eq!(run["tests"], 1, "{ran:?}");
+    let red: Vec<serde_json::Value> = ran
+        .lines_of("verdict")
+        .iter()
+        .map(|verdict| verdict["test"].clone())
+        .collect();
+    assert_eq!(
+        red,
+        [serde_json::json!("calc::doc::src/lib.rs - sub (line 5)")],
+        "{ran:?}"
+    );
+}
