@@ -221,7 +221,9 @@ fn named_blocks(code: &[u8]) -> Vec<(String, std::ops::Range<usize>)> {
                     .to_owned(),
             };
             let end = block_end(text.as_bytes(), whole.end() - 1);
-            Some((name, whole.start()..end))
+            // From the keyword: the blanked doc comment above it, which `^\s*` may
+            // cross, documents the block's own item, not one inside it.
+            Some((name, found.get(1)?.start()..end))
         })
         .collect()
 }
@@ -366,6 +368,22 @@ mod tests {
         );
         assert!(checking_doc_tests("tests/it.rs", LIB).is_empty());
         assert!(checking_doc_tests("src/main.rs", LIB).is_empty());
+    }
+
+    /// serde's `Expected` trait gained a multi-line `#[cfg_attr(…)]` between its docs and
+    /// `pub trait` (4bddf1b953): its examples stay the trait's, not an item inside it.
+    #[test]
+    fn a_block_s_own_docs_are_its_item_s_whatever_attributes_come_between() {
+        let base = "/// ```\n/// x();\n/// ```\npub trait Expected {\n    fn fmt(&self);\n}\n";
+        let head = base.replace(
+            "pub trait",
+            "#[cfg_attr(\n    not(x),\n    diagnostic::on_unimplemented(message = \"m\")\n)]\npub trait",
+        );
+        assert_eq!(
+            checking_doc_tests("src/de/mod.rs", base)[0].item,
+            "de::Expected"
+        );
+        assert_eq!(gone("src/de/mod.rs", base, Some(&head)), []);
     }
 
     #[test]
