@@ -119,7 +119,7 @@ static NEVER_BRANCH: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The index after the bracket group that opens at `open` in `code` (comments and
 /// literals blanked), or the end of the text when it never closes.
-fn group_end(code: &[u8], open: usize) -> usize {
+pub(super) fn group_end(code: &[u8], open: usize) -> usize {
     let mut depth = 0usize;
     for (at, byte) in code.iter().enumerate().skip(open) {
         match byte {

@@ -220,30 +220,12 @@ fn named_blocks(code: &[u8]) -> Vec<(String, std::ops::Range<usize>)> {
                     .find(|word| !word.is_empty())?
                     .to_owned(),
             };
-            let end = block_end(text.as_bytes(), whole.end() - 1);
+            let end = super::rust_base::group_end(text.as_bytes(), whole.end() - 1);
             // From the keyword: the blanked doc comment above it, which `^\s*` may
             // cross, documents the block's own item, not one inside it.
             Some((name, found.get(1)?.start()..end))
         })
         .collect()
-}
-
-/// The index after the brace group that opens at `open`.
-fn block_end(code: &[u8], open: usize) -> usize {
-    let mut depth = 0usize;
-    for (at, byte) in code.iter().enumerate().skip(open) {
-        match byte {
-            b'{' => depth += 1,
-            b'}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return at + 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    code.len()
 }
 
 /// The module of a file from its path: `src/a/b.rs` and `src/a/b/mod.rs` are `a::b`,

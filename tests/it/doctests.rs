@@ -79,6 +79,17 @@ fn lane(files: &[(&str, &str)]) -> (Ran, serde_json::Value) {
 
 #[test]
 fn the_lane_refuses_a_change_only_a_doc_test_catches_and_accepts_a_clean_one() {
+    refuses_a_doc_test_regression_and_accepts_a_clean_change(POLICY);
+}
+
+/// The lane under `policy`'s runner: a change that breaks `sub`, which only its doc test
+/// checks, is refused with that doc test red; a new function with a doc test of its own,
+/// `sub` kept, passes with the unit test and both doc tests run.
+pub(crate) fn refuses_a_doc_test_regression_and_accepts_a_clean_change(policy: &str) {
+    let lane = |files: &[(&str, &str)]| {
+        let suite = cargo_change_from(policy, &[("src/lib.rs", CHECKED_BY_A_DOC_TEST)], files);
+        gate_report(&suite)
+    };
     let (ran, report) = lane(&[("src/lib.rs", &broken())]);
     assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
     assert_eq!(
@@ -87,7 +98,6 @@ fn the_lane_refuses_a_change_only_a_doc_test_catches_and_accepts_a_clean_one() {
         "{report:#}"
     );
 
-    // A new function with a doc test of its own, `sub` kept: the doc tests pass.
     let clean = CHECKED_BY_A_DOC_TEST.replace(
         "#[cfg(test)]",
         "/// Multiplies.\n///\n/// ```\n/// assert_eq!(calc::mul(2, 3), 6);\n/// ```\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]",

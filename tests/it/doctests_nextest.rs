@@ -4,7 +4,7 @@
 //! test --doc`, under the ids the cargo adapter gives, and a doc test's id selects it.
 
 use crate::doctests::{CHECKED_BY_A_DOC_TEST, SUB_DOC_TEST, broken};
-use crate::gate_batch::{gate_report, strings};
+use crate::gate_batch::strings;
 use crate::gate_batch_rust_go::cargo_change_from;
 
 /// The lane's policy under nextest: the whole suite once, then the touched tests.
@@ -71,28 +71,7 @@ fn candor_test_under_nextest_runs_the_doc_tests_too() {
 /// function with a doc test of its own) passes with both doc tests run.
 #[test]
 fn the_lane_under_nextest_refuses_a_change_only_a_doc_test_catches() {
-    let lane = |files: &[(&str, &str)]| {
-        let suite = cargo_change_from(POLICY, &[("src/lib.rs", CHECKED_BY_A_DOC_TEST)], files);
-        gate_report(&suite)
-    };
-    let (ran, report) = lane(&[("src/lib.rs", &broken())]);
-    assert_eq!(ran.exit, 1, "{ran:?}\n{report:#}");
-    assert_eq!(
-        strings(&report["suite"]["failed"]),
-        [SUB_DOC_TEST],
-        "{report:#}"
-    );
-
-    let clean = CHECKED_BY_A_DOC_TEST.replace(
-        "#[cfg(test)]",
-        "/// Multiplies.\n///\n/// ```\n/// assert_eq!(calc::mul(2, 3), 6);\n/// ```\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n#[cfg(test)]",
-    );
-    let (ran, report) = lane(&[("src/lib.rs", &clean)]);
-    assert_eq!(ran.exit, 0, "{ran:?}\n{report:#}");
-    assert_eq!(
-        report["suite"]["tests"], 3,
-        "the unit test and two doc tests ran: {report:#}"
-    );
+    crate::doctests::refuses_a_doc_test_regression_and_accepts_a_clean_change(POLICY);
 }
 
 /// A crate whose only tests are doc tests: nextest finds no test (exit 4 by default,

@@ -486,19 +486,25 @@ fn gate_refuses_a_kept_test_file_that_replaces_what_its_tests_run() {
             serde_json::json!([]),
             "{what}: jest itself passed the regression: {line:#}"
         );
-        let weakened = line["base_judgement"]["weakened"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{what}: {line:#}"));
-        assert!(
-            weakened
-                .iter()
-                .any(|w| w["test"] == "__tests__/cart.test.js::totals"
-                    && w["base_outcome"]
-                        .as_str()
-                        .is_some_and(|said| said.contains("replacements"))),
-            "{what}: {line:#}"
-        );
+        assert_kept_test_meets_new_replacements(&line, what);
     }
+}
+
+/// The gate's report line says the cart's kept test runs against replacements its base
+/// version did not.
+fn assert_kept_test_meets_new_replacements(line: &serde_json::Value, what: &str) {
+    let weakened = line["base_judgement"]["weakened"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: {line:#}"));
+    assert!(
+        weakened
+            .iter()
+            .any(|w| w["test"] == "__tests__/cart.test.js::totals"
+                && w["base_outcome"]
+                    .as_str()
+                    .is_some_and(|said| said.contains("replacements"))),
+        "{what}: {line:#}"
+    );
 }
 
 /// The red team's open row (2026-12-04): a mock the base's test file already makes,
@@ -543,18 +549,7 @@ fn gate_refuses_a_kept_test_file_whose_mock_was_edited_in_place() {
             serde_json::json!([]),
             "{what}: jest itself passed the regression: {line:#}"
         );
-        let weakened = line["base_judgement"]["weakened"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{what}: {line:#}"));
-        assert!(
-            weakened
-                .iter()
-                .any(|w| w["test"] == "__tests__/cart.test.js::totals"
-                    && w["base_outcome"]
-                        .as_str()
-                        .is_some_and(|said| said.contains("replacements"))),
-            "{what}: {line:#}"
-        );
+        assert_kept_test_meets_new_replacements(&line, what);
     }
 }
 
