@@ -4,7 +4,9 @@
 //! library's doc tests, ids `PKG::doc::src/lib.rs - f (line N)`, and `[lib] doctest =
 //! false` is no way around them.
 
-use crate::gate_batch::{gate_report, gate_report_with, only_infrastructure_change, strings};
+use crate::gate_batch::{
+    gate_report, gate_report_with, only_infrastructure_change, reason_kinds, strings,
+};
 use crate::gate_batch_rust_go::cargo_change_from;
 use crate::triage_support::Ran;
 
@@ -51,7 +53,12 @@ fn candor_test_reports_a_failing_doc_test_red_under_its_own_id() {
         "one `cargo test --doc -p calc@0.1.0` for the library: {argvs:?}"
     );
 
-    // The id selects the doc test alone: red on the change, green at the merge base.
+    compare_selects_the_doc_test_alone(&suite);
+}
+
+/// `candor compare` by the doc test's id selects it alone: red on the change, green at
+/// the merge base.
+pub(crate) fn compare_selects_the_doc_test_alone(suite: &crate::triage_support::Suite) {
     let ran = suite.candor(
         &[
             "compare",
@@ -69,6 +76,7 @@ fn candor_test_reports_a_failing_doc_test_red_under_its_own_id() {
     assert_eq!(compared["test"], SUB_DOC_TEST, "{ran:?}");
     assert_eq!(compared["branch"]["failures"], 1, "{ran:?}");
     assert_eq!(compared["base"]["failures"], 0, "{ran:?}");
+    assert_eq!(compared["base"]["runs"], 1, "{ran:?}");
 }
 
 /// The lane's report on a change that writes `files` over the base's `calc`.
@@ -171,13 +179,7 @@ fn the_lane_refuses_a_doc_test_the_change_stops_running_and_accepts_a_moved_one(
         serde_json::json!([]),
         "{report:#}"
     );
-    let kinds: Vec<&str> = report["reasons"]
-        .as_array()
-        .expect("reasons")
-        .iter()
-        .map(|r| r["kind"].as_str().expect("a kind"))
-        .collect();
-    assert_eq!(kinds, ["tests-removed"], "{report:#}");
+    assert_eq!(reason_kinds(&report), ["tests-removed"], "{report:#}");
     let removed = strings(&report["base_judgement"]["removed"]);
     assert_eq!(removed.len(), 1, "{report:#}");
     assert!(

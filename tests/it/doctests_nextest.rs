@@ -45,25 +45,7 @@ fn candor_test_under_nextest_runs_the_doc_tests_too() {
         "one `cargo test --doc -p calc@0.1.0` for the library: {argvs:?}"
     );
 
-    // The id selects the doc test alone: red on the change, green at the merge base.
-    let ran = suite.candor(
-        &[
-            "compare",
-            SUB_DOC_TEST,
-            "--runs",
-            "1",
-            "--base",
-            "main",
-            "--format",
-            "json",
-        ],
-        &[],
-    );
-    let compared = &ran.lines_of("compare")[0];
-    assert_eq!(compared["test"], SUB_DOC_TEST, "{ran:?}");
-    assert_eq!(compared["branch"]["failures"], 1, "{ran:?}");
-    assert_eq!(compared["base"]["failures"], 0, "{ran:?}");
-    assert_eq!(compared["base"]["runs"], 1, "{ran:?}");
+    crate::doctests::compare_selects_the_doc_test_alone(&suite);
 }
 
 /// The lane under nextest: the whole suite's run judges the doc test, so a change that

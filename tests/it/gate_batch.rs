@@ -54,15 +54,23 @@ pub(crate) fn gate_report_with(
     )
 }
 
-/// The report's one reason, `test-infrastructure-changed`, and the one file it names.
-pub(crate) fn only_infrastructure_change(report: &serde_json::Value) -> &serde_json::Value {
-    let kinds: Vec<&str> = report["reasons"]
+/// The kinds of the report's reasons, in order.
+pub(crate) fn reason_kinds(report: &serde_json::Value) -> Vec<&str> {
+    report["reasons"]
         .as_array()
         .expect("reasons")
         .iter()
         .map(|r| r["kind"].as_str().expect("a kind"))
-        .collect();
-    assert_eq!(kinds, ["test-infrastructure-changed"], "{report:#}");
+        .collect()
+}
+
+/// The report's one reason, `test-infrastructure-changed`, and the one file it names.
+pub(crate) fn only_infrastructure_change(report: &serde_json::Value) -> &serde_json::Value {
+    assert_eq!(
+        reason_kinds(report),
+        ["test-infrastructure-changed"],
+        "{report:#}"
+    );
     let found = report["test_infrastructure"]
         .as_array()
         .expect("test_infrastructure");
