@@ -554,16 +554,27 @@ impl Git {
         if flagged.is_empty() {
             return Ok(Vec::new());
         }
-        let mut args = vec!["hash-object".to_owned(), "--".to_owned()];
-        args.extend(
-            flagged
-                .iter()
-                .map(|(path, _)| root.join(path).to_string_lossy().into_owned()),
-        );
-        let hashed = String::from_utf8_lossy(&self.bytes(&args)?).into_owned();
+        // In chunks: a repository can flag every file (`core.ignoreStat`), more paths than
+        // one command line holds.
+        let mut hashed = Vec::with_capacity(flagged.len());
+        for chunk in flagged.chunks(512) {
+            let mut args = vec!["hash-object".to_owned(), "--".to_owned()];
+            args.extend(
+                chunk
+                    .iter()
+                    .map(|(path, _)| root.join(path).to_string_lossy().into_owned()),
+            );
+            let answer = self.bytes(&args)?;
+            hashed.extend(
+                String::from_utf8_lossy(&answer)
+                    .lines()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>(),
+            );
+        }
         Ok(flagged
             .into_iter()
-            .zip(hashed.lines())
+            .zip(hashed)
             .filter(|((_, object), now)| object != now)
             .map(|((path, _), _)| path)
             .collect())
@@ -1326,6 +1337,29 @@ mod tests {
         assert_eq!(
             repo.changed_tracked_files().expect("git runs"),
             ["app/cart.py", "app/tax.py", "plain.py"]
+        );
+    }
+
+    /// More flagged files than one `hash-object` is given: each is still hashed, and the
+    /// one that differs, past the first chunk, is listed.
+    #[test]
+    fn every_flagged_file_is_compared_however_many_there_are() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path();
+        git(path, &["init", "--quiet", "-b", "main"]);
+        let names: Vec<String> = (0..600).map(|n| format!("f{n:03}.txt")).collect();
+        for name in &names {
+            std::fs::write(path.join(name), format!("{name}\n")).expect("written");
+        }
+        git(path, &["add", "."]);
+        git(path, &["commit", "--quiet", "-m", "many"]);
+        let mut flag = vec!["update-index", "--assume-unchanged"];
+        flag.extend(names.iter().map(String::as_str));
+        git(path, &flag);
+        std::fs::write(path.join("f599.txt"), "changed\n").expect("written");
+        assert_eq!(
+            Git::new(path).changed_tracked_files().expect("git runs"),
+            ["f599.txt"]
         );
     }
 
