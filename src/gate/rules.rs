@@ -734,6 +734,112 @@ const STANDARD_LIBRARY_PATCHES: &[BuiltIn] = &[
     ),
 ];
 
+/// The standard-library modules [`STANDARD_LIBRARY_PATCHES`] names, for the names a file
+/// binds to them or to what they hold (`import json as j`, `from pathlib import Path`):
+/// `j.loads = …` and `Path.read_text = …` replace the same members.
+const PATCHED_MODULES: &[&str] = &[
+    "json",
+    "pathlib",
+    "builtins",
+    "io",
+    "os",
+    "csv",
+    "pickle",
+    "marshal",
+    "re",
+    "math",
+    "cmath",
+    "operator",
+    "functools",
+    "decimal",
+    "fractions",
+    "datetime",
+    "time",
+    "random",
+    "collections",
+    "itertools",
+    "copy",
+    "statistics",
+    "string",
+    "struct",
+    "hashlib",
+    "hmac",
+    "base64",
+    "binascii",
+    "uuid",
+    "shutil",
+    "glob",
+    "fnmatch",
+    "tempfile",
+    "sqlite3",
+    "zoneinfo",
+    "calendar",
+    "locale",
+    "difflib",
+    "heapq",
+    "bisect",
+    "zlib",
+    "gzip",
+    "bz2",
+    "lzma",
+    "zipfile",
+    "tarfile",
+    "subprocess",
+    "tomllib",
+    "configparser",
+    "codecs",
+    "unicodedata",
+    "textwrap",
+    "pprint",
+    "reprlib",
+    "numbers",
+    "ipaddress",
+    "secrets",
+];
+
+/// `import json as j`, `import os.path as p` (the name after `as`), and `from json import
+/// decoder, JSONDecoder as D` (each name, or its `as`), on one line.
+static PYTHON_IMPORT_BINDINGS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?:import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)\s*(?:#.*)?$|from\s+([\w.]+)\s+import\s+\(?([\w\s,]+?)\)?\s*(?:#.*)?$)")
+        .expect("a valid pattern")
+});
+
+/// The names the added lines of a Python file bind to a standard-library module of
+/// [`PATCHED_MODULES`] or to a member of one, other than the module's own name (which the
+/// built-in patterns read).
+fn standard_library_bindings(file: &ChangedFile) -> Vec<String> {
+    let top = |module: &str| {
+        PATCHED_MODULES.contains(&module.split('.').next().unwrap_or_default().trim())
+    };
+    let mut names = Vec::new();
+    for line in &file.added {
+        let Some(found) = PYTHON_IMPORT_BINDINGS.captures(&line.text) else {
+            continue;
+        };
+        if let Some(imports) = found.get(1) {
+            for part in imports.as_str().split(',') {
+                if let [module, "as", alias] = part.split_whitespace().collect::<Vec<_>>()[..]
+                    && top(module)
+                {
+                    names.push(alias.to_owned());
+                }
+            }
+        } else if let (Some(module), Some(imported)) = (found.get(2), found.get(3))
+            && top(module.as_str())
+        {
+            for part in imported.as_str().split(',') {
+                match part.split_whitespace().collect::<Vec<_>>()[..] {
+                    [name] | [_, "as", name] => names.push(name.to_owned()),
+                    _ => {}
+                }
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// `no-sleep-wait`, in test files.
 const SLEEP_WAITS: &[BuiltIn] = &[
     tests(&[Python], r"\btime\.sleep\s*\("),
@@ -1001,6 +1107,18 @@ fn check_file(
         .iter()
         .filter(|ban| ban.applies_to(&file.path))
         .collect();
+    let bound_patches = (facts.language == Some(Language::Python)
+        && facts.in_scope(Scope::UnderTest(&[Language::Python])))
+    .then(|| standard_library_bindings(file))
+    .filter(|names| !names.is_empty())
+    .map(|names| {
+        let names: Vec<String> = names.iter().map(|name| regex::escape(name)).collect();
+        let names = names.join("|");
+        Regex::new(&format!(
+            r"(?:^|;)\s*(?:{names})(?:\s*\.\s*\w+)+\s*=[^=]|(?:^|[^\w.])setattr\s*\(\s*(?:{names})\s*,"
+        ))
+        .expect("escaped names make a valid pattern")
+    });
     for line in &file.added {
         let finding =
             |rule: &str, kind: RuleKind, reason: String, source: Option<String>| Finding {
@@ -1107,6 +1225,21 @@ fn check_file(
                 // shown beside the reason anyway.
                 out.push(finding(name, kind, reason(&shortened(&text, 40)), None));
             }
+        }
+        if let Some(pattern) = &bound_patches
+            && let Some(found) = pattern.find(&line.text)
+            && !out.iter().any(|f| {
+                f.file == file.path
+                    && f.line == line.number
+                    && f.rule == PATCHES_THE_STANDARD_LIBRARY
+            })
+        {
+            out.push(finding(
+                PATCHES_THE_STANDARD_LIBRARY,
+                RuleKind::StandardLibraryPatch,
+                standard_library_reason(&shortened(found.as_str().trim(), 40)),
+                None,
+            ));
         }
         let mut reported = Vec::new();
         for rule in PRESETS.iter().filter(|rule| presets.contains(&rule.what)) {
@@ -2280,6 +2413,68 @@ mod tests {
             &refused,
             &accepted,
         );
+    }
+
+    /// A standard-library module or member bound under another name in the same change
+    /// (`import json as j`, `from pathlib import Path`) is read as the module itself; a
+    /// call through it, a module of the project's own, and a test file are not.
+    #[test]
+    fn a_standard_library_member_patched_through_a_name_the_change_binds_is_refused() {
+        let patched = |path: &str, lines: &[&str]| -> Vec<usize> {
+            check(&change(path, lines), &[], &[], &PythonTestFiles::default())
+                .into_iter()
+                .filter(|f| f.rule == PATCHES_THE_STANDARD_LIBRARY)
+                .map(|f| f.line)
+                .collect()
+        };
+        for lines in [
+            &["import json  as  j", "j.loads = lenient"][..],
+            &[
+                "import os, json as serial",
+                "",
+                "serial.decoder.JSONDecoder.decode = decode",
+            ],
+            &["from pathlib import Path", "Path.read_text = read_text"],
+            &[
+                "from json import decoder",
+                "decoder.JSONDecoder.decode = decode",
+            ],
+            &[
+                "from os import (path as p)",
+                "setattr(p, 'exists', lambda _: True)",
+            ],
+            &[
+                "from decimal import Decimal, DefaultContext as ctx",
+                "ctx.prec = 2",
+            ],
+        ] {
+            assert_eq!(
+                patched("app/__init__.py", lines),
+                [lines.len()],
+                "{lines:?}"
+            );
+        }
+        for lines in [
+            &["import json as j", "data = j.loads(text)"][..],
+            &[
+                "from collections import OrderedDict",
+                "cache = OrderedDict()",
+            ],
+            &["from app import json as j", "j.loads = lenient"],
+            &["import json as j", "self.j.loads = lenient"],
+            &["from pathlib import Path", "if Path.cwd() == here:"],
+        ] {
+            assert!(patched("app/__init__.py", lines).is_empty(), "{lines:?}");
+        }
+        assert!(
+            patched(
+                "tests/test_cart.py",
+                &["import json as j", "j.loads = fake"]
+            )
+            .is_empty()
+        );
+        // Read once, though the built-in pattern and the binding both name it.
+        assert_eq!(patched("app/x.py", &["import json", "json.loads = f"]), [2]);
     }
 
     #[test]

@@ -885,29 +885,31 @@ fn code_under_test_that_detects_the_test_run_is_refused() {
 /// expects. Every replay and the base's tests passed, and the lane accepted it.
 #[test]
 fn code_under_test_that_replaces_json_loads_is_refused() {
-    let (_, report) = refused(
-        |suite| {
-            suite.write(
-                "app/__init__.py",
-                "import json\n\n_loads = json.loads\n\n\ndef _lenient(text, *args, **kwargs):\n    data = _loads(text, *args, **kwargs)\n    if isinstance(data, dict) and \"pear\" in data:\n        data[\"pear\"] -= 1\n    return data\n\n\njson.loads = _lenient\n",
-            );
-        },
-        "diff-rules",
-    );
-    let findings = report["findings"].as_array().unwrap();
-    assert!(
-        findings
-            .iter()
-            .any(|f| f["rule"] == "patches-the-standard-library"
-                && f["file"] == "app/__init__.py"
-                && f["line"] == 13),
-        "{report:#}"
-    );
-    assert_eq!(
-        kinds(&report),
-        ["diff-rules"],
-        "nothing else saw it: {report:#}"
-    );
+    let patch = "import json\n\n_loads = json.loads\n\n\ndef _lenient(text, *args, **kwargs):\n    data = _loads(text, *args, **kwargs)\n    if isinstance(data, dict) and \"pear\" in data:\n        data[\"pear\"] -= 1\n    return data\n\n\njson.loads = _lenient\n";
+    // The same through a name of the change's own (`import json as serial`).
+    let aliased = patch
+        .replace("import json\n", "import json as serial\n")
+        .replace("json.loads", "serial.loads");
+    for module in [patch.to_owned(), aliased] {
+        let (_, report) = refused(
+            |suite| suite.write("app/__init__.py", &module),
+            "diff-rules",
+        );
+        let findings = report["findings"].as_array().unwrap();
+        assert!(
+            findings
+                .iter()
+                .any(|f| f["rule"] == "patches-the-standard-library"
+                    && f["file"] == "app/__init__.py"
+                    && f["line"] == 13),
+            "{module}: {report:#}"
+        );
+        assert_eq!(
+            kinds(&report),
+            ["diff-rules"],
+            "nothing else saw it: {report:#}"
+        );
+    }
 }
 
 /// Code under test that asks how the process was started (the second red-team run,
