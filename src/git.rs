@@ -565,12 +565,7 @@ impl Git {
                     .map(|(path, _)| root.join(path).to_string_lossy().into_owned()),
             );
             let answer = self.bytes(&args)?;
-            hashed.extend(
-                String::from_utf8_lossy(&answer)
-                    .lines()
-                    .map(str::to_owned)
-                    .collect::<Vec<_>>(),
-            );
+            hashed.extend(String::from_utf8_lossy(&answer).lines().map(str::to_owned));
         }
         Ok(flagged
             .into_iter()

@@ -714,29 +714,19 @@ const CALLER_INSPECTION: &[BuiltIn] = &[
 /// `Decimal`, `Date.now`). `app/__init__.py` replacing `json.loads` with one that took
 /// one off each price made the locked fixture read 3 + 4 where it says 4 + 4, the
 /// regressed `total` gave the 8 the test expects, and the change walked through the lane
-/// (the second red-team run, 2026-12-04). An assignment at the start of a statement
-/// (not an annotation's `x: typing.Any = None`), `setattr` on the module, or a write
-/// through its `__dict__`/`vars()`. Measured (2026-12-05): no line in django-allauth's
+/// (the second red-team run, 2026-12-04). JavaScript's spellings here; Python's, which
+/// also read the names a change binds to the modules, in [`python_patches`]: an
+/// assignment at the start of a statement (not an annotation's `x: typing.Any = None`),
+/// `setattr` on the module, or a write through its `__dict__`/`vars()`. Measured (2026-12-05): no line in django-allauth's
 /// 4,061 commits; in Debian's Python 3.11 packages only real monkeypatching
 /// (setuptools' sandbox over `builtins.open`, pkg_resources over `os.open`).
-const STANDARD_LIBRARY_PATCHES: &[BuiltIn] = &[
-    under_test(
-        &[Python],
-        r"(?:^|;)\s*(?:json|pathlib|builtins|io|os|os\s*\.\s*path|csv|pickle|marshal|re|math|cmath|operator|functools|decimal|fractions|datetime|time|random|collections|itertools|copy|statistics|string|struct|hashlib|hmac|base64|binascii|uuid|shutil|glob|fnmatch|tempfile|sqlite3|zoneinfo|calendar|locale|difflib|heapq|bisect|zlib|gzip|bz2|lzma|zipfile|tarfile|subprocess|tomllib|configparser|codecs|unicodedata|textwrap|pprint|reprlib|numbers|ipaddress|secrets)(?:\s*\.\s*\w+)+\s*=[^=]",
-    ),
-    under_test(
-        &[Python],
-        r"(?:^|[^\w.])setattr\s*\(\s*(?:json|pathlib|builtins|io|os|os\.path|csv|pickle|re|math|operator|functools|decimal|fractions|datetime|time|random|collections|itertools|copy|statistics|string|struct|hashlib|base64|uuid|shutil|glob|tempfile|sqlite3|zoneinfo|calendar|locale|subprocess|tomllib|configparser|codecs)\b(?:\s*\.\s*\w+)*\s*,|\b(?:vars\s*\(\s*(?:json|pathlib|builtins|io|os|csv|pickle|re|math|decimal|datetime|time|random|collections)\s*\)|(?:json|pathlib|builtins|io|os|csv|pickle|re|math|decimal|datetime|time|random|collections)\s*\.\s*__dict__)\s*\[",
-    ),
-    under_test(
-        &[JavaScript],
-        r"(?:^|;)\s*(?:(?:globalThis|global|window)\s*\.\s*)?(?:JSON|Math|Date|Number|Reflect|Intl|structuredClone)(?:\s*\.\s*\w+)+\s*=[^=]",
-    ),
-];
+const STANDARD_LIBRARY_PATCHES: &[BuiltIn] = &[under_test(
+    &[JavaScript],
+    r"(?:^|;)\s*(?:(?:globalThis|global|window)\s*\.\s*)?(?:JSON|Math|Date|Number|Reflect|Intl|structuredClone)(?:\s*\.\s*\w+)+\s*=[^=]",
+)];
 
-/// The standard-library modules [`STANDARD_LIBRARY_PATCHES`] names, for the names a file
-/// binds to them or to what they hold (`import json as j`, `from pathlib import Path`):
-/// `j.loads = …` and `Path.read_text = …` replace the same members.
+/// The standard-library modules whose members the tests use to read data, compare or
+/// compute, so that code under test may not replace them.
 const PATCHED_MODULES: &[&str] = &[
     "json",
     "pathlib",
@@ -796,6 +786,21 @@ const PATCHED_MODULES: &[&str] = &[
     "ipaddress",
     "secrets",
 ];
+
+/// The Python spellings of a replaced member of `names` (modules, or names bound to them):
+/// `json.loads = …`, `setattr(json, …)`, `vars(json)[…] = …`, `json.__dict__[…] = …`.
+fn python_patches(names: &[&str]) -> Regex {
+    let names: Vec<String> = names.iter().map(|name| regex::escape(name)).collect();
+    let names = names.join("|");
+    Regex::new(&format!(
+        r"(?:^|;)\s*(?:{names})(?:\s*\.\s*\w+)+\s*=[^=]|(?:^|[^\w.])setattr\s*\(\s*(?:{names})\b(?:\s*\.\s*\w+)*\s*,|\b(?:vars\s*\(\s*(?:{names})\s*\)|(?:{names})\s*\.\s*__dict__)\s*\["
+    ))
+    .expect("escaped names make a valid pattern")
+}
+
+/// [`python_patches`] of the modules themselves, for a file that binds no other name.
+static PYTHON_STANDARD_LIBRARY_PATCHES: LazyLock<Regex> =
+    LazyLock::new(|| python_patches(PATCHED_MODULES));
 
 /// `import json as j`, `import os.path as p` (the name after `as`), and `from json import
 /// decoder, JSONDecoder as D` (each name, or its `as`), on one line.
@@ -1107,17 +1112,19 @@ fn check_file(
         .iter()
         .filter(|ban| ban.applies_to(&file.path))
         .collect();
+    // Python's standard-library patches, by the modules' names and by the names the
+    // change binds to them (`import json as serial`).
     let bound_patches = (facts.language == Some(Language::Python)
         && facts.in_scope(Scope::UnderTest(&[Language::Python])))
-    .then(|| standard_library_bindings(file))
-    .filter(|names| !names.is_empty())
-    .map(|names| {
-        let names: Vec<String> = names.iter().map(|name| regex::escape(name)).collect();
-        let names = names.join("|");
-        Regex::new(&format!(
-            r"(?:^|;)\s*(?:{names})(?:\s*\.\s*\w+)+\s*=[^=]|(?:^|[^\w.])setattr\s*\(\s*(?:{names})\s*,"
-        ))
-        .expect("escaped names make a valid pattern")
+    .then(|| {
+        let bound = standard_library_bindings(file);
+        if bound.is_empty() {
+            std::borrow::Cow::Borrowed(&*PYTHON_STANDARD_LIBRARY_PATCHES)
+        } else {
+            let mut names: Vec<&str> = PATCHED_MODULES.to_vec();
+            names.extend(bound.iter().map(String::as_str));
+            std::borrow::Cow::Owned(python_patches(&names))
+        }
     });
     for line in &file.added {
         let finding =
@@ -1228,11 +1235,6 @@ fn check_file(
         }
         if let Some(pattern) = &bound_patches
             && let Some(found) = pattern.find(&line.text)
-            && !out.iter().any(|f| {
-                f.file == file.path
-                    && f.line == line.number
-                    && f.rule == PATCHES_THE_STANDARD_LIBRARY
-            })
         {
             out.push(finding(
                 PATCHES_THE_STANDARD_LIBRARY,
